@@ -1,0 +1,27 @@
+//! Placeholder for the agui dialect: detection, reading and analysis arrive with its issue.
+
+use serde_json::Value;
+
+use crate::dialect::{Analysis, ReadEvent};
+use crate::source::RawRecord;
+use crate::store::StoredEvent;
+
+pub fn looks_like(_value: &Value) -> bool {
+    false
+}
+
+#[derive(Debug, Default)]
+pub struct Reader;
+
+impl Reader {
+    pub fn read(&mut self, record: &RawRecord, _value: Option<&Value>) -> ReadEvent {
+        ReadEvent {
+            offset: Some(record.seq as i64 + 1),
+            ..ReadEvent::default()
+        }
+    }
+}
+
+pub fn analyse(_events: &[StoredEvent]) -> Analysis {
+    Analysis::default()
+}

@@ -1,0 +1,133 @@
+//! Dialects: which system wrote a journal, and the seam each one plugs into. A dialect reads
+//! one record at a time into the columns the store indexes (offset, type, time, summary) with
+//! read-time diagnostics, and analyses a whole journal into fold-time diagnostics and marks.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::diagnostic::Diagnostic;
+use crate::source::RawRecord;
+use crate::{agentskit, agui, iterate};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export)]
+pub enum Dialect {
+    Iterate,
+    AgUi,
+    AgentsKit,
+}
+
+impl Dialect {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Iterate => "iterate",
+            Dialect::AgUi => "ag-ui",
+            Dialect::AgentsKit => "agentskit",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Dialect> {
+        match text {
+            "iterate" => Some(Dialect::Iterate),
+            "ag-ui" => Some(Dialect::AgUi),
+            "agentskit" => Some(Dialect::AgentsKit),
+            _ => None,
+        }
+    }
+
+    /// Decides from the first events that parse: an AgentsKit envelope names its protocol, an
+    /// AG-UI event has an upper-case type from the AG-UI list, anything else is iterate.
+    pub fn detect<'a>(values: impl IntoIterator<Item = &'a Value>) -> Dialect {
+        for value in values.into_iter().take(64) {
+            if agentskit::looks_like(value) {
+                return Dialect::AgentsKit;
+            }
+            if agui::looks_like(value) {
+                return Dialect::AgUi;
+            }
+            if iterate::looks_like(value) {
+                return Dialect::Iterate;
+            }
+        }
+        Dialect::Iterate
+    }
+}
+
+/// The indexed columns of one record, as its dialect reads them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadEvent {
+    pub offset: Option<i64>,
+    pub kind: Option<String>,
+    pub created_at: Option<String>,
+    /// One line for an event list; never the whole payload.
+    pub summary: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads records in file order. Readers may keep state (the previous offset, say), so one
+/// reader follows one journal from its first record, or is resumed from the last stored one.
+pub enum Reader {
+    Iterate(iterate::Reader),
+    AgUi(agui::Reader),
+    AgentsKit(agentskit::Reader),
+}
+
+impl Reader {
+    pub fn new(dialect: Dialect) -> Reader {
+        match dialect {
+            Dialect::Iterate => Reader::Iterate(iterate::Reader::default()),
+            Dialect::AgUi => Reader::AgUi(agui::Reader::default()),
+            Dialect::AgentsKit => Reader::AgentsKit(agentskit::Reader::default()),
+        }
+    }
+
+    /// A reader positioned after `last`, the newest stored event of the journal.
+    pub fn resume(dialect: Dialect, last: Option<&crate::store::StoredEvent>) -> Reader {
+        let mut reader = Reader::new(dialect);
+        if let (Reader::Iterate(inner), Some(last)) = (&mut reader, last) {
+            inner.resume_after(last.offset);
+        }
+        reader
+    }
+
+    /// `value` is the record parsed as JSON, or `None` when it is not JSON (the caller has
+    /// already reported that).
+    pub fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent {
+        match self {
+            Reader::Iterate(reader) => reader.read(record, value),
+            Reader::AgUi(reader) => reader.read(record, value),
+            Reader::AgentsKit(reader) => reader.read(record, value),
+        }
+    }
+}
+
+/// Something worth a badge in the event list or a mark on the timeline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Mark {
+    #[ts(type = "number")]
+    pub seq: u64,
+    /// Stable kind: `request`, `compaction`, `downgrade`, `unpublished`, `run-start`,
+    /// `accepted`, `duplicate`, ... Each dialect documents its own.
+    pub kind: String,
+    /// Short text for a tooltip, e.g. the rule behind a downgrade.
+    pub note: String,
+}
+
+/// What folding a whole journal found: fold-time diagnostics and marks.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Analysis {
+    pub diagnostics: Vec<(u64, Diagnostic)>,
+    pub marks: Vec<Mark>,
+}
+
+/// Folds a whole journal once, for the derived tables.
+pub fn analyse(dialect: Dialect, events: &[crate::store::StoredEvent]) -> Analysis {
+    match dialect {
+        Dialect::Iterate => iterate::analyse(events),
+        Dialect::AgUi => agui::analyse(events),
+        Dialect::AgentsKit => agentskit::analyse(events),
+    }
+}

@@ -1,0 +1,220 @@
+//! Reading iterate envelopes: offset, type, time and a one-line summary per record, with the
+//! checks that need no fold (missing or non-increasing offsets, unknown types).
+
+use serde_json::Value;
+
+use crate::diagnostic::Diagnostic;
+use crate::dialect::ReadEvent;
+use crate::source::RawRecord;
+
+const TYPE_PREFIXES: &[&str] = &["events.iterate.com/agent/", "events.iterate.com/agents/"];
+
+/// Event types the projection knows, by their last segment.
+pub const KNOWN_TYPES: &[&str] = &[
+    "context-added",
+    "llm-request-requested",
+    "llm-request-settled",
+    "llm-response-chunk",
+    "token-usage-reported",
+    "created",
+    "configured",
+    "paused",
+    "resumed",
+];
+
+/// The last segment of an iterate type after its optional agent prefix, or `None` for a type
+/// outside the agent vocabulary.
+pub fn short_type(kind: &str) -> Option<&str> {
+    let rest = TYPE_PREFIXES
+        .iter()
+        .find_map(|prefix| kind.strip_prefix(prefix))
+        .unwrap_or(kind);
+    KNOWN_TYPES.contains(&rest).then_some(rest)
+}
+
+pub fn looks_like(value: &Value) -> bool {
+    value.get("offset").is_some_and(Value::is_i64)
+        || value
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.starts_with("events.iterate.com/") || short_type(t).is_some())
+}
+
+#[derive(Debug, Default)]
+pub struct Reader {
+    last_offset: Option<i64>,
+}
+
+impl Reader {
+    pub fn resume_after(&mut self, offset: Option<i64>) {
+        self.last_offset = offset;
+    }
+
+    pub fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent {
+        let Some(value) = value else {
+            return ReadEvent {
+                summary: summarize_text(&record.bytes),
+                ..ReadEvent::default()
+            };
+        };
+        let mut diagnostics = Vec::new();
+        let line = record.line;
+        let Some(object) = value.as_object() else {
+            diagnostics.push(Diagnostic::error(
+                line,
+                None,
+                "not-an-object",
+                "an event must be a JSON object",
+            ));
+            return ReadEvent {
+                summary: summarize_text(&record.bytes),
+                diagnostics,
+                ..ReadEvent::default()
+            };
+        };
+        let offset = match object.get("offset") {
+            Some(Value::Number(n)) if n.is_i64() => n.as_i64(),
+            Some(Value::String(s)) if s.parse::<i64>().is_ok() => {
+                diagnostics.push(Diagnostic::warning(
+                    line,
+                    s.parse().ok(),
+                    "offset-not-integer",
+                    format!("offset is the string {s:?}, read as a number"),
+                ));
+                s.parse().ok()
+            }
+            Some(other) => {
+                diagnostics.push(Diagnostic::error(
+                    line,
+                    None,
+                    "missing-offset",
+                    format!("offset is {other}, not an integer: the event is not reduced"),
+                ));
+                None
+            }
+            None => {
+                diagnostics.push(Diagnostic::error(
+                    line,
+                    None,
+                    "missing-offset",
+                    "the event has no offset: it is shown but not reduced",
+                ));
+                None
+            }
+        };
+        if let (Some(offset), Some(last)) = (offset, self.last_offset) {
+            if offset <= last {
+                diagnostics.push(Diagnostic::error(
+                    line,
+                    Some(offset),
+                    "offset-not-increasing",
+                    format!("offset {offset} follows offset {last}: reduced in file order"),
+                ));
+            }
+        }
+        if let Some(offset) = offset {
+            self.last_offset = Some(self.last_offset.map_or(offset, |last| last.max(offset)));
+        }
+        let kind = object.get("type").and_then(Value::as_str).map(str::to_string);
+        match &kind {
+            None => diagnostics.push(Diagnostic::error(
+                line,
+                offset,
+                "missing-type",
+                "the event has no type",
+            )),
+            Some(kind) if short_type(kind).is_none() => diagnostics.push(Diagnostic::warning(
+                line,
+                offset,
+                "unknown-type",
+                format!("type {kind:?} is not an agent event: shown raw, it does not change the projection"),
+            )),
+            Some(_) => {}
+        }
+        let created_at = object
+            .get("createdAt")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        ReadEvent {
+            offset,
+            summary: summarize(kind.as_deref(), object.get("payload")),
+            kind,
+            created_at,
+            diagnostics,
+        }
+    }
+}
+
+fn summarize_text(bytes: &[u8]) -> String {
+    one_line(&String::from_utf8_lossy(bytes), 120)
+}
+
+/// Collapses whitespace and cuts at `max` characters, marking the cut.
+pub fn one_line(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (count, word) in text.split_whitespace().enumerate() {
+        if count > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.chars().count() > max {
+            break;
+        }
+    }
+    if out.chars().count() > max {
+        let cut: String = out.chars().take(max).collect();
+        return format!("{cut}…");
+    }
+    out
+}
+
+fn summarize(kind: Option<&str>, payload: Option<&Value>) -> String {
+    let payload = payload.unwrap_or(&Value::Null);
+    let text = |field: &str| payload.get(field).and_then(Value::as_str).unwrap_or("");
+    match kind.and_then(short_type) {
+        Some("context-added") => {
+            let role = text("role");
+            let actor = payload
+                .get("actor")
+                .and_then(|a| a.get("type"))
+                .and_then(Value::as_str)
+                .map(|a| format!(" ({a})"))
+                .unwrap_or_default();
+            let key = payload
+                .get("key")
+                .and_then(Value::as_str)
+                .map(|k| format!(" key={k}"))
+                .unwrap_or_default();
+            let compaction = if payload.get("compaction").is_some() {
+                " compaction"
+            } else {
+                ""
+            };
+            one_line(
+                &format!("{role}{actor}{key}{compaction}: {}", text("content")),
+                120,
+            )
+        }
+        Some("llm-request-requested") => format!("request {}", text("model")),
+        Some("llm-request-settled") => {
+            let status = payload
+                .get("result")
+                .and_then(|r| r.get("status"))
+                .and_then(Value::as_str)
+                .unwrap_or("?");
+            let request = payload
+                .get("requestOffset")
+                .map(|o| format!(" @{o}"))
+                .unwrap_or_default();
+            format!("settled{request} {status}")
+        }
+        Some("token-usage-reported") => format!(
+            "usage in={} out={} of {}",
+            payload.get("inputTokens").unwrap_or(&Value::Null),
+            payload.get("outputTokens").unwrap_or(&Value::Null),
+            payload.get("maxContextTokens").unwrap_or(&Value::Null)
+        ),
+        Some(other) => other.to_string(),
+        None => one_line(&payload.to_string(), 120),
+    }
+}

@@ -1,0 +1,10 @@
+//! Journalscope's core: reading agent journals into SQLite, folding them into what the model
+//! saw at any offset, and rendering the exact request bytes. No UI types live here.
+
+pub mod agentskit;
+pub mod agui;
+pub mod diagnostic;
+pub mod dialect;
+pub mod iterate;
+pub mod source;
+pub mod store;

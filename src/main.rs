@@ -1,0 +1,3 @@
+//! The `journalscope` command line.
+
+fn main() {}

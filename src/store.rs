@@ -1,0 +1,538 @@
+//! The SQLite store: raw events append-only (the verbatim bytes of every record and where it
+//! sat in the file) plus derived, rebuildable tables (fold diagnostics, marks, full-text
+//! index). WAL mode; migrations are append-only and numbered.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::dialect::{Analysis, Dialect, Mark, ReadEvent};
+use crate::source::{Framing, RawRecord};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open database {path}: {source}")]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("{path} is not a Journalscope database")]
+    NotAStore { path: PathBuf },
+    #[error("database {path} was written by a newer Journalscope (schema {found}, this build knows {known})")]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error("database error: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("the database holds no journal")]
+    Empty,
+}
+
+/// Schema changes, oldest first. Never edit a released entry: add a new one.
+const MIGRATIONS: &[&str] = &[
+    // 1: raw events and the journals they came from.
+    "CREATE TABLE journals (
+        id INTEGER PRIMARY KEY,
+        source_path TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER,
+        content_hash TEXT NOT NULL,
+        dialect TEXT NOT NULL,
+        framing TEXT NOT NULL,
+        imported_bytes INTEGER NOT NULL,
+        imported_lines INTEGER NOT NULL,
+        ends_mid_line INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        superseded_by INTEGER REFERENCES journals(id)
+    );
+    CREATE TABLE events (
+        journal_id INTEGER NOT NULL REFERENCES journals(id),
+        seq INTEGER NOT NULL,
+        line INTEGER NOT NULL,
+        byte_start INTEGER NOT NULL,
+        byte_len INTEGER NOT NULL,
+        raw BLOB NOT NULL,
+        offset INTEGER,
+        type TEXT,
+        created_at TEXT,
+        summary TEXT NOT NULL,
+        PRIMARY KEY (journal_id, seq)
+    ) WITHOUT ROWID;
+    CREATE INDEX events_by_offset ON events(journal_id, offset);
+    CREATE INDEX events_by_type ON events(journal_id, type);
+    CREATE TABLE read_diagnostics (
+        journal_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        offset INTEGER,
+        line INTEGER NOT NULL,
+        severity TEXT NOT NULL,
+        code TEXT NOT NULL,
+        message TEXT NOT NULL
+    );
+    CREATE INDEX read_diagnostics_by_seq ON read_diagnostics(journal_id, seq);",
+    // 2: derived, rebuildable from events at any time.
+    "CREATE TABLE fold_diagnostics (
+        journal_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        offset INTEGER,
+        line INTEGER NOT NULL,
+        severity TEXT NOT NULL,
+        code TEXT NOT NULL,
+        message TEXT NOT NULL
+    );
+    CREATE INDEX fold_diagnostics_by_seq ON fold_diagnostics(journal_id, seq);
+    CREATE TABLE marks (
+        journal_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        note TEXT NOT NULL
+    );
+    CREATE INDEX marks_by_seq ON marks(journal_id, seq);
+    CREATE INDEX marks_by_kind ON marks(journal_id, kind, seq);",
+];
+
+/// One stored event: the record as it was in the file, and its indexed columns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredEvent {
+    pub seq: u64,
+    pub line: u64,
+    pub byte_start: u64,
+    pub byte_len: u64,
+    pub raw: Vec<u8>,
+    pub offset: Option<i64>,
+    pub kind: Option<String>,
+    pub created_at: Option<String>,
+    pub summary: String,
+    /// Diagnostics found when the record was read (not those of folding).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl StoredEvent {
+    /// The record parsed as JSON, or `None` when it is not JSON.
+    pub fn json(&self) -> Option<Value> {
+        serde_json::from_slice(&self.raw).ok()
+    }
+
+    pub fn raw_text(&self) -> String {
+        String::from_utf8_lossy(&self.raw).into_owned()
+    }
+}
+
+/// A journal as the store knows it: one import generation of one source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JournalRow {
+    pub id: i64,
+    pub source_path: String,
+    pub size: u64,
+    pub mtime_ns: Option<i64>,
+    pub content_hash: String,
+    pub dialect: Dialect,
+    pub framing: Framing,
+    pub imported_bytes: u64,
+    pub imported_lines: u64,
+    pub ends_mid_line: bool,
+}
+
+/// What the store is asked to remember about a new journal.
+#[derive(Debug, Clone)]
+pub struct NewJournal<'a> {
+    pub source_path: &'a str,
+    pub dialect: Dialect,
+    pub framing: Framing,
+}
+
+pub struct Store {
+    conn: Connection,
+}
+
+impl Store {
+    /// Opens or creates a store at `path` and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let conn = Connection::open(path).map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let store = Store { conn };
+        store.configure(path)?;
+        Ok(store)
+    }
+
+    /// Opens a store that must already exist and be a Journalscope database.
+    pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        let conn = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let has_schema: bool = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'journals'",
+                [],
+                |row| row.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+            .map_err(|_| StoreError::NotAStore {
+                path: path.to_path_buf(),
+            })?;
+        if !has_schema {
+            return Err(StoreError::NotAStore {
+                path: path.to_path_buf(),
+            });
+        }
+        let store = Store { conn };
+        store.configure(path)?;
+        Ok(store)
+    }
+
+    pub fn in_memory() -> Result<Store, StoreError> {
+        let store = Store {
+            conn: Connection::open_in_memory()?,
+        };
+        store.configure(Path::new(":memory:"))?;
+        Ok(store)
+    }
+
+    fn configure(&self, path: &Path) -> Result<(), StoreError> {
+        self.conn
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(|source| StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        self.conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        self.migrate(path)
+    }
+
+    fn migrate(&self, path: &Path) -> Result<(), StoreError> {
+        let version: i64 = self
+            .conn
+            .pragma_query_value(None, "user_version", |row| row.get(0))?;
+        let known = MIGRATIONS.len() as i64;
+        if version > known {
+            return Err(StoreError::TooNew {
+                path: path.to_path_buf(),
+                found: version,
+                known,
+            });
+        }
+        for (index, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let tx = self.conn.unchecked_transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", index as i64 + 1)?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// The newest journal generation, the one every view shows.
+    pub fn latest_journal(&self) -> Result<Option<JournalRow>, StoreError> {
+        self.journal_where("superseded_by IS NULL ORDER BY id DESC LIMIT 1", [])
+    }
+
+    pub fn journal(&self, id: i64) -> Result<Option<JournalRow>, StoreError> {
+        self.journal_where("id = ?1", [id])
+    }
+
+    fn journal_where<P: rusqlite::Params>(
+        &self,
+        clause: &str,
+        params: P,
+    ) -> Result<Option<JournalRow>, StoreError> {
+        let sql = format!(
+            "SELECT id, source_path, size, mtime_ns, content_hash, dialect, framing,
+                    imported_bytes, imported_lines, ends_mid_line
+             FROM journals WHERE {clause}"
+        );
+        Ok(self
+            .conn
+            .query_row(&sql, params, |row| {
+                Ok(JournalRow {
+                    id: row.get(0)?,
+                    source_path: row.get(1)?,
+                    size: row.get::<_, i64>(2)? as u64,
+                    mtime_ns: row.get(3)?,
+                    content_hash: row.get(4)?,
+                    dialect: Dialect::parse(&row.get::<_, String>(5)?).unwrap_or(Dialect::Iterate),
+                    framing: Framing::parse(&row.get::<_, String>(6)?).unwrap_or(Framing::Jsonl),
+                    imported_bytes: row.get::<_, i64>(7)? as u64,
+                    imported_lines: row.get::<_, i64>(8)? as u64,
+                    ends_mid_line: row.get(9)?,
+                })
+            })
+            .optional()?)
+    }
+
+    /// Starts a new journal generation; an older one of the same source is kept, marked as
+    /// superseded, so nothing once imported is lost.
+    pub fn create_journal(&self, new: &NewJournal<'_>) -> Result<i64, StoreError> {
+        self.conn.execute(
+            "INSERT INTO journals (source_path, size, mtime_ns, content_hash, dialect, framing,
+                                   imported_bytes, imported_lines)
+             VALUES (?1, 0, NULL, '', ?2, ?3, 0, 0)",
+            params![new.source_path, new.dialect.as_str(), new.framing.as_str()],
+        )?;
+        let id = self.conn.last_insert_rowid();
+        self.conn.execute(
+            "UPDATE journals SET superseded_by = ?1
+             WHERE id <> ?1 AND superseded_by IS NULL AND source_path = ?2",
+            params![id, new.source_path],
+        )?;
+        Ok(id)
+    }
+
+    /// Records how far into its source a journal has been read.
+    pub fn record_position(
+        &self,
+        journal_id: i64,
+        position: &SourcePosition,
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE journals SET size = ?2, mtime_ns = ?3, content_hash = ?4,
+                    imported_bytes = ?5, imported_lines = ?6, ends_mid_line = ?7
+             WHERE id = ?1",
+            params![
+                journal_id,
+                position.size as i64,
+                position.mtime_ns,
+                position.content_hash,
+                position.imported_bytes as i64,
+                position.imported_lines as i64,
+                position.ends_mid_line,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Appends records with what their dialect read of them. Callers batch inside
+    /// [`Store::transaction`] for speed.
+    pub fn append(
+        &self,
+        journal_id: i64,
+        events: &[(RawRecord, ReadEvent)],
+    ) -> Result<(), StoreError> {
+        let mut insert = self.conn.prepare_cached(
+            "INSERT INTO events (journal_id, seq, line, byte_start, byte_len, raw, offset, type,
+                                 created_at, summary)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )?;
+        let mut diagnose = self.conn.prepare_cached(
+            "INSERT INTO read_diagnostics (journal_id, seq, offset, line, severity, code, message)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for (record, read) in events {
+            insert.execute(params![
+                journal_id,
+                record.seq as i64,
+                record.line as i64,
+                record.byte_start as i64,
+                record.byte_len as i64,
+                record.bytes,
+                read.offset,
+                read.kind,
+                read.created_at,
+                read.summary,
+            ])?;
+            for d in &read.diagnostics {
+                diagnose.execute(params![
+                    journal_id,
+                    record.seq as i64,
+                    d.offset,
+                    d.line as i64,
+                    d.severity.as_str(),
+                    d.code,
+                    d.message,
+                ])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `work` in one transaction: all of it lands or none of it does.
+    pub fn transaction<T, E: From<StoreError>>(
+        &self,
+        work: impl FnOnce(&Store) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(|e| E::from(StoreError::Sql(e)))?;
+        match work(self) {
+            Ok(value) => {
+                self.conn
+                    .execute_batch("COMMIT")
+                    .map_err(|e| E::from(StoreError::Sql(e)))?;
+                Ok(value)
+            }
+            Err(err) => {
+                // The original error matters more than a failed rollback.
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(err)
+            }
+        }
+    }
+
+    pub fn event_count(&self, journal_id: i64) -> Result<u64, StoreError> {
+        Ok(self.conn.query_row(
+            "SELECT count(*) FROM events WHERE journal_id = ?1",
+            [journal_id],
+            |row| row.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    pub fn last_event(&self, journal_id: i64) -> Result<Option<StoredEvent>, StoreError> {
+        Ok(self
+            .events_where(
+                journal_id,
+                "seq = (SELECT max(seq) FROM events WHERE journal_id = ?1)",
+            )?
+            .pop())
+    }
+
+    /// Every event of a journal in file order, with its read-time diagnostics.
+    pub fn events(&self, journal_id: i64) -> Result<Vec<StoredEvent>, StoreError> {
+        self.events_where(journal_id, "1 = 1")
+    }
+
+    pub fn event(&self, journal_id: i64, seq: u64) -> Result<Option<StoredEvent>, StoreError> {
+        let mut events = self.events_where(journal_id, &format!("seq = {seq}"))?;
+        Ok(events.pop())
+    }
+
+    fn events_where(&self, journal_id: i64, clause: &str) -> Result<Vec<StoredEvent>, StoreError> {
+        let sql = format!(
+            "SELECT seq, line, byte_start, byte_len, raw, offset, type, created_at, summary
+             FROM events WHERE journal_id = ?1 AND {clause} ORDER BY seq"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut events: Vec<StoredEvent> = stmt
+            .query_map([journal_id], |row| {
+                Ok(StoredEvent {
+                    seq: row.get::<_, i64>(0)? as u64,
+                    line: row.get::<_, i64>(1)? as u64,
+                    byte_start: row.get::<_, i64>(2)? as u64,
+                    byte_len: row.get::<_, i64>(3)? as u64,
+                    raw: row.get(4)?,
+                    offset: row.get(5)?,
+                    kind: row.get(6)?,
+                    created_at: row.get(7)?,
+                    summary: row.get(8)?,
+                    diagnostics: Vec::new(),
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        if events.is_empty() {
+            return Ok(events);
+        }
+        let first = events[0].seq;
+        let last = events[events.len() - 1].seq;
+        let mut stmt = self.conn.prepare(
+            "SELECT seq, offset, line, severity, code, message FROM read_diagnostics
+             WHERE journal_id = ?1 AND seq BETWEEN ?2 AND ?3 ORDER BY rowid",
+        )?;
+        let rows = stmt.query_map(params![journal_id, first as i64, last as i64], |row| {
+            Ok((row.get::<_, i64>(0)? as u64, diagnostic_from_row(row, 1)?))
+        })?;
+        // Events are sorted by seq, so each diagnostic finds its event by binary search.
+        for row in rows {
+            let (seq, diagnostic) = row?;
+            if let Ok(index) = events.binary_search_by_key(&seq, |e| e.seq) {
+                events[index].diagnostics.push(diagnostic);
+            }
+        }
+        Ok(events)
+    }
+
+    /// Replaces the derived tables of a journal with a fresh analysis.
+    pub fn replace_analysis(&self, journal_id: i64, analysis: &Analysis) -> Result<(), StoreError> {
+        self.conn
+            .execute("DELETE FROM fold_diagnostics WHERE journal_id = ?1", [journal_id])?;
+        self.conn
+            .execute("DELETE FROM marks WHERE journal_id = ?1", [journal_id])?;
+        let mut diagnose = self.conn.prepare_cached(
+            "INSERT INTO fold_diagnostics (journal_id, seq, offset, line, severity, code, message)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for (seq, d) in &analysis.diagnostics {
+            diagnose.execute(params![
+                journal_id,
+                *seq as i64,
+                d.offset,
+                d.line as i64,
+                d.severity.as_str(),
+                d.code,
+                d.message,
+            ])?;
+        }
+        let mut mark = self.conn.prepare_cached(
+            "INSERT INTO marks (journal_id, seq, kind, note) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for m in &analysis.marks {
+            mark.execute(params![journal_id, m.seq as i64, m.kind, m.note])?;
+        }
+        Ok(())
+    }
+
+    /// Every diagnostic of a journal, read-time and fold-time, in file order.
+    pub fn diagnostics(&self, journal_id: i64) -> Result<Vec<(u64, Diagnostic)>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT seq, offset, line, severity, code, message, 0 AS stage, rowid
+               FROM read_diagnostics WHERE journal_id = ?1
+             UNION ALL
+             SELECT seq, offset, line, severity, code, message, 1 AS stage, rowid
+               FROM fold_diagnostics WHERE journal_id = ?1
+             ORDER BY seq, stage, rowid",
+        )?;
+        let rows = stmt.query_map([journal_id], |row| {
+            Ok((row.get::<_, i64>(0)? as u64, diagnostic_from_row(row, 1)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn marks(&self, journal_id: i64) -> Result<Vec<Mark>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT seq, kind, note FROM marks WHERE journal_id = ?1 ORDER BY seq, rowid",
+        )?;
+        let rows = stmt.query_map([journal_id], |row| {
+            Ok(Mark {
+                seq: row.get::<_, i64>(0)? as u64,
+                kind: row.get(1)?,
+                note: row.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+/// How far a journal's source has been read, for deciding later whether it grew, changed or
+/// stayed the same.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourcePosition {
+    pub size: u64,
+    pub mtime_ns: Option<i64>,
+    /// blake3 of the first `imported_bytes` bytes of the (decompressed) source.
+    pub content_hash: String,
+    pub imported_bytes: u64,
+    pub imported_lines: u64,
+    pub ends_mid_line: bool,
+}
+
+fn diagnostic_from_row(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Diagnostic> {
+    Ok(Diagnostic {
+        offset: row.get(first)?,
+        line: row.get::<_, i64>(first + 1)? as u64,
+        severity: Severity::parse(&row.get::<_, String>(first + 2)?).unwrap_or(Severity::Error),
+        code: row.get(first + 3)?,
+        message: row.get(first + 4)?,
+    })
+}
