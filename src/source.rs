@@ -395,7 +395,7 @@ mod tests {
         let split = split(input, Framing::Jsonl, Position::default(), true);
         assert_eq!(texts(&split), ["{\"a\":1}", "{\"b\":2}"], "CR is not part of a line");
         assert_eq!(split.records[1].line, 3, "blank lines still count as lines");
-        assert_eq!(split.records[1].byte_start, 10, "byte start points at the record");
+        assert_eq!(split.records[1].byte_start, 9, "byte start points at the record");
         assert_eq!(split.records[1].seq, 1, "blank lines are not records");
     }
 

@@ -25,3 +25,29 @@ impl Reader {
 pub fn analyse(_events: &[StoredEvent]) -> Analysis {
     Analysis::default()
 }
+
+/// The CLI's `state --at N` answer on this dialect.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SnapshotAt {
+    pub at: i64,
+}
+
+pub fn state_at(_events: &[StoredEvent], at: i64, _session: Option<&str>) -> SnapshotAt {
+    SnapshotAt { at }
+}
+
+pub fn render_state_text(state: &SnapshotAt) -> String {
+    format!("@{}\n", state.at)
+}
+
+/// The CLI's `turns` answer.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct TurnsReport {}
+
+pub fn turns(_events: &[StoredEvent], _session: Option<&str>) -> TurnsReport {
+    TurnsReport::default()
+}
+
+pub fn render_turns_text(_report: &TurnsReport) -> String {
+    String::new()
+}

@@ -25,3 +25,17 @@ impl Reader {
 pub fn analyse(_events: &[StoredEvent]) -> Analysis {
     Analysis::default()
 }
+
+/// The CLI's `state --at N` answer: `{"at", "state", "messages", "run", "diagnostics"}`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StateAt {
+    pub at: i64,
+}
+
+pub fn state_at(_events: &[StoredEvent], at: i64) -> StateAt {
+    StateAt { at }
+}
+
+pub fn render_state_text(state: &StateAt) -> String {
+    format!("@{}\n", state.at)
+}
