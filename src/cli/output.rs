@@ -240,8 +240,10 @@ pub fn request(out: &mut dyn Write, snapshot: &RequestSnapshot, as_json: bool) -
             if item.provider_role == item.product_role {
                 format!("{} item @{}", item.lane, item.offset)
             } else {
+                // A downgrade lowers trust; other mappings only rename the role.
+                let arrow = if item.rule.is_downgrade() { "⇣" } else { "→" };
                 format!(
-                    "{} item @{} · {} ⇣ {} by {}",
+                    "{} item @{} · {} {arrow} {} by {}",
                     item.lane,
                     item.offset,
                     item.product_role.as_str(),
