@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs the desktop end-to-end tests: builds the UI and the app, starts Xvfb, and runs the
+# fantoccini test, which starts and stops tauri-driver itself. Bounded by `timeout -k`.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$here"
+"$here/scripts/desktop-deps.sh" --e2e
+export PATH="$HOME/.cargo/bin:$PATH"
+
+(cd ui && npm run build)
+cargo build -p journalscope-app
+cargo build -p journalscope --bin journalscope
+
+mkdir -p target/e2e-screenshots
+display="${E2E_DISPLAY:-:97}"
+xvfb_pid=""
+if [ -z "${DISPLAY:-}" ] || [ -n "${E2E_DISPLAY:-}" ]; then
+  Xvfb "$display" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
+  xvfb_pid=$!
+  export DISPLAY="$display"
+  sleep 1
+fi
+cleanup() {
+  if [ -n "$xvfb_pid" ]; then
+    kill -TERM "$xvfb_pid" 2>/dev/null || true
+    wait "$xvfb_pid" 2>/dev/null || true
+  fi
+}
+trap cleanup EXIT
+
+timeout -k 20 "${E2E_TIMEOUT:-900}" \
+  cargo test -p journalscope-app --test e2e_desktop -- --ignored --test-threads=1 --nocapture

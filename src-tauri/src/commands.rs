@@ -1,0 +1,299 @@
+//! The IPC commands: thin adapters that parse arguments, call the core `Journal`, and map its
+//! errors to `IpcError`. Anything that could take long (imports, exports) runs off the UI
+//! thread; queries are async commands so they never block the event loop either.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use journalscope::import::{ImportControl, ImportProgress};
+use journalscope::iterate::view::{CompactionView, ProjectionView, RequestSummary, RequestView};
+use journalscope::iterate::Transport;
+use journalscope::journal::{
+    Demo, EventDetail, EventPage, EventQuery, Journal, JournalError, JournalInfo, StepTarget,
+    Timeline, TypeCount,
+};
+use tauri::{AppHandle, Emitter, Manager, State};
+
+use crate::ipc::{Exported, ImportStatus, IpcError, RecentFile, Startup};
+use crate::recent;
+
+/// Environment variable naming where "Export…" writes instead of asking with a save dialog.
+/// Only the end-to-end tests set it: WebDriver cannot drive a native dialog.
+pub const EXPORT_PATH_ENV: &str = "JOURNALSCOPE_EXPORT_PATH";
+
+/// The opened journal and the import in flight, shared by every command.
+#[derive(Default)]
+pub struct Session {
+    journal: Mutex<Option<Journal>>,
+    cancel: Arc<AtomicBool>,
+    launch_path: Option<String>,
+}
+
+impl Session {
+    pub fn new(launch_path: Option<String>) -> Session {
+        Session {
+            launch_path,
+            ..Session::default()
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<Journal>> {
+        // A panic while holding the lock leaves a journal that is still readable.
+        self.journal.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&Journal) -> Result<T, JournalError>) -> Result<T, IpcError> {
+        let guard = self.lock();
+        let journal = guard.as_ref().ok_or_else(IpcError::no_journal)?;
+        f(journal).map_err(ipc_error)
+    }
+}
+
+pub fn ipc_error(e: JournalError) -> IpcError {
+    IpcError::new(e.code(), e.to_string())
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+fn config_dir(app: &AppHandle) -> Option<PathBuf> {
+    app.path().app_config_dir().ok()
+}
+
+fn set_title(app: &AppHandle, info: &JournalInfo) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.set_title(&format!("{} — Journalscope", info.file_name));
+    }
+}
+
+/// Imports on a blocking thread, streaming progress to the webview, then installs the journal.
+async fn import(
+    app: AppHandle,
+    label: String,
+    open: impl FnOnce(&mut ImportControl) -> Result<Journal, JournalError> + Send + 'static,
+) -> Result<JournalInfo, IpcError> {
+    let session = app.state::<Session>();
+    let cancel = session.cancel.clone();
+    cancel.store(false, Ordering::Relaxed);
+    let emitter = app.clone();
+    let journal = tauri::async_runtime::spawn_blocking(move || {
+        let mut report = |p: ImportProgress| {
+            let _ = emitter.emit(
+                "import-progress",
+                ImportStatus {
+                    source: label.clone(),
+                    done_bytes: p.done_bytes,
+                    total_bytes: p.total_bytes,
+                    events: p.events,
+                },
+            );
+        };
+        let mut control = ImportControl {
+            progress: &mut report,
+            cancel: Some(&cancel),
+        };
+        open(&mut control)
+    })
+    .await
+    .map_err(|e| IpcError::new("internal", e.to_string()))?
+    .map_err(ipc_error)?;
+    let info = journal.info().map_err(ipc_error)?;
+    *session.lock() = Some(journal);
+    set_title(&app, &info);
+    Ok(info)
+}
+
+#[tauri::command]
+pub fn startup(app: AppHandle, session: State<'_, Session>) -> Startup {
+    Startup {
+        launch_path: session.launch_path.clone(),
+        open_demo: session.launch_path.is_none(),
+        recent: config_dir(&app)
+            .map(|d| recent::load(&d))
+            .unwrap_or_default(),
+    }
+}
+
+#[tauri::command]
+pub async fn open_file(app: AppHandle, path: String) -> Result<JournalInfo, IpcError> {
+    let file = PathBuf::from(&path);
+    let label = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.clone());
+    let opened = file.clone();
+    let info = import(app.clone(), label, move |control| {
+        Journal::open(&opened, None, control)
+    })
+    .await?;
+    if let Some(dir) = config_dir(&app) {
+        let absolute = std::fs::canonicalize(&file).unwrap_or(file);
+        let list = recent::remember(&recent::load(&dir), &absolute.to_string_lossy(), now_ms());
+        // History is a convenience: failing to write it must not fail the open.
+        let _ = recent::save(&dir, &list);
+    }
+    Ok(info)
+}
+
+#[tauri::command]
+pub async fn open_demo(app: AppHandle, demo: Demo) -> Result<JournalInfo, IpcError> {
+    import(app, format!("{demo:?} demo"), move |control| {
+        Journal::open_demo(demo, control)
+    })
+    .await
+}
+
+#[tauri::command]
+pub fn cancel_import(session: State<'_, Session>) {
+    session.cancel.store(true, Ordering::Relaxed);
+}
+
+#[tauri::command]
+pub fn recent_files(app: AppHandle) -> Vec<RecentFile> {
+    config_dir(&app)
+        .map(|d| recent::load(&d))
+        .unwrap_or_default()
+}
+
+#[tauri::command]
+pub async fn journal_info(session: State<'_, Session>) -> Result<JournalInfo, IpcError> {
+    session.with(|j| j.info())
+}
+
+#[tauri::command]
+pub async fn event_types(session: State<'_, Session>) -> Result<Vec<TypeCount>, IpcError> {
+    session.with(|j| j.event_types())
+}
+
+#[tauri::command]
+pub async fn events_page(
+    session: State<'_, Session>,
+    query: EventQuery,
+) -> Result<EventPage, IpcError> {
+    session.with(|j| j.events_page(&query))
+}
+
+#[tauri::command]
+pub async fn row_of_seq(
+    session: State<'_, Session>,
+    query: EventQuery,
+    seq: u64,
+) -> Result<Option<u64>, IpcError> {
+    session.with(|j| j.row_of_seq(&query, seq))
+}
+
+#[tauri::command]
+pub async fn event_detail(session: State<'_, Session>, seq: u64) -> Result<EventDetail, IpcError> {
+    session.with(|j| j.event_detail(seq))
+}
+
+#[tauri::command]
+pub async fn timeline(session: State<'_, Session>, buckets: u32) -> Result<Timeline, IpcError> {
+    session.with(|j| Ok(j.timeline(buckets.clamp(1, 4096))))
+}
+
+#[tauri::command]
+pub async fn step(
+    session: State<'_, Session>,
+    from: u64,
+    target: StepTarget,
+    forward: bool,
+) -> Result<Option<u64>, IpcError> {
+    session.with(|j| Ok(j.step(from, target, forward)))
+}
+
+#[tauri::command]
+pub async fn seq_of_offset(
+    session: State<'_, Session>,
+    offset: i64,
+) -> Result<Option<u64>, IpcError> {
+    session.with(|j| j.seq_of_offset(offset))
+}
+
+#[tauri::command]
+pub async fn projection_at(
+    session: State<'_, Session>,
+    seq: u64,
+) -> Result<ProjectionView, IpcError> {
+    session.with(|j| j.projection_at_seq(seq))
+}
+
+#[tauri::command]
+pub async fn requests(session: State<'_, Session>) -> Result<Vec<RequestSummary>, IpcError> {
+    session.with(|j| j.requests())
+}
+
+#[tauri::command]
+pub async fn request_at(
+    session: State<'_, Session>,
+    offset: i64,
+    transport: Transport,
+) -> Result<RequestView, IpcError> {
+    session.with(|j| j.request_view(offset, transport))
+}
+
+#[tauri::command]
+pub async fn compaction_at(
+    session: State<'_, Session>,
+    offset: i64,
+) -> Result<CompactionView, IpcError> {
+    session.with(|j| j.compaction(offset))
+}
+
+/// Writes the exact provider body (`request_body`, the bytes of the CLI's `request -o`).
+/// Without `path` it asks with the native save dialog, unless the tests named a path in
+/// `JOURNALSCOPE_EXPORT_PATH`.
+#[tauri::command]
+pub async fn export_request(
+    app: AppHandle,
+    offset: i64,
+    transport: Transport,
+    path: Option<String>,
+) -> Result<Exported, IpcError> {
+    let body = app
+        .state::<Session>()
+        .with(|j| j.request_body(offset, transport))?;
+    let target = match path.or_else(|| std::env::var(EXPORT_PATH_ENV).ok()) {
+        Some(p) => Some(PathBuf::from(p)),
+        None => ask_save_path(&app, offset).await?,
+    };
+    let Some(target) = target else {
+        return Ok(Exported {
+            path: None,
+            bytes: 0,
+        });
+    };
+    write_export(&target, &body)?;
+    Ok(Exported {
+        path: Some(target.to_string_lossy().into_owned()),
+        bytes: body.len() as u64,
+    })
+}
+
+async fn ask_save_path(app: &AppHandle, offset: i64) -> Result<Option<PathBuf>, IpcError> {
+    use tauri_plugin_dialog::DialogExt;
+    let dialog = app
+        .dialog()
+        .file()
+        .set_file_name(format!("request-{offset}.json"))
+        .add_filter("JSON", &["json"]);
+    let picked = tauri::async_runtime::spawn_blocking(move || dialog.blocking_save_file())
+        .await
+        .map_err(|e| IpcError::new("internal", e.to_string()))?;
+    Ok(picked.and_then(|p| p.into_path().ok()))
+}
+
+fn write_export(target: &Path, body: &[u8]) -> Result<(), IpcError> {
+    std::fs::write(target, body).map_err(|e| {
+        IpcError::new(
+            "unwritable",
+            format!("cannot write {}: {e}", target.display()),
+        )
+    })
+}

@@ -1,0 +1,106 @@
+// The only door to the Tauri runtime: every IPC call, event subscription and plugin use goes
+// through here, so the rest of the UI is plain TypeScript that tests can drive without Tauri.
+
+import { invoke } from "@tauri-apps/api/core";
+import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import { getCurrentWebview } from "@tauri-apps/api/webview";
+import { open } from "@tauri-apps/plugin-dialog";
+import { writeText } from "@tauri-apps/plugin-clipboard-manager";
+import type {
+  CompactionView,
+  Demo,
+  EventDetail,
+  EventPage,
+  EventQuery,
+  Exported,
+  ImportStatus,
+  IpcError,
+  JournalInfo,
+  ProjectionView,
+  RecentFile,
+  RequestSummary,
+  RequestView,
+  Startup,
+  StepTarget,
+  Timeline,
+  Transport,
+  TypeCount,
+} from "./types";
+
+/** Turns whatever a command rejected with into the `{code, message}` shape. */
+export function asIpcError(e: unknown): IpcError {
+  if (e && typeof e === "object" && "code" in e && "message" in e) {
+    const { code, message } = e as { code: unknown; message: unknown };
+    return { code: String(code), message: String(message) };
+  }
+  return { code: "internal", message: String(e) };
+}
+
+async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(cmd, args);
+  } catch (e) {
+    throw asIpcError(e);
+  }
+}
+
+export const backend = {
+  startup: () => call<Startup>("startup"),
+  openFile: (path: string) => call<JournalInfo>("open_file", { path }),
+  openDemo: (demo: Demo) => call<JournalInfo>("open_demo", { demo }),
+  cancelImport: () => call<void>("cancel_import"),
+  recentFiles: () => call<RecentFile[]>("recent_files"),
+  info: () => call<JournalInfo>("journal_info"),
+  eventTypes: () => call<TypeCount[]>("event_types"),
+  eventsPage: (query: EventQuery) => call<EventPage>("events_page", { query }),
+  rowOfSeq: (query: EventQuery, seq: number) => call<number | null>("row_of_seq", { query, seq }),
+  eventDetail: (seq: number) => call<EventDetail>("event_detail", { seq }),
+  timeline: (buckets: number) => call<Timeline>("timeline", { buckets }),
+  step: (from: number, target: StepTarget, forward: boolean) =>
+    call<number | null>("step", { from, target, forward }),
+  seqOfOffset: (offset: number) => call<number | null>("seq_of_offset", { offset }),
+  projectionAt: (seq: number) => call<ProjectionView>("projection_at", { seq }),
+  requests: () => call<RequestSummary[]>("requests"),
+  requestAt: (offset: number, transport: Transport) =>
+    call<RequestView>("request_at", { offset, transport }),
+  compactionAt: (offset: number) => call<CompactionView>("compaction_at", { offset }),
+  /** Without a path the backend asks with the native save dialog. */
+  exportRequest: (offset: number, transport: Transport, path?: string) =>
+    call<Exported>("export_request", { offset, transport, path: path ?? null }),
+
+  async pickJournal(): Promise<string | null> {
+    const picked = await open({
+      multiple: false,
+      directory: false,
+      title: "Open a journal",
+      filters: [
+        { name: "Journals", extensions: ["jsonl", "ndjson", "json", "sse", "txt", "log", "gz"] },
+        { name: "All files", extensions: ["*"] },
+      ],
+    });
+    return typeof picked === "string" ? picked : null;
+  },
+
+  copyText: (text: string) => writeText(text),
+
+  onImportProgress(handler: (s: ImportStatus) => void): Promise<UnlistenFn> {
+    return listen<ImportStatus>("import-progress", (e) => handler(e.payload));
+  },
+
+  /** Files dropped onto the window (the first path is opened). */
+  onFileDrop(handler: (paths: string[]) => void, hover?: (over: boolean) => void): Promise<UnlistenFn> {
+    return getCurrentWebview().onDragDropEvent((e) => {
+      const p = e.payload;
+      if (p.type === "drop") {
+        hover?.(false);
+        handler(p.paths);
+      } else if (p.type === "enter" || p.type === "over") {
+        hover?.(true);
+      } else {
+        hover?.(false);
+      }
+    });
+  },
+};
+
+export type Backend = typeof backend;

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { bytesLabel, groupDigits, headerLabel, headerParts, offsetLabel, percent } from "./format";
+
+describe("digit grouping in UI labels", () => {
+  it("groups thousands", () => {
+    expect(groupDigits(0), "zero").toBe("0");
+    expect(groupDigits(999), "below a thousand").toBe("999");
+    expect(groupDigits(8114), "four digits").toBe("8,114");
+    expect(groupDigits(1234567), "millions").toBe("1,234,567");
+    expect(groupDigits(-15302), "negative").toBe("-15,302");
+  });
+
+  it("labels offsets and missing offsets", () => {
+    expect(offsetLabel(12408), "offset label groups").toBe("@12,408");
+    expect(offsetLabel(null), "an event without offset").toBe("@?");
+  });
+
+  it("groups offsets only in the label, leaving other numbers of the header alone", () => {
+    const header = '@8114 key="github/review" updates=@8011 n=12345';
+    expect(headerLabel(header), "the label groups @N only").toBe('@8,114 key="github/review" updates=@8,011 n=12345');
+    expect(header, "the header itself is never rewritten").toBe('@8114 key="github/review" updates=@8011 n=12345');
+  });
+
+  it("splits a header into verbatim text and offset links", () => {
+    const header = '@8114 key="a" updates=@8011';
+    const parts = headerParts(header);
+    expect(parts.map((p) => p.text).join(""), "joining the parts gives the exact header").toBe(header);
+    expect(
+      parts.filter((p) => "offset" in p).map((p) => ("offset" in p ? p.offset : -1)),
+      "both offsets become links",
+    ).toEqual([8114, 8011]);
+  });
+
+  it("formats progress figures", () => {
+    expect(bytesLabel(512), "bytes").toBe("512 B");
+    expect(bytesLabel(5 * 1024 * 1024), "MiB").toBe("5.0 MiB");
+    expect(percent(1, 3), "floors").toBe(33);
+    expect(percent(5, 0), "unknown total").toBe(0);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import type { ItemView } from "./types";
+import { shortType, badgeText, otherTransport, providerTag, roleClass, sortBadges } from "./roles";
+
+const item: Pick<ItemView, "role" | "providerRoles"> = {
+  role: "developer",
+  providerRoles: {
+    openai: { role: "developer", rule: "trusted-developer" },
+    "workers-ai": { role: "user", rule: "external-actor-downgrade" },
+  },
+};
+
+describe("role colouring", () => {
+  it("maps known roles to their class and unknown ones to a neutral class", () => {
+    expect(roleClass("System"), "case-insensitive").toBe("role-system");
+    expect(roleClass("assistant")).toBe("role-assistant");
+    expect(roleClass("wizard"), "unknown role").toBe("role-other");
+    expect(roleClass(null), "missing role").toBe("role-other");
+  });
+
+  it("colours by the provider role of the chosen transport", () => {
+    const openai = providerTag(item, "openai");
+    expect(openai.className, "openai keeps developer").toBe("role-developer");
+    expect(openai.downgraded, "no downgrade on openai").toBe(false);
+    const workers = providerTag(item, "workers-ai");
+    expect(workers.className, "workers-ai recolours as user").toBe("role-user");
+    expect(workers.downgraded, "the downgrade is flagged").toBe(true);
+    expect(workers.label, "the label names both roles").toBe("developer ⇣ user");
+    expect(workers.rule, "the rule travels with the tag").toBe("external-actor-downgrade");
+  });
+
+  it("switches transport back and forth", () => {
+    expect(otherTransport("openai")).toBe("workers-ai");
+    expect(otherTransport("workers-ai")).toBe("openai");
+  });
+
+  it("orders badges and deduplicates them", () => {
+    expect(sortBadges(["unpublished", "request", "diagnostic", "request"]), "fixed order").toEqual([
+      "request",
+      "diagnostic",
+      "unpublished",
+    ]);
+    expect(badgeText("compaction")).toBe("C");
+  });
+});
+
+describe("event type labels", () => {
+  it("shows the last segment of a namespaced type", () => {
+    expect(shortType("events.iterate.com/agent/context-added"), "namespaced").toBe("context-added");
+    expect(shortType("RUN_STARTED"), "plain").toBe("RUN_STARTED");
+    expect(shortType(null), "missing").toBe("?");
+  });
+});

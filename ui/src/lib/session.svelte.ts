@@ -1,0 +1,289 @@
+// The window's state and the actions that change it. Components read `ui` and call these
+// actions; every call to the backend happens here or in the components' own paging.
+
+import { backend } from "./backend";
+import type { Action } from "./keys";
+import { otherTransport } from "./roles";
+import type {
+  CompactionView,
+  Demo,
+  EventDetail,
+  EventQuery,
+  ImportStatus,
+  IpcError,
+  JournalInfo,
+  ProjectionView,
+  RecentFile,
+  RequestView,
+  StepTarget,
+  Timeline,
+  Transport,
+  TypeCount,
+} from "./types";
+
+export type Centre = "projection" | "request" | "compaction";
+
+export const ui = $state({
+  screen: "welcome" as "welcome" | "journal",
+  importing: null as ImportStatus | null,
+  error: null as IpcError | null,
+  recent: [] as RecentFile[],
+  info: null as JournalInfo | null,
+  types: [] as TypeCount[],
+  timeline: null as Timeline | null,
+  transport: "openai" as Transport,
+  filterTypes: [] as string[],
+  filterText: "",
+  selectedSeq: null as number | null,
+  detail: null as EventDetail | null,
+  centre: "projection" as Centre,
+  projection: null as ProjectionView | null,
+  request: null as RequestView | null,
+  compaction: null as CompactionView | null,
+  boundarySeq: null as number | null,
+  help: false,
+  goto: false,
+  dropHover: false,
+  notice: "",
+  /** Bumped when the list must re-query (new journal or filter change). */
+  listVersion: 0,
+});
+
+export function query(start = 0, limit = 1): EventQuery {
+  const text = ui.filterText.trim();
+  return { types: [...ui.filterTypes], text: text === "" ? null : text, start, limit };
+}
+
+function filtered(): boolean {
+  return ui.filterTypes.length > 0 || ui.filterText.trim() !== "";
+}
+
+function fail(e: unknown) {
+  ui.error = e as IpcError;
+}
+
+async function afterOpen(info: JournalInfo) {
+  ui.info = info;
+  ui.screen = "journal";
+  ui.filterTypes = [];
+  ui.filterText = "";
+  ui.selectedSeq = null;
+  ui.detail = null;
+  ui.projection = null;
+  ui.request = null;
+  ui.compaction = null;
+  ui.boundarySeq = null;
+  ui.listVersion += 1;
+  const [types, timeline] = await Promise.all([backend.eventTypes(), backend.timeline(600)]);
+  ui.types = types;
+  ui.timeline = timeline;
+  if (timeline.eventCount > 0) await select(0);
+}
+
+async function runImport(open: () => Promise<JournalInfo>, label: string) {
+  ui.error = null;
+  ui.importing = { source: label, doneBytes: 0, totalBytes: 0, events: 0 };
+  try {
+    const info = await open();
+    ui.importing = null;
+    await afterOpen(info);
+  } catch (e) {
+    ui.importing = null;
+    fail(e);
+  }
+  ui.recent = await backend.recentFiles().catch(() => ui.recent);
+}
+
+export function openFile(path: string) {
+  const name = path.split(/[\\/]/).pop() ?? path;
+  return runImport(() => backend.openFile(path), name);
+}
+
+export function openDemo(demo: Demo) {
+  return runImport(() => backend.openDemo(demo), `${demo} demo`);
+}
+
+export async function pickAndOpen() {
+  const path = await backend.pickJournal().catch(fail);
+  if (path) await openFile(path);
+}
+
+export async function cancelImport() {
+  await backend.cancelImport().catch(fail);
+}
+
+export function onProgress(s: ImportStatus) {
+  if (ui.importing) ui.importing = s;
+}
+
+export async function startup() {
+  try {
+    const s = await backend.startup();
+    ui.recent = s.recent;
+    if (s.launchPath) await openFile(s.launchPath);
+    else if (s.openDemo) await openDemo("iterate");
+  } catch (e) {
+    fail(e);
+  }
+}
+
+let selecting = 0;
+
+/** Selects an event and loads every view that depends on it. Later calls win. */
+export async function select(seq: number) {
+  const ticket = ++selecting;
+  ui.selectedSeq = seq;
+  try {
+    const detail = await backend.eventDetail(seq);
+    if (ticket !== selecting) return;
+    ui.detail = detail;
+    const kinds = new Set(detail.marks.map((m) => m.kind));
+    if (ui.info?.dialect === "iterate") {
+      const projection = await backend.projectionAt(seq);
+      if (ticket !== selecting) return;
+      ui.projection = projection;
+      if (kinds.has("request") && detail.offset !== null) {
+        await loadRequest(detail.offset, ticket);
+        if (ticket === selecting) ui.centre = "request";
+      } else if (kinds.has("compaction") && detail.offset !== null) {
+        const compaction = await backend.compactionAt(detail.offset);
+        if (ticket !== selecting) return;
+        ui.compaction = compaction;
+        ui.centre = "compaction";
+      } else {
+        ui.centre = "projection";
+      }
+    }
+  } catch (e) {
+    if (ticket === selecting) fail(e);
+  }
+}
+
+async function loadRequest(offset: number, ticket: number) {
+  const request = await backend.requestAt(offset, ui.transport);
+  if (ticket !== selecting) return;
+  ui.request = request;
+  const through = request.earlierPublished.concat(request.newlyPublished);
+  const last = through.length > 0 ? Math.max(...through) : null;
+  ui.boundarySeq = last === null ? null : await backend.seqOfOffset(last);
+}
+
+export async function setTransport(t: Transport) {
+  ui.transport = t;
+  if (ui.request) {
+    try {
+      ui.request = await backend.requestAt(ui.request.snapshot.requestOffset, t);
+    } catch (e) {
+      fail(e);
+    }
+  }
+}
+
+async function stepFiltered(forward: boolean): Promise<number | null> {
+  if (ui.selectedSeq === null) return null;
+  const row = await backend.rowOfSeq(query(), ui.selectedSeq);
+  const start = row === null ? 0 : forward ? row + 1 : row - 1;
+  if (start < 0) return null;
+  const page = await backend.eventsPage(query(start, 1));
+  return page.rows[0]?.seq ?? null;
+}
+
+export async function step(target: StepTarget, forward: boolean) {
+  if (ui.selectedSeq === null || !ui.timeline) return;
+  try {
+    const next =
+      target === "event" && filtered()
+        ? await stepFiltered(forward)
+        : await backend.step(ui.selectedSeq, target, forward);
+    if (next === null || next === undefined) {
+      ui.notice = `no ${forward ? "next" : "previous"} ${target}`;
+      return;
+    }
+    ui.notice = "";
+    await select(next);
+  } catch (e) {
+    fail(e);
+  }
+}
+
+export async function gotoOffset(offset: number) {
+  try {
+    const seq = await backend.seqOfOffset(offset);
+    if (seq === null) {
+      ui.notice = `no event at or before @${offset}`;
+      return;
+    }
+    ui.notice = "";
+    await select(seq);
+  } catch (e) {
+    fail(e);
+  }
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs key actions one after another: each step starts from where the previous one landed,
+ * so fast typing never loses or reorders a step.
+ */
+export function runAction(action: Action): Promise<unknown> {
+  queue = queue.then(() => perform(action)).catch(fail);
+  return queue;
+}
+
+async function perform(action: Action) {
+  switch (action.kind) {
+    case "step":
+      return step(action.target, action.forward);
+    case "first":
+      if (ui.timeline && ui.timeline.eventCount > 0) return select(0);
+      return;
+    case "last":
+      if (ui.timeline && ui.timeline.eventCount > 0) return select(ui.timeline.eventCount - 1);
+      return;
+    case "goto":
+      ui.goto = true;
+      return;
+    case "help":
+      ui.help = !ui.help;
+      return;
+    case "transport":
+      return setTransport(otherTransport(ui.transport));
+    case "open":
+      return pickAndOpen();
+    case "escape":
+      ui.help = false;
+      ui.goto = false;
+      ui.error = null;
+      return;
+    case "filter":
+      document.getElementById("event-filter")?.focus();
+      return;
+  }
+}
+
+export function setFilter(types: string[], text: string) {
+  ui.filterTypes = types;
+  ui.filterText = text;
+  ui.listVersion += 1;
+}
+
+export async function copyRequestBody() {
+  if (!ui.request) return;
+  try {
+    await backend.copyText(ui.request.body);
+    ui.notice = "request body copied";
+  } catch (e) {
+    fail(e);
+  }
+}
+
+export async function exportRequest() {
+  if (!ui.request) return;
+  try {
+    const r = await backend.exportRequest(ui.request.snapshot.requestOffset, ui.transport);
+    ui.notice = r.path ? `exported ${r.bytes} bytes to ${r.path}` : "export cancelled";
+  } catch (e) {
+    fail(e);
+  }
+}

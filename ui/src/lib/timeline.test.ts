@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { seqAtX, xOfSeq } from "./timeline";
+
+describe("timeline geometry", () => {
+  const tl = { firstSeq: 0, lastSeq: 1000 };
+  it("maps the ends of the journal to the ends of the bar", () => {
+    expect(xOfSeq(tl, 0, 501), "first event at the left edge").toBe(0);
+    expect(xOfSeq(tl, 1000, 501), "last event at the right edge").toBe(500);
+  });
+  it("round-trips seq through x and clamps outside the bar", () => {
+    expect(seqAtX(tl, xOfSeq(tl, 400, 1001), 1001), "seq survives a round trip").toBe(400);
+    expect(seqAtX(tl, -20, 1001), "left of the bar is the first event").toBe(0);
+    expect(seqAtX(tl, 5000, 1001), "right of the bar is the last event").toBe(1000);
+  });
+  it("handles a one-event journal", () => {
+    expect(seqAtX({ firstSeq: 3, lastSeq: 3 }, 10, 100), "only one event to pick").toBe(3);
+  });
+});

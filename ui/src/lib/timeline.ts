@@ -1,0 +1,41 @@
+// Timeline geometry: seq ↔ x across the scrubber, and where each kind of mark is drawn.
+
+import type { Timeline } from "./types";
+
+export interface Span {
+  firstSeq: number;
+  lastSeq: number;
+}
+
+/** Seqs run from 0 to eventCount - 1 with no gaps. */
+export function spanOf(tl: Pick<Timeline, "eventCount">): Span {
+  return { firstSeq: 0, lastSeq: Math.max(0, tl.eventCount - 1) };
+}
+
+export function xOfSeq(tl: Span, seq: number, width: number): number {
+  const span = tl.lastSeq - tl.firstSeq;
+  if (span <= 0) return width / 2;
+  return ((seq - tl.firstSeq) / span) * (width - 1);
+}
+
+export function seqAtX(tl: Span, x: number, width: number): number {
+  const span = tl.lastSeq - tl.firstSeq;
+  if (span <= 0 || width <= 1) return tl.firstSeq;
+  const f = Math.min(1, Math.max(0, x / (width - 1)));
+  return tl.firstSeq + Math.round(f * span);
+}
+
+/** Requests stand tall, compactions taller, diagnostics sit as dots under the density. */
+export function markRow(kind: string): { y: number; h: number; w: number } {
+  switch (kind) {
+    case "compaction":
+      return { y: 2, h: 30, w: 3 };
+    case "request":
+      return { y: 8, h: 24, w: 1 };
+    case "run-start":
+    case "run-end":
+      return { y: 0, h: 34, w: 1 };
+    default:
+      return { y: 36, h: 5, w: 2 };
+  }
+}

@@ -1,0 +1,37 @@
+// The IPC shapes the window reads: the core's and the shell's ts-rs exports, re-exported so
+// components import from one place. Nothing here is written by hand except what no Rust type
+// carries yet.
+
+export type { CompactionView } from "../generated/CompactionView";
+export type { Demo } from "../generated/Demo";
+export type { Diagnostic } from "../generated/Diagnostic";
+export type { Dialect } from "../generated/Dialect";
+export type { Downgrade } from "../generated/Downgrade";
+export type { EventDetail } from "../generated/EventDetail";
+export type { EventPage } from "../generated/EventPage";
+export type { EventQuery } from "../generated/EventQuery";
+export type { EventRow } from "../generated/EventRow";
+export type { ItemView } from "../generated/ItemView";
+export type { JournalInfo } from "../generated/JournalInfo";
+export type { Mark } from "../generated/Mark";
+export type { Message } from "../generated/Message";
+export type { Pending } from "../generated/Pending";
+export type { ProjectionView } from "../generated/ProjectionView";
+export type { ProviderRole } from "../generated/ProviderRole";
+export type { RenderedItem } from "../generated/RenderedItem";
+export type { RequestSummary } from "../generated/RequestSummary";
+export type { RequestView } from "../generated/RequestView";
+export type { Role } from "../generated/Role";
+export type { Rule } from "../generated/Rule";
+export type { Severity } from "../generated/Severity";
+export type { StepTarget } from "../generated/StepTarget";
+export type { Timeline } from "../generated/Timeline";
+export type { Transport } from "../generated/Transport";
+export type { TypeCount } from "../generated/TypeCount";
+
+// Shapes owned by the desktop shell (src-tauri/src/ipc.rs).
+export type { Exported } from "../generated/Exported";
+export type { ImportStatus } from "../generated/ImportStatus";
+export type { IpcError } from "../generated/IpcError";
+export type { RecentFile } from "../generated/RecentFile";
+export type { Startup } from "../generated/Startup";
