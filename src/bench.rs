@@ -43,7 +43,7 @@ pub fn write_synthetic(
                 let request = last_request.unwrap_or(offset - 1);
                 format!(r#"context-added","payload":{{"role":"assistant","llmRequestOffset":{request},"content":"Answer to request {request}."}}"#)
             }
-            _ if compact_every > 0 && requests > 0 && requests % compact_every == 0 => {
+            _ if compact_every > 0 && requests > 0 && requests.is_multiple_of(compact_every) => {
                 let cutoff = last_request.unwrap_or(offset - 1);
                 requests += 1;
                 format!(r#"context-added","payload":{{"role":"developer","content":"Summary through {cutoff}.","compaction":{{"replacesHistoryThrough":{cutoff},"usage":{{"inputTokens":1000,"outputTokens":100}}}}}}"#)
@@ -53,7 +53,7 @@ pub fn write_synthetic(
         line(out, offset, body)?;
         written += 1;
         // Ephemeral chunks consume offsets without appearing in the journal.
-        if written % 50 == 0 {
+        if written.is_multiple_of(50) {
             offset += 3;
         }
     }
