@@ -8,3 +8,4 @@ pub mod dialect;
 pub mod iterate;
 pub mod source;
 pub mod store;
+pub mod tail;
