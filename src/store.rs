@@ -466,10 +466,8 @@ impl Store {
 
     /// Replaces the derived tables of a journal with a fresh analysis.
     pub fn replace_analysis(&self, journal_id: i64, analysis: &Analysis) -> Result<(), StoreError> {
-        self.conn.execute(
-            "DELETE FROM fold_diagnostics WHERE journal_id = ?1",
-            [journal_id],
-        )?;
+        self.conn
+            .execute("DELETE FROM fold_diagnostics WHERE journal_id = ?1", [journal_id])?;
         self.conn
             .execute("DELETE FROM marks WHERE journal_id = ?1", [journal_id])?;
         let mut diagnose = self.conn.prepare_cached(
