@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::journal;
+
 use super::{
     start, Backoff, Header, Source, StartAt, TailError, TailOptions, TailStatus, TailUpdate,
 };
@@ -15,9 +17,10 @@ use super::{
 pub struct TailArgs {
     /// A journal file, or an http(s)/ws(s) URL of a stream (SSE, NDJSON or WebSocket).
     pub target: String,
-    /// Database to write to.
-    #[arg(long, default_value = "journalscope.db")]
-    pub db: PathBuf,
+    /// Database to write to (default: the cached database of FILE, as `import` uses, or one
+    /// per stream URL in the same cache directory).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
     /// Where to start a remote stream: oldest, latest or an offset. Default: after what the
     /// database already holds of this stream, else oldest.
     #[arg(long)]
@@ -58,6 +61,20 @@ impl TailArgs {
     }
 }
 
+/// Where a tail writes when no `--db` is given: a file's cached database, so that the other
+/// commands on the same file see what was tailed; a stream gets one per public URL.
+pub fn default_db(source: &Source) -> PathBuf {
+    match source {
+        Source::File(path) => journal::cached_db_path(path),
+        Source::Stream(target)
+        | Source::AgUiRun { target, .. }
+        | Source::AgentsKitTurn { target, .. } => {
+            let hash = blake3::hash(target.public_url().as_bytes()).to_hex();
+            journal::cache_dir().join(format!("stream-{}.sqlite", &hash.as_str()[..16]))
+        }
+    }
+}
+
 /// Runs `journalscope tail`: events go to `out`, status lines (in text mode) to stderr.
 pub fn run_cli(args: TailArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let headers = args
@@ -72,8 +89,15 @@ pub fn run_cli(args: TailArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         );
     }
     let options = args.options()?;
+    let db = match &args.db {
+        Some(db) => db.clone(),
+        None => default_db(&source),
+    };
+    if let Some(parent) = db.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
     let (send, updates) = mpsc::channel();
-    let handle = start(&args.db, source, options, move |update| {
+    let handle = start(&db, source, options, move |update| {
         // The receiver only goes away when printing failed; the tail is stopped then anyway.
         let _ = send.send(update);
     })?;
