@@ -11,3 +11,4 @@ pub mod iterate;
 pub mod journal;
 pub mod source;
 pub mod store;
+pub mod tail;

@@ -110,6 +110,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Follow a growing journal file or a remote stream, printing events as they land.
+    Tail(journalscope::tail::TailArgs),
     /// AgentsKit: every line's cursor verdict and the lineage tree.
     Turns {
         journal: String,
@@ -236,6 +238,7 @@ pub fn run(cli: Cli) -> Result<()> {
             }
             output::request(&mut out, &snapshot, json)?;
         }
+        Command::Tail(args) => journalscope::tail::run_cli(args, &mut out)?,
         Command::Diagnostics { journal, json } => {
             let journal = open(&journal, None)?;
             output::diagnostics(&mut out, &journal.diagnostics(), json)?;
