@@ -3,8 +3,11 @@
 
 pub mod agentskit;
 pub mod agui;
+pub mod bench;
 pub mod diagnostic;
 pub mod dialect;
+pub mod import;
 pub mod iterate;
+pub mod journal;
 pub mod source;
 pub mod store;
