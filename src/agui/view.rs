@@ -94,8 +94,8 @@ fn at_of(event: &StoredEvent) -> At {
 }
 
 /// Folds every event, handing each one's report to `visit` with the thread after it.
-pub fn fold_with(
-    events: &[StoredEvent],
+pub fn fold_with<'a>(
+    events: impl IntoIterator<Item = &'a StoredEvent>,
     mut visit: impl FnMut(&StoredEvent, &StepReport, &Thread),
 ) -> Thread {
     let mut thread = Thread::default();
@@ -107,13 +107,9 @@ pub fn fold_with(
 }
 
 pub fn state_at(events: &[StoredEvent], at: i64) -> StateAt {
-    let upto: Vec<StoredEvent> = events
-        .iter()
-        .filter(|e| offset_of(e) <= at)
-        .cloned()
-        .collect();
     let mut diagnostics = Vec::new();
-    let thread = fold_with(&upto, |event, report, _| {
+    let upto = events.iter().filter(|e| offset_of(e) <= at);
+    let thread = fold_with(upto, |event, report, _| {
         diagnostics.extend(event.diagnostics.iter().cloned());
         diagnostics.extend(report.diagnostics.iter().cloned());
     });
