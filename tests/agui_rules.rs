@@ -740,3 +740,28 @@ proptest! {
         );
     }
 }
+
+#[test]
+fn given_nested_steps_when_stepping_then_the_open_steps_are_listed_and_a_stray_finish_is_flagged() {
+    let events = journal(&[
+        start("r1"),
+        json!({"type": "STEP_STARTED", "stepName": "plan"}),
+        json!({"type": "STEP_STARTED", "stepName": "search"}),
+        json!({"type": "STEP_FINISHED", "stepName": "search"}),
+        json!({"type": "STEP_FINISHED", "stepName": "never"}),
+    ]);
+    assert_eq!(
+        step_view(&events, 3).steps,
+        ["plan", "search"],
+        "both steps open at 3"
+    );
+    assert_eq!(
+        step_view(&events, 4).steps,
+        ["plan"],
+        "search finished at 4"
+    );
+    assert!(
+        codes(&events).contains(&"step-not-started".to_string()),
+        "stray finish flagged"
+    );
+}

@@ -54,6 +54,8 @@ pub struct AgUiStep {
     pub state: Value,
     pub messages: Vec<Value>,
     pub run: Run,
+    /// Steps of the current run started and not yet finished after this step, oldest first.
+    pub steps: Vec<String>,
     /// The RFC 6902 patch this step carries (`STATE_DELTA` only).
     pub patch: Option<Value>,
     /// State paths this step changed, comparing the state before and after it.
@@ -151,6 +153,7 @@ pub fn step_view(events: &[StoredEvent], at: i64) -> AgUiStep {
         state: thread.state,
         messages: thread.messages,
         run: thread.run,
+        steps: thread.steps,
         patch,
         changes,
         patch_failure: report.patch_failure,
