@@ -5,6 +5,8 @@ pub mod agentskit;
 pub mod agui;
 pub mod diagnostic;
 pub mod dialect;
+pub mod import;
 pub mod iterate;
+pub mod journal;
 pub mod source;
 pub mod store;

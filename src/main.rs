@@ -1,3 +1,26 @@
-//! The `journalscope` command line.
+//! The `journalscope` command line: thin over the core library, with text output for people
+//! and `--json` output for tools.
 
-fn main() {}
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            // A closed pipe (`journalscope events big.jsonl | head`) is not an error.
+            if err
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("journalscope: error: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -393,9 +393,16 @@ mod tests {
     fn jsonl_keeps_line_numbers_and_byte_spans_across_blank_lines() {
         let input = b"{\"a\":1}\n\n{\"b\":2}\r\n";
         let split = split(input, Framing::Jsonl, Position::default(), true);
-        assert_eq!(texts(&split), ["{\"a\":1}", "{\"b\":2}"], "CR is not part of a line");
+        assert_eq!(
+            texts(&split),
+            ["{\"a\":1}", "{\"b\":2}"],
+            "CR is not part of a line"
+        );
         assert_eq!(split.records[1].line, 3, "blank lines still count as lines");
-        assert_eq!(split.records[1].byte_start, 9, "byte start points at the record");
+        assert_eq!(
+            split.records[1].byte_start, 9,
+            "byte start points at the record"
+        );
         assert_eq!(split.records[1].seq, 1, "blank lines are not records");
     }
 
@@ -403,25 +410,46 @@ mod tests {
     fn jsonl_in_follow_mode_leaves_a_partial_last_line_for_later() {
         let input = b"{\"a\":1}\n{\"b\"";
         let open = split(input, Framing::Jsonl, Position::default(), false);
-        assert_eq!(texts(&open), ["{\"a\":1}"], "a half-written line is never stored");
+        assert_eq!(
+            texts(&open),
+            ["{\"a\":1}"],
+            "a half-written line is never stored"
+        );
         assert_eq!(open.consumed, 8, "the partial line is read again later");
         let closed = split(input, Framing::Jsonl, Position::default(), true);
-        assert_eq!(closed.records.len(), 2, "at end of file the last line counts");
+        assert_eq!(
+            closed.records.len(),
+            2,
+            "at end of file the last line counts"
+        );
     }
 
     #[test]
     fn json_array_records_point_into_the_file() {
         let input = "\u{feff}[\n  {\"a\": 1},\n  {\"b\": [2]}\n]".as_bytes();
         let split = split(input, Framing::JsonArray, Position::default(), true);
-        assert_eq!(texts(&split), ["{\"a\": 1}", "{\"b\": [2]}"], "elements verbatim");
+        assert_eq!(
+            texts(&split),
+            ["{\"a\": 1}", "{\"b\": [2]}"],
+            "elements verbatim"
+        );
         assert_eq!(split.records[1].line, 3, "line of the second element");
         let start = split.records[1].byte_start as usize;
-        assert_eq!(&input[start..start + 10], b"{\"b\": [2]}", "byte span is exact");
+        assert_eq!(
+            &input[start..start + 10],
+            b"{\"b\": [2]}",
+            "byte span is exact"
+        );
     }
 
     #[test]
     fn broken_json_array_is_kept_whole_as_one_record() {
-        let split = split(b"[{\"a\":1},", Framing::JsonArray, Position::default(), true);
+        let split = split(
+            b"[{\"a\":1},",
+            Framing::JsonArray,
+            Position::default(),
+            true,
+        );
         assert_eq!(split.records.len(), 1, "nothing the user gave is dropped");
     }
 
@@ -449,17 +477,37 @@ mod tests {
     #[test]
     fn empty_data_field_still_dispatches_an_empty_frame() {
         let (frames, _, _) = sse_frames(b"data: \n\n", true);
-        assert_eq!(frames.len(), 1, "the standard dispatches data that is one empty line");
+        assert_eq!(
+            frames.len(),
+            1,
+            "the standard dispatches data that is one empty line"
+        );
         assert_eq!(frames[0].data, "", "and its data is empty");
     }
 
     #[test]
     fn detects_framing_from_first_meaningful_line() {
-        assert_eq!(detect_framing(b"\xEF\xBB\xBF[{}]"), Framing::JsonArray, "BOM then array");
-        assert_eq!(detect_framing(b"\n{\"offset\":1}"), Framing::Jsonl, "object line");
-        assert_eq!(detect_framing(b"## cap\ndata: {}"), Framing::Sse, "heading then data");
+        assert_eq!(
+            detect_framing(b"\xEF\xBB\xBF[{}]"),
+            Framing::JsonArray,
+            "BOM then array"
+        );
+        assert_eq!(
+            detect_framing(b"\n{\"offset\":1}"),
+            Framing::Jsonl,
+            "object line"
+        );
+        assert_eq!(
+            detect_framing(b"## cap\ndata: {}"),
+            Framing::Sse,
+            "heading then data"
+        );
         assert_eq!(detect_framing(b": hi\n"), Framing::Sse, "comment");
-        assert_eq!(detect_framing(b"not json"), Framing::Jsonl, "text is JSONL with errors");
+        assert_eq!(
+            detect_framing(b"not json"),
+            Framing::Jsonl,
+            "text is JSONL with errors"
+        );
     }
 
     #[test]
@@ -468,7 +516,15 @@ mod tests {
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         encoder.write_all(b"{\"a\":1}\n").expect("write to memory");
         let packed = encoder.finish().expect("finish gzip");
-        assert_eq!(decode(packed).expect("valid gzip"), b"{\"a\":1}\n", "gzip is undone");
-        assert_eq!(decode(b"plain".to_vec()).expect("plain"), b"plain", "plain passes through");
+        assert_eq!(
+            decode(packed).expect("valid gzip"),
+            b"{\"a\":1}\n",
+            "gzip is undone"
+        );
+        assert_eq!(
+            decode(b"plain".to_vec()).expect("plain"),
+            b"plain",
+            "plain passes through"
+        );
     }
 }

@@ -292,6 +292,30 @@ impl Store {
         Ok(id)
     }
 
+    /// Removes a journal generation that never finished importing, and makes the one it was
+    /// to supersede current again.
+    pub fn discard_journal(&self, journal_id: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute("DELETE FROM events WHERE journal_id = ?1", [journal_id])?;
+        self.conn.execute(
+            "DELETE FROM read_diagnostics WHERE journal_id = ?1",
+            [journal_id],
+        )?;
+        self.conn.execute(
+            "DELETE FROM fold_diagnostics WHERE journal_id = ?1",
+            [journal_id],
+        )?;
+        self.conn
+            .execute("DELETE FROM marks WHERE journal_id = ?1", [journal_id])?;
+        self.conn.execute(
+            "UPDATE journals SET superseded_by = NULL WHERE superseded_by = ?1",
+            [journal_id],
+        )?;
+        self.conn
+            .execute("DELETE FROM journals WHERE id = ?1", [journal_id])?;
+        Ok(())
+    }
+
     /// Records how far into its source a journal has been read.
     pub fn record_position(
         &self,
@@ -455,8 +479,10 @@ impl Store {
 
     /// Replaces the derived tables of a journal with a fresh analysis.
     pub fn replace_analysis(&self, journal_id: i64, analysis: &Analysis) -> Result<(), StoreError> {
-        self.conn
-            .execute("DELETE FROM fold_diagnostics WHERE journal_id = ?1", [journal_id])?;
+        self.conn.execute(
+            "DELETE FROM fold_diagnostics WHERE journal_id = ?1",
+            [journal_id],
+        )?;
         self.conn
             .execute("DELETE FROM marks WHERE journal_id = ?1", [journal_id])?;
         let mut diagnose = self.conn.prepare_cached(

@@ -11,7 +11,9 @@ pub fn looks_like(_value: &Value) -> bool {
 }
 
 #[derive(Debug, Default)]
-pub struct Reader;
+pub struct Reader {
+    _read: u64,
+}
 
 impl Reader {
     pub fn read(&mut self, record: &RawRecord, _value: Option<&Value>) -> ReadEvent {

@@ -1,13 +1,20 @@
 //! The iterate agent-stream dialect: reading its envelopes, folding `context-added` and
 //! request events into the projection the model sees, and rendering request snapshots.
 
+pub mod event;
+pub mod projection;
 mod reader;
+pub mod render;
+pub mod roles;
+pub mod view;
 
-pub use reader::{looks_like, short_type, Reader};
+pub use reader::{looks_like, one_line, short_type, Reader};
+pub use roles::Transport;
+pub use view::IterateJournal;
 
 use crate::dialect::Analysis;
 use crate::store::StoredEvent;
 
-pub fn analyse(_events: &[StoredEvent]) -> Analysis {
-    Analysis::default()
+pub fn analyse(events: &[StoredEvent]) -> Analysis {
+    IterateJournal::from_stored(events).analyse()
 }

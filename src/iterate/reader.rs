@@ -115,7 +115,10 @@ impl Reader {
         if let Some(offset) = offset {
             self.last_offset = Some(self.last_offset.map_or(offset, |last| last.max(offset)));
         }
-        let kind = object.get("type").and_then(Value::as_str).map(str::to_string);
+        let kind = object
+            .get("type")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         match &kind {
             None => diagnostics.push(Diagnostic::error(
                 line,

@@ -1,0 +1,299 @@
+//! Text and JSON renderings of each command's answer. Text is for people at a terminal;
+//! JSON is the contract other tools and the tests rely on.
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde::Serialize;
+use serde_json::json;
+
+use journalscope::diagnostic::{Diagnostic, Severity};
+use journalscope::iterate::render::RequestSnapshot;
+use journalscope::iterate::view::{ItemView, ProjectionView, RequestSummary};
+use journalscope::journal::Journal;
+
+pub fn json(out: &mut dyn Write, value: &impl Serialize) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn offset_text(offset: Option<i64>) -> String {
+    offset.map_or_else(|| "-".to_string(), |o| format!("@{o}"))
+}
+
+pub fn import(out: &mut dyn Write, journal: &Journal, as_json: bool) -> Result<()> {
+    let info = journal.info()?;
+    let mut by_code = std::collections::BTreeMap::<String, u64>::new();
+    for d in journal.diagnostics() {
+        *by_code.entry(d.code).or_default() += 1;
+    }
+    if as_json {
+        return json(
+            out,
+            &json!({
+                "journal": info.path,
+                "db": info.db_path,
+                "dialect": info.dialect,
+                "framing": info.framing,
+                "importKind": info.import_kind,
+                "events": info.event_count,
+                "firstOffset": info.first_offset,
+                "lastOffset": info.last_offset,
+                "diagnostics": {"errors": info.errors, "warnings": info.warnings, "byCode": by_code},
+            }),
+        );
+    }
+    let kind = match info.import_kind {
+        journalscope::import::ImportKind::New => "imported",
+        journalscope::import::ImportKind::Unchanged => "unchanged, reused",
+        journalscope::import::ImportKind::Appended => "grew, appended the new tail of",
+        journalscope::import::ImportKind::Replaced => "changed, re-imported",
+    };
+    writeln!(out, "{kind} {}", info.path)?;
+    writeln!(out, "  database   {}", info.db_path)?;
+    writeln!(
+        out,
+        "  dialect    {} ({})",
+        info.dialect.as_str(),
+        info.framing
+    )?;
+    writeln!(out, "  events     {}", info.event_count)?;
+    writeln!(
+        out,
+        "  offsets    {} … {}",
+        offset_text(info.first_offset),
+        offset_text(info.last_offset)
+    )?;
+    writeln!(
+        out,
+        "  diagnostics {} error(s), {} warning(s)",
+        info.errors, info.warnings
+    )?;
+    for (code, count) in by_code {
+        writeln!(out, "    {count:>5} {code}")?;
+    }
+    Ok(())
+}
+
+pub fn events(
+    out: &mut dyn Write,
+    journal: &Journal,
+    from: Option<i64>,
+    to: Option<i64>,
+    kind: Option<&str>,
+    as_json: bool,
+) -> Result<()> {
+    let rows = journal.list_events(from, to, kind)?;
+    if as_json {
+        return json(out, &rows);
+    }
+    for row in rows {
+        let kind = row.kind.as_deref().unwrap_or("(no type)");
+        let short = kind.rsplit('/').next().unwrap_or(kind);
+        let badges = if row.marks.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", row.marks.join(","))
+        };
+        writeln!(
+            out,
+            "{:>8}  {:<22} {:<24} {}{badges}",
+            offset_text(row.offset),
+            short,
+            row.created_at.as_deref().unwrap_or("-"),
+            row.summary
+        )?;
+    }
+    Ok(())
+}
+
+fn indent(text: &str, prefix: &str) -> String {
+    text.lines()
+        .map(|line| format!("{prefix}{line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn item_text(out: &mut dyn Write, item: &ItemView) -> Result<()> {
+    let openai = &item.provider_roles.openai;
+    let workers = &item.provider_roles.workers_ai;
+    let roles = if openai.role == workers.role {
+        format!("→ {}", openai.role.as_str())
+    } else {
+        format!(
+            "→ openai {} · workers-ai {}",
+            openai.role.as_str(),
+            workers.role.as_str()
+        )
+    };
+    let actor = item
+        .actor
+        .as_ref()
+        .and_then(|a| a.get("type"))
+        .and_then(|t| t.as_str())
+        .map(|t| format!(" actor {t}"))
+        .unwrap_or_default();
+    let state = if item.published {
+        "published"
+    } else {
+        "UNPUBLISHED"
+    };
+    let coalesced = if item.coalesced.is_empty() {
+        String::new()
+    } else {
+        let earlier: Vec<String> = item.coalesced.iter().map(|o| format!("@{o}")).collect();
+        format!(" · coalesced {}", earlier.join(", "))
+    };
+    writeln!(
+        out,
+        "  {}  [{}{actor} {roles} · {state}{coalesced}]",
+        item.header,
+        item.role.as_str()
+    )?;
+    writeln!(out, "{}", indent(&item.content, "      "))?;
+    Ok(())
+}
+
+pub fn projection(out: &mut dyn Write, view: &ProjectionView, as_json: bool) -> Result<()> {
+    if as_json {
+        return json(out, view);
+    }
+    writeln!(
+        out,
+        "projection @{} · published through {} · {} system, {} history",
+        view.at,
+        offset_text(view.published_through),
+        view.system.len(),
+        view.history.len()
+    )?;
+    if let Some(pending) = &view.pending {
+        let offsets: Vec<String> = pending.offsets.iter().map(|o| format!("@{o}")).collect();
+        writeln!(
+            out,
+            "pending: {} ({})",
+            pending.reason.replace('-', " "),
+            offsets.join(", ")
+        )?;
+    }
+    writeln!(out, "\nSYSTEM LANE")?;
+    for item in &view.system {
+        item_text(out, item)?;
+    }
+    writeln!(out, "\nHISTORY LANE")?;
+    for item in &view.history {
+        item_text(out, item)?;
+    }
+    if !view.diagnostics.is_empty() {
+        writeln!(out, "\nDIAGNOSTICS")?;
+        for d in &view.diagnostics {
+            diagnostic_line(out, d)?;
+        }
+    }
+    Ok(())
+}
+
+pub fn requests(out: &mut dyn Write, requests: &[RequestSummary], as_json: bool) -> Result<()> {
+    if as_json {
+        return json(out, &requests);
+    }
+    writeln!(
+        out,
+        "{:>8}  {:<14} {:>10} {:>6} {:>6} {:>12}",
+        "request", "model", "published", "new", "items", "compactions"
+    )?;
+    for r in requests {
+        writeln!(
+            out,
+            "{:>8}  {:<14} {:>10} {:>6} {:>6} {:>12}",
+            format!("@{}", r.offset),
+            r.model.as_deref().unwrap_or("-"),
+            format!("≤ @{}", r.published_through),
+            r.newly_published,
+            r.items,
+            r.compactions_before
+        )?;
+    }
+    Ok(())
+}
+
+pub fn request(out: &mut dyn Write, snapshot: &RequestSnapshot, as_json: bool) -> Result<()> {
+    if as_json {
+        return json(out, snapshot);
+    }
+    writeln!(
+        out,
+        "request @{} · model {} · transport {} · {} messages",
+        snapshot.request_offset,
+        snapshot.model.as_deref().unwrap_or("-"),
+        snapshot.transport.as_str(),
+        snapshot.messages.len()
+    )?;
+    let last = snapshot.messages.len().saturating_sub(1);
+    for (index, message) in snapshot.messages.iter().enumerate() {
+        let label = if index == 0 {
+            "protocol".to_string()
+        } else if index == last {
+            "request time".to_string()
+        } else {
+            let item = &snapshot.items[index - 1];
+            if item.provider_role == item.product_role {
+                format!("{} item @{}", item.lane, item.offset)
+            } else {
+                // A downgrade lowers trust; other mappings only rename the role.
+                let arrow = if item.rule.is_downgrade() { "⇣" } else { "→" };
+                format!(
+                    "{} item @{} · {} {arrow} {} by {}",
+                    item.lane,
+                    item.offset,
+                    item.product_role.as_str(),
+                    item.provider_role.as_str(),
+                    item.rule.as_str()
+                )
+            }
+        };
+        writeln!(out, "\n── {} ── {label}", message.role.as_str())?;
+        writeln!(out, "{}", message.content)?;
+    }
+    Ok(())
+}
+
+fn diagnostic_line(out: &mut dyn Write, d: &Diagnostic) -> Result<()> {
+    let severity = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    writeln!(
+        out,
+        "  line {:<5} {:>7}  {severity:<7} {:<36} {}",
+        d.line,
+        offset_text(d.offset),
+        d.code,
+        d.message
+    )?;
+    Ok(())
+}
+
+pub fn diagnostics(out: &mut dyn Write, diagnostics: &[Diagnostic], as_json: bool) -> Result<()> {
+    if as_json {
+        return json(out, &diagnostics);
+    }
+    if diagnostics.is_empty() {
+        writeln!(out, "no diagnostics")?;
+        return Ok(());
+    }
+    for d in diagnostics {
+        diagnostic_line(out, d)?;
+    }
+    let errors = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    writeln!(
+        out,
+        "{} error(s), {} warning(s)",
+        errors,
+        diagnostics.len() - errors
+    )?;
+    Ok(())
+}

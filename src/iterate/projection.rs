@@ -1,0 +1,309 @@
+//! The iterate projection and its pure reducer: the system and history lanes, keyed slots,
+//! `publishedThrough`, compaction, birth gating and the genuine-request check, exactly as
+//! `interpretation.md` §1 says. `apply` does no I/O and cannot fail; what breaks a rule becomes
+//! a diagnostic on the projection.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::event::{Behaviour, ContextAdded, EventKind, IterateEvent, Role};
+use crate::diagnostic::Diagnostic;
+
+pub const SYSTEM_PROMPT_KEY: &str = "agent/system-prompt";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    System,
+    History,
+}
+
+impl Lane {
+    pub fn of(role: Role) -> Lane {
+        if role == Role::System {
+            Lane::System
+        } else {
+            Lane::History
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lane::System => "system",
+            Lane::History => "history",
+        }
+    }
+}
+
+/// One item of the projection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    /// Source offset: the newest event that set this slot.
+    pub offset: i64,
+    pub seq: u64,
+    pub role: Role,
+    pub actor: Option<Value>,
+    pub key: Option<String>,
+    pub updates_offset: Option<i64>,
+    pub refs: Vec<Value>,
+    pub files: Vec<Value>,
+    pub content: String,
+    pub compaction: Option<Value>,
+    pub llm_request_offset: Option<i64>,
+    /// Offsets this slot replaced in place before it was published, oldest first.
+    pub coalesced: Vec<i64>,
+}
+
+impl Item {
+    fn from_context(event: &IterateEvent, context: &ContextAdded) -> Item {
+        Item {
+            offset: event.offset,
+            seq: event.seq,
+            role: context.role,
+            actor: context.actor.clone(),
+            key: context.key.clone(),
+            updates_offset: None,
+            refs: context.refs.clone(),
+            files: context.files.clone(),
+            content: context.content.clone(),
+            compaction: context.compaction.clone(),
+            llm_request_offset: context.llm_request_offset,
+            coalesced: Vec::new(),
+        }
+    }
+
+    pub fn is_published(&self, published_through: Option<i64>) -> bool {
+        published_through.is_some_and(|through| self.offset <= through)
+    }
+}
+
+/// A compaction that took effect: what it removed and why, for step-debugging.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppliedCompaction {
+    pub offset: i64,
+    pub cutoff: i64,
+    pub dropped: Vec<i64>,
+    pub kept: Vec<i64>,
+    pub collapsed: Vec<i64>,
+}
+
+/// The fold state.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Projection {
+    pub system: Vec<Item>,
+    pub history: Vec<Item>,
+    pub published_through: Option<i64>,
+    /// Offset of the newest event folded in.
+    pub at: Option<i64>,
+    pub has_system_prompt: bool,
+    /// Triggering items queued until `agent/system-prompt` exists.
+    pub waiting_for_system_prompt: Vec<i64>,
+    /// Offsets of every `llm-request-requested` folded so far: the genuine request offsets.
+    pub requests: BTreeSet<i64>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Set by the last `apply` when it was a valid compaction.
+    pub last_compaction: Option<AppliedCompaction>,
+}
+
+/// Why a compaction item was ignored, if it was.
+pub fn compaction_cutoff(offset: i64, compaction: &Value) -> Result<i64, String> {
+    match compaction.get("replacesHistoryThrough") {
+        Some(Value::Number(n)) if n.is_i64() => {
+            let cutoff = n.as_i64().unwrap_or(i64::MAX);
+            if cutoff < offset {
+                Ok(cutoff)
+            } else {
+                Err(format!(
+                    "cutoff @{cutoff} is not before the summary's own offset @{offset}: it would erase future history"
+                ))
+            }
+        }
+        Some(other) => Err(format!(
+            "replacesHistoryThrough is {other}, not an integer offset"
+        )),
+        None => Err("compaction has no replacesHistoryThrough".to_string()),
+    }
+}
+
+impl Projection {
+    pub fn lane(&self, lane: Lane) -> &Vec<Item> {
+        match lane {
+            Lane::System => &self.system,
+            Lane::History => &self.history,
+        }
+    }
+
+    fn lane_mut(&mut self, lane: Lane) -> &mut Vec<Item> {
+        match lane {
+            Lane::System => &mut self.system,
+            Lane::History => &mut self.history,
+        }
+    }
+
+    /// Every item in projection order: the system lane, then history.
+    pub fn items(&self) -> impl Iterator<Item = (Lane, &Item)> {
+        self.system
+            .iter()
+            .map(|i| (Lane::System, i))
+            .chain(self.history.iter().map(|i| (Lane::History, i)))
+    }
+
+    /// Folds one event in. Events must come in file order.
+    pub fn apply(&mut self, event: &IterateEvent) {
+        self.last_compaction = None;
+        self.at = Some(self.at.map_or(event.offset, |at| at.max(event.offset)));
+        match &event.kind {
+            EventKind::ContextAdded(context) => self.add_context(event, context),
+            EventKind::RequestRequested { .. } => {
+                if !self.has_system_prompt {
+                    self.diagnostics.push(Diagnostic::warning(
+                        event.line,
+                        Some(event.offset),
+                        "request-before-system-prompt",
+                        format!(
+                            "request @{} was published before any {SYSTEM_PROMPT_KEY:?} system item existed",
+                            event.offset
+                        ),
+                    ));
+                }
+                self.published_through = Some(
+                    self.published_through
+                        .map_or(event.offset, |p| p.max(event.offset)),
+                );
+                self.requests.insert(event.offset);
+            }
+            EventKind::Other => {}
+        }
+    }
+
+    fn add_context(&mut self, event: &IterateEvent, context: &ContextAdded) {
+        let offset = event.offset;
+        if context.role == Role::Assistant {
+            self.check_genuine_request(event, context);
+        }
+        if let Some(compaction) = &context.compaction {
+            if context.role == Role::Developer {
+                self.compact(event, context, compaction);
+                return;
+            }
+            self.diagnostics.push(Diagnostic::warning(
+                event.line,
+                Some(offset),
+                "compaction-wrong-role",
+                format!(
+                    "compaction metadata on a {} item: only developer items compact; added as an ordinary item",
+                    context.role.as_str()
+                ),
+            ));
+        }
+        if context.role == Role::System && context.key.as_deref() == Some(SYSTEM_PROMPT_KEY) {
+            self.has_system_prompt = true;
+            // The queued trigger is scheduled now that the prompt exists.
+            self.waiting_for_system_prompt.clear();
+        }
+        let triggers = matches!(context.role, Role::User | Role::Developer)
+            && context.behaviour != Behaviour::DontTriggerRequest;
+        if triggers && !self.has_system_prompt {
+            self.waiting_for_system_prompt.push(offset);
+        }
+
+        let lane = Lane::of(context.role);
+        let published_through = self.published_through;
+        let mut item = Item::from_context(event, context);
+        let Some(key) = &context.key else {
+            self.lane_mut(lane).push(item);
+            return;
+        };
+        let slot = self
+            .lane(lane)
+            .iter()
+            .rposition(|existing| existing.key.as_deref() == Some(key.as_str()));
+        match slot {
+            None => self.lane_mut(lane).push(item),
+            Some(index) => {
+                let existing = &self.lane(lane)[index];
+                if existing.is_published(published_through) {
+                    item.updates_offset = Some(existing.offset);
+                    self.lane_mut(lane).push(item);
+                } else {
+                    // Unpublished: replace in place, keeping position and updatesOffset.
+                    let mut coalesced = existing.coalesced.clone();
+                    coalesced.push(existing.offset);
+                    item.updates_offset = existing.updates_offset;
+                    item.coalesced = coalesced;
+                    self.lane_mut(lane)[index] = item;
+                }
+            }
+        }
+    }
+
+    fn check_genuine_request(&mut self, event: &IterateEvent, context: &ContextAdded) {
+        let message = match context.llm_request_offset {
+            Some(request) if self.requests.contains(&request) => return,
+            Some(request) => format!(
+                "assistant item names llmRequestOffset @{request}, which is not an earlier llm-request-requested: it may not request code execution"
+            ),
+            None => "assistant item has no llmRequestOffset: it may not request code execution"
+                .to_string(),
+        };
+        self.diagnostics.push(Diagnostic::warning(
+            event.line,
+            Some(event.offset),
+            "assistant-without-genuine-request",
+            message,
+        ));
+    }
+
+    fn compact(&mut self, event: &IterateEvent, context: &ContextAdded, compaction: &Value) {
+        let offset = event.offset;
+        let cutoff = match compaction_cutoff(offset, compaction) {
+            Ok(cutoff) => cutoff,
+            Err(reason) => {
+                self.diagnostics.push(Diagnostic::error(
+                    event.line,
+                    Some(offset),
+                    "compaction-cutoff-not-before-item",
+                    format!("compaction ignored: {reason}"),
+                ));
+                return;
+            }
+        };
+        let mut summary = Item::from_context(event, context);
+        // A summary is its own item; a key on it names no slot.
+        summary.key = None;
+        let (kept, dropped): (Vec<Item>, Vec<Item>) = std::mem::take(&mut self.history)
+            .into_iter()
+            .partition(|item| item.offset > cutoff);
+        let mut collapsed = Vec::new();
+        let mut seen_keys = std::collections::HashSet::new();
+        let mut system: Vec<Item> = Vec::with_capacity(self.system.len());
+        // Walk newest first so the first occurrence met of each key is the one that survives.
+        for item in std::mem::take(&mut self.system).into_iter().rev() {
+            match &item.key {
+                Some(key) if !seen_keys.insert(key.clone()) => collapsed.push(item.offset),
+                _ => system.push(item),
+            }
+        }
+        system.reverse();
+        collapsed.reverse();
+        self.system = system;
+        self.last_compaction = Some(AppliedCompaction {
+            offset,
+            cutoff,
+            dropped: dropped.iter().map(|i| i.offset).collect(),
+            kept: kept.iter().map(|i| i.offset).collect(),
+            collapsed,
+        });
+        self.history = std::iter::once(summary).chain(kept).collect();
+        self.published_through = Some(self.published_through.map_or(cutoff, |p| p.max(cutoff)));
+    }
+}
+
+/// Folds every event with offset `<= at`, in file order.
+pub fn fold_through(events: &[IterateEvent], at: i64) -> Projection {
+    let mut projection = Projection::default();
+    for event in events.iter().filter(|e| e.offset <= at) {
+        projection.apply(event);
+    }
+    projection
+}

@@ -1,0 +1,527 @@
+//! Views of an iterate journal: the projection at an offset, request snapshots and summaries,
+//! compaction step-debugging, and the whole-journal analysis (fold diagnostics and marks).
+//! These are the shapes the CLI prints and the desktop shows.
+
+use serde::Serialize;
+use serde_json::Value;
+use ts_rs::TS;
+
+use super::event::{self, EventKind, IterateEvent, Role};
+use super::projection::{compaction_cutoff, fold_through, Item, Lane, Projection};
+use super::render::{self, header_line, RequestSnapshot};
+use super::roles::{provider_role, ProviderRole, Rule, Transport};
+use crate::diagnostic::Diagnostic;
+use crate::dialect::{Analysis, Mark};
+use crate::store::StoredEvent;
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum IterateError {
+    #[error("offset {0} is not an llm-request-requested event")]
+    NotARequest(i64),
+    #[error("offset {0} is not a compaction (a developer context-added with compaction metadata)")]
+    NotACompaction(i64),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct ProviderRoles {
+    pub openai: ProviderRole,
+    #[serde(rename = "workers-ai")]
+    pub workers_ai: ProviderRole,
+}
+
+/// One projection item as the CLI prints it and the desktop shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ItemView {
+    #[ts(type = "number")]
+    pub offset: i64,
+    pub role: Role,
+    #[ts(type = "unknown")]
+    pub actor: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub updates_offset: Option<i64>,
+    #[ts(type = "unknown[]")]
+    pub refs: Vec<Value>,
+    #[ts(type = "unknown[]")]
+    pub files: Vec<Value>,
+    pub content: String,
+    pub published: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
+    pub compaction: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub llm_request_offset: Option<i64>,
+    pub provider_roles: ProviderRoles,
+    /// The exact header line the request carries for this item.
+    pub header: String,
+    /// Offsets this slot replaced in place while unpublished, oldest first.
+    #[ts(type = "number[]")]
+    pub coalesced: Vec<i64>,
+}
+
+impl ItemView {
+    pub fn of(item: &Item, published_through: Option<i64>) -> ItemView {
+        ItemView {
+            offset: item.offset,
+            role: item.role,
+            actor: item.actor.clone(),
+            key: item.key.clone(),
+            updates_offset: item.updates_offset,
+            refs: item.refs.clone(),
+            files: item.files.clone(),
+            content: item.content.clone(),
+            published: item.is_published(published_through),
+            compaction: item.compaction.clone(),
+            llm_request_offset: item.llm_request_offset,
+            provider_roles: ProviderRoles {
+                openai: provider_role(item, Transport::Openai),
+                workers_ai: provider_role(item, Transport::WorkersAi),
+            },
+            header: header_line(item),
+            coalesced: item.coalesced.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct Pending {
+    /// Why triggers wait: `waiting-for-system-prompt`.
+    pub reason: String,
+    /// The triggering items that wait.
+    #[ts(type = "number[]")]
+    pub offsets: Vec<i64>,
+}
+
+/// The projection at an offset: `project --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ProjectionView {
+    #[ts(type = "number")]
+    pub at: i64,
+    #[ts(type = "number | null")]
+    pub published_through: Option<i64>,
+    pub pending: Option<Pending>,
+    pub system: Vec<ItemView>,
+    pub history: Vec<ItemView>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One request in `requests`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RequestSummary {
+    #[ts(type = "number")]
+    pub offset: i64,
+    pub model: Option<String>,
+    pub created_at: Option<String>,
+    #[ts(type = "number")]
+    pub published_through: i64,
+    /// Items this request published that no earlier request had.
+    #[ts(type = "number")]
+    pub newly_published: u64,
+    /// Valid compactions folded in since the previous request.
+    #[ts(type = "number")]
+    pub compactions_before: u64,
+    /// Items in the request body.
+    #[ts(type = "number")]
+    pub items: u64,
+}
+
+/// One item whose provider role differs from its product role on a transport.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Downgrade {
+    #[ts(type = "number")]
+    pub offset: i64,
+    pub product_role: Role,
+    pub provider_role: Role,
+    pub rule: Rule,
+    pub explanation: String,
+}
+
+/// A request as the desktop shows it: the snapshot, its exact body, and its publication
+/// boundary.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RequestView {
+    pub snapshot: RequestSnapshot,
+    /// The provider body, byte for byte what `request -o` writes.
+    pub body: String,
+    #[ts(type = "number | null")]
+    pub previous_request: Option<i64>,
+    /// Items first published by this request.
+    #[ts(type = "number[]")]
+    pub newly_published: Vec<i64>,
+    /// Items in this request that an earlier request had already published.
+    #[ts(type = "number[]")]
+    pub earlier_published: Vec<i64>,
+    /// Items that arrived after this request and are not yet published by the end of the
+    /// journal.
+    #[ts(type = "number[]")]
+    pub unpublished: Vec<i64>,
+    pub downgrades: Vec<Downgrade>,
+}
+
+/// Step-debugging one compaction.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct CompactionView {
+    #[ts(type = "number")]
+    pub offset: i64,
+    #[ts(type = "number | null")]
+    pub cutoff: Option<i64>,
+    pub valid: bool,
+    pub invalid_reason: Option<String>,
+    pub summary: Option<ItemView>,
+    #[ts(type = "unknown")]
+    pub usage: Option<Value>,
+    pub before: ProjectionView,
+    pub after: ProjectionView,
+    #[ts(type = "number[]")]
+    pub dropped: Vec<i64>,
+    #[ts(type = "number[]")]
+    pub kept: Vec<i64>,
+    #[ts(type = "number[]")]
+    pub collapsed: Vec<i64>,
+    #[ts(type = "number | null")]
+    pub request_at_cutoff: Option<i64>,
+}
+
+/// An iterate journal parsed for folding: the reducible events in file order and the
+/// read-time diagnostics of every record.
+#[derive(Debug, Clone, Default)]
+pub struct IterateJournal {
+    pub events: Vec<IterateEvent>,
+    read_diagnostics: Vec<(Option<i64>, Diagnostic)>,
+}
+
+impl IterateJournal {
+    pub fn from_stored(stored: &[StoredEvent]) -> IterateJournal {
+        let mut events = Vec::with_capacity(stored.len());
+        let mut read_diagnostics = Vec::new();
+        for record in stored {
+            let parsed = record
+                .json()
+                .and_then(|value| event::parse(record.seq, record.line, &value).0);
+            for d in &record.diagnostics {
+                read_diagnostics.push((record.offset, d.clone()));
+            }
+            if let Some(event) = parsed {
+                events.push(event);
+            }
+        }
+        IterateJournal {
+            events,
+            read_diagnostics,
+        }
+    }
+
+    pub fn projection_at(&self, at: i64) -> Projection {
+        fold_through(&self.events, at)
+    }
+
+    pub fn projection_view(&self, at: i64) -> ProjectionView {
+        let projection = self.projection_at(at);
+        let mut diagnostics: Vec<Diagnostic> = self
+            .read_diagnostics
+            .iter()
+            .filter(|(offset, _)| offset.is_some_and(|o| o <= at))
+            .map(|(_, d)| d.clone())
+            .collect();
+        diagnostics.extend(projection.diagnostics.iter().cloned());
+        diagnostics.sort_by_key(|d| d.line);
+        view_of(&projection, at, diagnostics)
+    }
+
+    fn request_event(&self, offset: i64) -> Option<&IterateEvent> {
+        self.events
+            .iter()
+            .find(|e| e.offset == offset && matches!(e.kind, EventKind::RequestRequested { .. }))
+    }
+
+    /// The request snapshot at `request_offset`, folding only events at or before it.
+    pub fn request(
+        &self,
+        request_offset: i64,
+        transport: Transport,
+    ) -> Result<RequestSnapshot, IterateError> {
+        let event = self
+            .request_event(request_offset)
+            .ok_or(IterateError::NotARequest(request_offset))?;
+        let EventKind::RequestRequested { model } = &event.kind else {
+            return Err(IterateError::NotARequest(request_offset));
+        };
+        let projection = self.projection_at(request_offset);
+        Ok(render::render(
+            &projection,
+            request_offset,
+            model.clone(),
+            event.created_at.as_deref(),
+            transport,
+        ))
+    }
+
+    pub fn request_view(
+        &self,
+        request_offset: i64,
+        transport: Transport,
+    ) -> Result<RequestView, IterateError> {
+        let snapshot = self.request(request_offset, transport)?;
+        let previous_request = self
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(e.kind, EventKind::RequestRequested { .. }) && e.offset < request_offset
+            })
+            .map(|e| e.offset)
+            .max();
+        let before = previous_request.map(|p| self.projection_at(p).published_through);
+        let earlier_through = before.flatten();
+        let projection = self.projection_at(request_offset);
+        let (mut newly_published, mut earlier_published) = (Vec::new(), Vec::new());
+        for (_, item) in projection.items() {
+            if item.is_published(earlier_through) {
+                earlier_published.push(item.offset);
+            } else {
+                newly_published.push(item.offset);
+            }
+        }
+        let end = self.events.iter().map(|e| e.offset).max().unwrap_or(0);
+        let latest = self.projection_at(end);
+        let unpublished = latest
+            .items()
+            .filter(|(_, item)| {
+                item.offset > request_offset && !item.is_published(latest.published_through)
+            })
+            .map(|(_, item)| item.offset)
+            .collect();
+        let downgrades = snapshot
+            .items
+            .iter()
+            .filter(|i| i.provider_role != i.product_role)
+            .map(|i| Downgrade {
+                offset: i.offset,
+                product_role: i.product_role,
+                provider_role: i.provider_role,
+                rule: i.rule,
+                explanation: i.rule.explain().to_string(),
+            })
+            .collect();
+        Ok(RequestView {
+            body: String::from_utf8_lossy(&snapshot.body()).into_owned(),
+            snapshot,
+            previous_request,
+            newly_published,
+            earlier_published,
+            unpublished,
+            downgrades,
+        })
+    }
+
+    /// Every request in file order, from one pass over the journal.
+    pub fn requests(&self) -> Vec<RequestSummary> {
+        let mut projection = Projection::default();
+        let mut summaries = Vec::new();
+        let mut compactions = 0u64;
+        for event in &self.events {
+            let before = projection.published_through;
+            projection.apply(event);
+            if projection.last_compaction.is_some() {
+                compactions += 1;
+            }
+            if let EventKind::RequestRequested { model } = &event.kind {
+                let newly = projection
+                    .items()
+                    .filter(|(_, item)| !item.is_published(before))
+                    .count() as u64;
+                summaries.push(RequestSummary {
+                    offset: event.offset,
+                    model: model.clone(),
+                    created_at: event.created_at.clone(),
+                    published_through: projection.published_through.unwrap_or(event.offset),
+                    newly_published: newly,
+                    compactions_before: compactions,
+                    items: projection.items().count() as u64,
+                });
+                compactions = 0;
+            }
+        }
+        summaries
+    }
+
+    pub fn compaction(&self, offset: i64) -> Result<CompactionView, IterateError> {
+        let event = self
+            .events
+            .iter()
+            .find(|e| e.offset == offset)
+            .ok_or(IterateError::NotACompaction(offset))?;
+        let EventKind::ContextAdded(context) = &event.kind else {
+            return Err(IterateError::NotACompaction(offset));
+        };
+        let Some(compaction) = context
+            .compaction
+            .as_ref()
+            .filter(|_| context.role == Role::Developer)
+        else {
+            return Err(IterateError::NotACompaction(offset));
+        };
+        let mut before = Projection::default();
+        for e in self
+            .events
+            .iter()
+            .filter(|e| e.offset <= offset && e.seq < event.seq)
+        {
+            before.apply(e);
+        }
+        let mut after = before.clone();
+        after.apply(event);
+        let cutoff = compaction
+            .get("replacesHistoryThrough")
+            .and_then(Value::as_i64);
+        let validity = compaction_cutoff(offset, compaction);
+        let applied = after.last_compaction.clone();
+        let summary = after
+            .history
+            .first()
+            .filter(|item| item.offset == offset && applied.is_some())
+            .map(|item| ItemView::of(item, after.published_through));
+        let request_at_cutoff = cutoff.filter(|c| self.request_event(*c).is_some());
+        let at_before = before.at.unwrap_or(offset);
+        Ok(CompactionView {
+            offset,
+            cutoff,
+            valid: validity.is_ok(),
+            invalid_reason: validity.err(),
+            summary,
+            usage: compaction.get("usage").cloned(),
+            before: view_of(&before, at_before, before.diagnostics.clone()),
+            after: view_of(&after, offset, after.diagnostics.clone()),
+            dropped: applied
+                .as_ref()
+                .map(|a| a.dropped.clone())
+                .unwrap_or_default(),
+            kept: applied.as_ref().map(|a| a.kept.clone()).unwrap_or_default(),
+            collapsed: applied.map(|a| a.collapsed).unwrap_or_default(),
+            request_at_cutoff,
+        })
+    }
+
+    /// One pass over the whole journal: fold diagnostics and the marks behind badges and the
+    /// timeline.
+    pub fn analyse(&self) -> Analysis {
+        let mut projection = Projection::default();
+        let mut analysis = Analysis::default();
+        for event in &self.events {
+            let known = projection.diagnostics.len();
+            projection.apply(event);
+            for d in &projection.diagnostics[known..] {
+                analysis.diagnostics.push((event.seq, d.clone()));
+            }
+            let mark = |kind: &str, note: String| Mark {
+                seq: event.seq,
+                kind: kind.to_string(),
+                note,
+            };
+            match &event.kind {
+                EventKind::RequestRequested { model } => analysis.marks.push(mark(
+                    "request",
+                    format!("request {}", model.as_deref().unwrap_or("(no model)")),
+                )),
+                EventKind::ContextAdded(context) => {
+                    if let Some(compaction) = context
+                        .compaction
+                        .as_ref()
+                        .filter(|_| context.role == Role::Developer)
+                    {
+                        let note = match (
+                            &projection.last_compaction,
+                            compaction_cutoff(event.offset, compaction),
+                        ) {
+                            (Some(applied), _) => {
+                                format!("compaction of history ≤ @{}", applied.cutoff)
+                            }
+                            (None, Err(reason)) => format!("ignored compaction: {reason}"),
+                            (None, Ok(_)) => "ignored compaction".to_string(),
+                        };
+                        analysis.marks.push(mark("compaction", note));
+                    }
+                    let lane = Lane::of(context.role);
+                    if let Some(item) = projection.lane(lane).iter().find(|i| i.seq == event.seq) {
+                        for transport in Transport::ALL {
+                            let role = provider_role(item, transport);
+                            if role.rule.is_downgrade() {
+                                analysis.marks.push(mark(
+                                    "downgrade",
+                                    format!(
+                                        "{} ⇣ {} ({})",
+                                        item.role.as_str(),
+                                        role.role.as_str(),
+                                        role.rule.as_str()
+                                    ),
+                                ));
+                                break;
+                            }
+                        }
+                        if !item.coalesced.is_empty() {
+                            analysis.marks.push(mark(
+                                "coalesced",
+                                format!(
+                                    "replaced unpublished @{}",
+                                    item.coalesced[item.coalesced.len() - 1]
+                                ),
+                            ));
+                        }
+                    }
+                }
+                EventKind::Other => {}
+            }
+        }
+        for (_, item) in projection.items() {
+            if !item.is_published(projection.published_through) {
+                analysis.marks.push(Mark {
+                    seq: item.seq,
+                    kind: "unpublished".to_string(),
+                    note: "no request has published this item yet".to_string(),
+                });
+            }
+        }
+        analysis.marks.sort_by_key(|m| m.seq);
+        analysis
+    }
+}
+
+fn view_of(projection: &Projection, at: i64, diagnostics: Vec<Diagnostic>) -> ProjectionView {
+    let through = projection.published_through;
+    ProjectionView {
+        at,
+        published_through: through,
+        pending: (!projection.waiting_for_system_prompt.is_empty()).then(|| Pending {
+            reason: "waiting-for-system-prompt".to_string(),
+            offsets: projection.waiting_for_system_prompt.clone(),
+        }),
+        system: projection
+            .system
+            .iter()
+            .map(|i| ItemView::of(i, through))
+            .collect(),
+        history: projection
+            .history
+            .iter()
+            .map(|i| ItemView::of(i, through))
+            .collect(),
+        diagnostics,
+    }
+}

@@ -1,0 +1,815 @@
+//! An opened journal: its store, the fold-ready form of its events, and every view the CLI
+//! and the desktop ask of it (event pages, timeline, stepping, projection, requests,
+//! compactions). Opening a journal file imports it into a cached database first.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::dialect::{Dialect, Mark};
+use crate::import::{self, ImportControl, ImportError, ImportKind};
+use crate::iterate::view::{
+    CompactionView, IterateError, ProjectionView, RequestSummary, RequestView,
+};
+use crate::iterate::{IterateJournal, Transport};
+use crate::store::{JournalRow, Store, StoreError, StoredEvent};
+
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("no such file: {0}")]
+    NotFound(PathBuf),
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Iterate(#[from] IterateError),
+    #[error("this is an {found} journal; {wanted} views need an {wanted} journal")]
+    WrongDialect {
+        found: &'static str,
+        wanted: &'static str,
+    },
+    #[error("no event at position {0}")]
+    NoSuchEvent(u64),
+    #[error("cannot write the demo journal to {path}: {source}")]
+    Demo {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl JournalError {
+    /// A stable code for tools and for the desktop's error display.
+    pub fn code(&self) -> &'static str {
+        match self {
+            JournalError::NotFound(_) => "not-found",
+            JournalError::Import(ImportError::Cancelled) => "cancelled",
+            JournalError::Import(ImportError::Read { .. }) => "unreadable",
+            JournalError::Import(ImportError::Store(_)) | JournalError::Store(_) => "database",
+            JournalError::Iterate(IterateError::NotARequest(_)) => "not-a-request",
+            JournalError::Iterate(IterateError::NotACompaction(_)) => "not-a-compaction",
+            JournalError::WrongDialect { .. } => "wrong-dialect",
+            JournalError::NoSuchEvent(_) => "no-such-event",
+            JournalError::Demo { .. } => "demo",
+        }
+    }
+}
+
+/// The journals bundled with Journalscope, embedded in the binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, Serialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export)]
+pub enum Demo {
+    Iterate,
+    AgUi,
+    AgentsKit,
+}
+
+impl Demo {
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Demo::Iterate => "iterate-demo.jsonl",
+            Demo::AgUi => "agui-demo.sse",
+            Demo::AgentsKit => "agentskit-demo.ndjson",
+        }
+    }
+
+    pub fn bytes(self) -> &'static [u8] {
+        match self {
+            Demo::Iterate => include_bytes!("../demo/iterate-demo.jsonl"),
+            Demo::AgUi => include_bytes!("../demo/agui-demo.sse"),
+            Demo::AgentsKit => include_bytes!("../demo/agentskit-demo.ndjson"),
+        }
+    }
+
+    /// `demo`, `demo:ag-ui`, `demo:agentskit` on the command line.
+    pub fn from_argument(text: &str) -> Option<Demo> {
+        match text {
+            "demo" | "demo:iterate" => Some(Demo::Iterate),
+            "demo:ag-ui" | "demo:agui" => Some(Demo::AgUi),
+            "demo:agentskit" => Some(Demo::AgentsKit),
+            _ => None,
+        }
+    }
+}
+
+/// Where cached databases and demo files live: `$JOURNALSCOPE_CACHE_DIR`, else the XDG cache
+/// directory.
+pub fn cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("JOURNALSCOPE_CACHE_DIR") {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(dir).join("journalscope");
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        return PathBuf::from(home).join(".cache").join("journalscope");
+    }
+    std::env::temp_dir().join("journalscope")
+}
+
+/// The cached database of a journal file: one per canonical path.
+pub fn cached_db_path(source: &Path) -> PathBuf {
+    let name = import::source_name(source);
+    let hash = blake3::hash(name.as_bytes()).to_hex();
+    let stem = source
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "journal".to_string());
+    cache_dir().join(format!("{stem}-{}.sqlite", &hash.as_str()[..16]))
+}
+
+pub fn is_database(path: &Path) -> bool {
+    std::fs::File::open(path)
+        .and_then(|mut f| {
+            let mut magic = [0u8; 16];
+            std::io::Read::read_exact(&mut f, &mut magic).map(|_| magic)
+        })
+        .is_ok_and(|magic| &magic == b"SQLite format 3\0")
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct JournalInfo {
+    pub path: String,
+    pub file_name: String,
+    pub db_path: String,
+    pub dialect: Dialect,
+    pub framing: String,
+    #[ts(type = "number")]
+    pub event_count: u64,
+    #[ts(type = "number | null")]
+    pub first_offset: Option<i64>,
+    #[ts(type = "number | null")]
+    pub last_offset: Option<i64>,
+    #[ts(type = "number")]
+    pub errors: u64,
+    #[ts(type = "number")]
+    pub warnings: u64,
+    pub import_kind: ImportKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct EventQuery {
+    /// Only these types (empty: all).
+    #[serde(default)]
+    pub types: Vec<String>,
+    /// Case-insensitive text found in the summary or the raw record.
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub start: u64,
+    #[serde(default = "default_limit")]
+    #[ts(type = "number")]
+    pub limit: u64,
+}
+
+fn default_limit() -> u64 {
+    200
+}
+
+impl Default for EventQuery {
+    fn default() -> Self {
+        EventQuery {
+            types: Vec::new(),
+            text: None,
+            start: 0,
+            limit: default_limit(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct EventRow {
+    #[ts(type = "number")]
+    pub seq: u64,
+    #[ts(type = "number | null")]
+    pub offset: Option<i64>,
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub created_at: Option<String>,
+    pub summary: String,
+    pub marks: Vec<String>,
+    pub severity: Option<Severity>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct EventPage {
+    #[ts(type = "number")]
+    pub total: u64,
+    #[ts(type = "number")]
+    pub start: u64,
+    pub rows: Vec<EventRow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct TypeCount {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[ts(type = "number")]
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct EventDetail {
+    #[ts(type = "number")]
+    pub seq: u64,
+    #[ts(type = "number")]
+    pub line: u64,
+    #[ts(type = "number")]
+    pub byte_start: u64,
+    #[ts(type = "number")]
+    pub byte_len: u64,
+    #[ts(type = "number | null")]
+    pub offset: Option<i64>,
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub created_at: Option<String>,
+    /// The record exactly as it was in the file.
+    pub raw: String,
+    /// The record pretty-printed, when it is JSON.
+    pub pretty: Option<String>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub marks: Vec<Mark>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Timeline {
+    #[ts(type = "number")]
+    pub event_count: u64,
+    pub marks: Vec<Mark>,
+    /// Events per bucket across the journal; every bucket spans the same number of events.
+    pub density: Vec<u32>,
+    /// Seqs that carry an error or warning diagnostic.
+    #[ts(type = "number[]")]
+    pub diagnostic_seqs: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, Serialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export)]
+pub enum StepTarget {
+    Event,
+    Request,
+    Compaction,
+    Diagnostic,
+}
+
+pub struct Journal {
+    store: Store,
+    row: JournalRow,
+    db_path: PathBuf,
+    import_kind: ImportKind,
+    event_count: u64,
+    marks: Vec<Mark>,
+    diagnostics: Vec<(u64, Diagnostic)>,
+    iterate: Option<IterateJournal>,
+    /// Held for the dialects whose views fold stored events directly.
+    stored: Vec<StoredEvent>,
+}
+
+fn no_progress(_: import::ImportProgress) {}
+
+impl Journal {
+    /// Opens a journal file (importing it into its cached database, or `db`), or a database
+    /// written by `import`.
+    pub fn open(
+        path: &Path,
+        db: Option<&Path>,
+        control: &mut ImportControl<'_>,
+    ) -> Result<Journal, JournalError> {
+        if !path.exists() {
+            return Err(JournalError::NotFound(path.to_path_buf()));
+        }
+        if is_database(path) {
+            let store = Store::open_existing(path)?;
+            return Journal::load(store, path.to_path_buf(), ImportKind::Unchanged);
+        }
+        let db_path = db
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| cached_db_path(path));
+        if let Some(parent) = db_path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| ImportError::Read {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        let store = Store::open(&db_path)?;
+        let outcome = import::import_file(&store, path, control)?;
+        Journal::load(store, db_path, outcome.kind)
+    }
+
+    pub fn open_quietly(path: &Path) -> Result<Journal, JournalError> {
+        let mut progress = no_progress;
+        Journal::open(
+            path,
+            None,
+            &mut ImportControl {
+                progress: &mut progress,
+                cancel: None,
+            },
+        )
+    }
+
+    /// Writes a bundled demo journal into the cache directory (unless it is already there,
+    /// byte for byte) and opens it.
+    pub fn open_demo(demo: Demo, control: &mut ImportControl<'_>) -> Result<Journal, JournalError> {
+        let path = demo_path(demo)?;
+        Journal::open(&path, None, control)
+    }
+
+    fn load(
+        store: Store,
+        db_path: PathBuf,
+        import_kind: ImportKind,
+    ) -> Result<Journal, JournalError> {
+        let row = store.latest_journal()?.ok_or(StoreError::Empty)?;
+        let stored = store.events(row.id)?;
+        let marks = store.marks(row.id)?;
+        let diagnostics = store.diagnostics(row.id)?;
+        let (iterate, stored) = match row.dialect {
+            Dialect::Iterate => (Some(IterateJournal::from_stored(&stored)), Vec::new()),
+            _ => (None, stored),
+        };
+        let event_count = store.event_count(row.id)?;
+        Ok(Journal {
+            store,
+            row,
+            db_path,
+            import_kind,
+            event_count,
+            marks,
+            diagnostics,
+            iterate,
+            stored,
+        })
+    }
+
+    /// Re-reads what the store holds, after a follower appended to it.
+    pub fn reload(self) -> Result<Journal, JournalError> {
+        let Journal {
+            store,
+            db_path,
+            import_kind,
+            ..
+        } = self;
+        Journal::load(store, db_path, import_kind)
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn row(&self) -> &JournalRow {
+        &self.row
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        self.row.dialect
+    }
+
+    pub fn info(&self) -> Result<JournalInfo, JournalError> {
+        let (first_offset, last_offset): (Option<i64>, Option<i64>) = self
+            .store
+            .connection()
+            .query_row(
+                "SELECT min(offset), max(offset) FROM events WHERE journal_id = ?1",
+                [self.row.id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(StoreError::from)?;
+        let count = |severity| {
+            self.diagnostics
+                .iter()
+                .filter(|(_, d)| d.severity == severity)
+                .count() as u64
+        };
+        let path = PathBuf::from(&self.row.source_path);
+        Ok(JournalInfo {
+            file_name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            path: self.row.source_path.clone(),
+            db_path: self.db_path.to_string_lossy().into_owned(),
+            dialect: self.row.dialect,
+            framing: self.row.framing.as_str().to_string(),
+            event_count: self.event_count,
+            first_offset,
+            last_offset,
+            errors: count(Severity::Error),
+            warnings: count(Severity::Warning),
+            import_kind: self.import_kind,
+        })
+    }
+
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.diagnostics.iter().map(|(_, d)| d.clone()).collect()
+    }
+
+    pub fn diagnostics_with_seq(&self) -> &[(u64, Diagnostic)] {
+        &self.diagnostics
+    }
+
+    pub fn marks(&self) -> &[Mark] {
+        &self.marks
+    }
+
+    pub fn event_types(&self) -> Result<Vec<TypeCount>, JournalError> {
+        let mut stmt = self
+            .store
+            .connection()
+            .prepare(
+                "SELECT coalesce(type, '(none)'), count(*) FROM events WHERE journal_id = ?1
+             GROUP BY 1 ORDER BY 2 DESC, 1",
+            )
+            .map_err(StoreError::from)?;
+        let rows = stmt
+            .query_map([self.row.id], |r| {
+                Ok(TypeCount {
+                    kind: r.get(0)?,
+                    count: r.get::<_, i64>(1)? as u64,
+                })
+            })
+            .map_err(StoreError::from)?;
+        Ok(rows.collect::<Result<_, _>>().map_err(StoreError::from)?)
+    }
+
+    fn filter_sql(&self, query: &EventQuery) -> (String, Vec<rusqlite::types::Value>) {
+        use rusqlite::types::Value as Sql;
+        let mut clause = String::from("journal_id = ?");
+        let mut params = vec![Sql::Integer(self.row.id)];
+        if !query.types.is_empty() {
+            clause.push_str(" AND coalesce(type, '(none)') IN (");
+            clause.push_str(&vec!["?"; query.types.len()].join(", "));
+            clause.push(')');
+            params.extend(query.types.iter().map(|t| Sql::Text(t.clone())));
+        }
+        if let Some(text) = query.text.as_ref().filter(|t| !t.is_empty()) {
+            clause.push_str(" AND (instr(lower(summary), lower(?)) > 0 OR instr(lower(CAST(raw AS TEXT)), lower(?)) > 0)");
+            params.push(Sql::Text(text.clone()));
+            params.push(Sql::Text(text.clone()));
+        }
+        (clause, params)
+    }
+
+    /// One page of the (filtered) event list, read from SQLite.
+    pub fn events_page(&self, query: &EventQuery) -> Result<EventPage, JournalError> {
+        let (clause, params) = self.filter_sql(query);
+        let conn = self.store.connection();
+        let filtered =
+            !query.types.is_empty() || query.text.as_ref().is_some_and(|t| !t.is_empty());
+        let total: u64 = if filtered {
+            conn.query_row(
+                &format!("SELECT count(*) FROM events WHERE {clause}"),
+                rusqlite::params_from_iter(params.iter()),
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(StoreError::from)? as u64
+        } else {
+            self.event_count
+        };
+        let limit = query.limit.min(10_000) as i64;
+        // Seqs are dense, so an unfiltered page starts by key rather than by skipping rows.
+        let sql = if filtered {
+            format!(
+                "SELECT seq, offset, type, created_at, summary FROM events WHERE {clause}
+                 ORDER BY seq LIMIT {limit} OFFSET {}",
+                query.start
+            )
+        } else {
+            format!(
+                "SELECT seq, offset, type, created_at, summary FROM events WHERE {clause}
+                 AND seq >= {} ORDER BY seq LIMIT {limit}",
+                query.start
+            )
+        };
+        let mut stmt = conn.prepare(&sql).map_err(StoreError::from)?;
+        let mut rows: Vec<EventRow> = stmt
+            .query_map(rusqlite::params_from_iter(params.iter()), |r| {
+                Ok(EventRow {
+                    seq: r.get::<_, i64>(0)? as u64,
+                    offset: r.get(1)?,
+                    kind: r.get(2)?,
+                    created_at: r.get(3)?,
+                    summary: r.get(4)?,
+                    marks: Vec::new(),
+                    severity: None,
+                })
+            })
+            .map_err(StoreError::from)?
+            .collect::<Result<_, _>>()
+            .map_err(StoreError::from)?;
+        for row in &mut rows {
+            let start = self.marks.partition_point(|m| m.seq < row.seq);
+            for mark in self.marks[start..].iter().take_while(|m| m.seq == row.seq) {
+                if !row.marks.contains(&mark.kind) {
+                    row.marks.push(mark.kind.clone());
+                }
+            }
+            let start = self.diagnostics.partition_point(|(seq, _)| *seq < row.seq);
+            row.severity = self.diagnostics[start..]
+                .iter()
+                .take_while(|(seq, _)| *seq == row.seq)
+                .map(|(_, d)| d.severity)
+                .min();
+            if row.severity.is_some() {
+                row.marks.push("diagnostic".to_string());
+            }
+        }
+        Ok(EventPage {
+            total,
+            start: query.start,
+            rows,
+        })
+    }
+
+    /// Every event with an offset in `from..=to` (events without one are listed when no range
+    /// is given), optionally of one type: its full name or its last path segment.
+    pub fn list_events(
+        &self,
+        from: Option<i64>,
+        to: Option<i64>,
+        kind: Option<&str>,
+    ) -> Result<Vec<EventRow>, JournalError> {
+        let mut rows = self
+            .events_page(&EventQuery {
+                limit: u64::MAX,
+                ..EventQuery::default()
+            })?
+            .rows;
+        while (rows.len() as u64) < self.event_count {
+            let page = self.events_page(&EventQuery {
+                start: rows.len() as u64,
+                limit: u64::MAX,
+                ..EventQuery::default()
+            })?;
+            if page.rows.is_empty() {
+                break;
+            }
+            rows.extend(page.rows);
+        }
+        rows.retain(|row| {
+            let in_range = match (from, to, row.offset) {
+                (None, None, _) => true,
+                (_, _, None) => false,
+                (from, to, Some(offset)) => {
+                    from.is_none_or(|f| offset >= f) && to.is_none_or(|t| offset <= t)
+                }
+            };
+            let of_kind = kind.is_none_or(|wanted| {
+                row.kind
+                    .as_deref()
+                    .is_some_and(|k| k == wanted || k.rsplit('/').next() == Some(wanted))
+            });
+            in_range && of_kind
+        });
+        Ok(rows)
+    }
+
+    /// Where `seq` sits in the filtered list, if the filter keeps it.
+    pub fn row_of_seq(&self, query: &EventQuery, seq: u64) -> Result<Option<u64>, JournalError> {
+        let (clause, mut params) = self.filter_sql(query);
+        let conn = self.store.connection();
+        params.push(rusqlite::types::Value::Integer(seq as i64));
+        let present: i64 = conn
+            .query_row(
+                &format!("SELECT count(*) FROM events WHERE {clause} AND seq = ?"),
+                rusqlite::params_from_iter(params.iter()),
+                |r| r.get(0),
+            )
+            .map_err(StoreError::from)?;
+        if present == 0 {
+            return Ok(None);
+        }
+        let before: i64 = conn
+            .query_row(
+                &format!("SELECT count(*) FROM events WHERE {clause} AND seq < ?"),
+                rusqlite::params_from_iter(params.iter()),
+                |r| r.get(0),
+            )
+            .map_err(StoreError::from)?;
+        Ok(Some(before as u64))
+    }
+
+    pub fn event(&self, seq: u64) -> Result<StoredEvent, JournalError> {
+        self.store
+            .event(self.row.id, seq)?
+            .ok_or(JournalError::NoSuchEvent(seq))
+    }
+
+    pub fn event_detail(&self, seq: u64) -> Result<EventDetail, JournalError> {
+        let event = self.event(seq)?;
+        let pretty = event
+            .json()
+            .and_then(|v| serde_json::to_string_pretty(&v).ok());
+        let mut diagnostics: Vec<Diagnostic> = self
+            .diagnostics
+            .iter()
+            .filter(|(s, _)| *s == seq)
+            .map(|(_, d)| d.clone())
+            .collect();
+        diagnostics.dedup();
+        Ok(EventDetail {
+            seq,
+            line: event.line,
+            byte_start: event.byte_start,
+            byte_len: event.byte_len,
+            offset: event.offset,
+            kind: event.kind.clone(),
+            created_at: event.created_at.clone(),
+            raw: event.raw_text(),
+            pretty,
+            diagnostics,
+            marks: self
+                .marks
+                .iter()
+                .filter(|m| m.seq == seq)
+                .cloned()
+                .collect(),
+        })
+    }
+
+    pub fn timeline(&self, buckets: u32) -> Timeline {
+        let buckets = buckets.clamp(1, 4096) as u64;
+        let count = self.event_count;
+        let mut density = vec![0u32; buckets.min(count.max(1)) as usize];
+        let width = count.div_ceil(density.len() as u64).max(1);
+        for seq in 0..count {
+            let bucket = (seq / width) as usize;
+            if let Some(slot) = density.get_mut(bucket) {
+                *slot += 1;
+            }
+        }
+        let mut diagnostic_seqs: Vec<u64> = self.diagnostics.iter().map(|(s, _)| *s).collect();
+        diagnostic_seqs.dedup();
+        Timeline {
+            event_count: count,
+            marks: self.marks.clone(),
+            density,
+            diagnostic_seqs,
+        }
+    }
+
+    /// The next (or previous) event of a kind from `from`.
+    pub fn step(&self, from: u64, target: StepTarget, forward: bool) -> Option<u64> {
+        let pick = |seqs: &mut dyn Iterator<Item = u64>| -> Option<u64> {
+            if forward {
+                seqs.filter(|s| *s > from).min()
+            } else {
+                seqs.filter(|s| *s < from).max()
+            }
+        };
+        match target {
+            StepTarget::Event => {
+                if forward {
+                    (from + 1 < self.event_count).then_some(from + 1)
+                } else {
+                    from.checked_sub(1)
+                }
+            }
+            StepTarget::Request => pick(&mut self.marks_of("request")),
+            StepTarget::Compaction => pick(&mut self.marks_of("compaction")),
+            StepTarget::Diagnostic => pick(&mut self.diagnostics.iter().map(|(s, _)| *s)),
+        }
+    }
+
+    fn marks_of<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = u64> + 'a {
+        self.marks
+            .iter()
+            .filter(move |m| m.kind == kind)
+            .map(|m| m.seq)
+    }
+
+    /// The event at `offset`, or the last one before it.
+    pub fn seq_of_offset(&self, offset: i64) -> Result<Option<u64>, JournalError> {
+        Ok(self
+            .store
+            .connection()
+            .query_row(
+                "SELECT seq FROM events WHERE journal_id = ?1 AND offset <= ?2
+                 ORDER BY offset DESC, seq DESC LIMIT 1",
+                rusqlite::params![self.row.id, offset],
+                |r| r.get::<_, i64>(0),
+            )
+            .optional_row()?
+            .map(|s| s as u64))
+    }
+
+    /// The offset the views fold through when `seq` is selected: its own, or the nearest
+    /// earlier one when the event has none.
+    pub fn offset_at_seq(&self, seq: u64) -> Result<Option<i64>, JournalError> {
+        Ok(self
+            .store
+            .connection()
+            .query_row(
+                "SELECT offset FROM events WHERE journal_id = ?1 AND seq <= ?2 AND offset IS NOT NULL
+                 ORDER BY seq DESC LIMIT 1",
+                rusqlite::params![self.row.id, seq as i64],
+                |r| r.get::<_, i64>(0),
+            )
+            .optional_row()?)
+    }
+
+    fn iterate(&self) -> Result<&IterateJournal, JournalError> {
+        self.iterate.as_ref().ok_or(JournalError::WrongDialect {
+            found: self.row.dialect.as_str(),
+            wanted: "iterate",
+        })
+    }
+
+    /// Events of an AG-UI or AgentsKit journal, for their folds.
+    pub fn stored_events(&self) -> &[StoredEvent] {
+        &self.stored
+    }
+
+    pub fn projection(&self, at: i64) -> Result<ProjectionView, JournalError> {
+        Ok(self.iterate()?.projection_view(at))
+    }
+
+    pub fn projection_at_seq(&self, seq: u64) -> Result<ProjectionView, JournalError> {
+        let at = self.offset_at_seq(seq)?.unwrap_or(i64::MIN);
+        let mut view = self.projection(at)?;
+        if at == i64::MIN {
+            view.at = 0;
+        }
+        Ok(view)
+    }
+
+    pub fn requests(&self) -> Result<Vec<RequestSummary>, JournalError> {
+        Ok(self.iterate()?.requests())
+    }
+
+    pub fn request(
+        &self,
+        request_offset: i64,
+        transport: Transport,
+    ) -> Result<crate::iterate::render::RequestSnapshot, JournalError> {
+        Ok(self.iterate()?.request(request_offset, transport)?)
+    }
+
+    pub fn request_view(
+        &self,
+        request_offset: i64,
+        transport: Transport,
+    ) -> Result<RequestView, JournalError> {
+        Ok(self.iterate()?.request_view(request_offset, transport)?)
+    }
+
+    /// The exact provider body, as `request -o` writes it.
+    pub fn request_body(
+        &self,
+        request_offset: i64,
+        transport: Transport,
+    ) -> Result<Vec<u8>, JournalError> {
+        Ok(self.request(request_offset, transport)?.body())
+    }
+
+    pub fn compaction(&self, offset: i64) -> Result<CompactionView, JournalError> {
+        Ok(self.iterate()?.compaction(offset)?)
+    }
+}
+
+/// Writes a demo journal to the cache directory, leaving an identical copy untouched so its
+/// cached database stays valid.
+pub fn demo_path(demo: Demo) -> Result<PathBuf, JournalError> {
+    let dir = cache_dir().join("demo");
+    let path = dir.join(demo.file_name());
+    let wrap = |source| JournalError::Demo {
+        path: path.clone(),
+        source,
+    };
+    if std::fs::read(&path).ok().as_deref() != Some(demo.bytes()) {
+        std::fs::create_dir_all(&dir).map_err(wrap)?;
+        std::fs::write(&path, demo.bytes()).map_err(wrap)?;
+    }
+    Ok(path)
+}
+
+trait OptionalRow<T> {
+    fn optional_row(self) -> Result<Option<T>, StoreError>;
+}
+
+impl<T> OptionalRow<T> for Result<T, rusqlite::Error> {
+    fn optional_row(self) -> Result<Option<T>, StoreError> {
+        match self {
+            Ok(value) => Ok(Some(value)),
+            Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
+            Err(err) => Err(StoreError::Sql(err)),
+        }
+    }
+}
