@@ -157,3 +157,39 @@ fn session_picks_the_session_the_cursor_follows() {
         "state follows the asked session:\n{text}"
     );
 }
+
+#[test]
+fn diagnostics_report_lineage_warnings_and_protocol_errors() {
+    let cache = tempfile::tempdir().expect("temp dir");
+    let lineage = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/agentskit/lineage-warnings.ndjson"
+    );
+    let found = run_json(cache.path(), &["diagnostics", lineage, "--json"]);
+    let codes: Vec<(&str, &str)> = found
+        .as_array()
+        .expect("diagnostics is an array")
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or(""),
+                d["severity"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("lineage-unknown-turn", "warning"),
+            ("lineage-unknown-message", "warning"),
+            ("lineage-cycle", "warning"),
+            ("lineage-conflict", "warning")
+        ],
+        "lineage problems are fold-time warnings on their lines"
+    );
+    let text = run(cache.path(), &["diagnostics", DEMO]);
+    assert!(
+        text.contains("PROTOCOL_UNKNOWN_EVENT") && text.contains("PROTOCOL_INVALID_PAYLOAD"),
+        "the demo's malformed lines are reported with their protocol codes:\n{text}"
+    );
+}
