@@ -673,3 +673,95 @@ proptest! {
         }
     }
 }
+
+fn message_strategy() -> impl Strategy<Value = (usize, usize)> {
+    // (id index, role index): a small id pool makes collisions between held and snapshot likely.
+    (0usize..8, 0usize..4)
+}
+
+const ROLES: [&str; 4] = ["user", "assistant", "activity", "reasoning"];
+
+fn built(id: usize, role: usize, tag: &str) -> Value {
+    json!({"id": format!("m{id}"), "role": ROLES[role], "content": tag})
+}
+
+proptest! {
+    /// MESSAGES_SNAPSHOT reconciliation: the snapshot's messages are all present, everything
+    /// else present is client-only material the snapshot could not know about, and the
+    /// consumer's own order survives.
+    #[test]
+    fn a_messages_snapshot_keeps_held_order_and_holds_exactly_the_declared_set(
+        held in proptest::collection::vec(message_strategy(), 0..7),
+        snapshot in proptest::collection::vec(message_strategy(), 0..7),
+    ) {
+        let mut held_ids = std::collections::HashSet::new();
+        let held: Vec<Value> = held
+            .into_iter()
+            .filter(|(id, _)| held_ids.insert(*id))
+            .map(|(id, role)| built(id, role, "held"))
+            .collect();
+        let mut snap_ids = std::collections::HashSet::new();
+        let snapshot: Vec<Value> = snapshot
+            .into_iter()
+            .filter(|(id, _)| snap_ids.insert(*id))
+            .map(|(id, role)| built(id, role, "snap"))
+            .collect();
+        let events = journal(&[
+            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "input": {"messages": held.clone()}}),
+            json!({"type": "MESSAGES_SNAPSHOT", "messages": snapshot.clone()}),
+        ]);
+        let step = step_view(&events, 2);
+        let result_ids: Vec<&str> = ids(&step.messages);
+        for message in &snapshot {
+            let id = message["id"].as_str().unwrap_or("?");
+            prop_assert!(result_ids.contains(&id), "snapshot message {} is held", id);
+        }
+        let has = |role: &str| snapshot.iter().any(|m| m["role"] == role);
+        for message in &step.messages {
+            let id = message["id"].as_str().unwrap_or("?");
+            let in_snapshot = snapshot.iter().any(|m| m["id"] == id);
+            let client_only = (message["role"] == "activity" && !has("activity"))
+                || (message["role"] == "reasoning" && !has("reasoning"));
+            prop_assert!(in_snapshot || client_only, "{} is declared or client-only", id);
+        }
+        let survivors: Vec<&str> = ids(&held)
+            .into_iter()
+            .filter(|id| result_ids.contains(id))
+            .collect();
+        prop_assert_eq!(
+            &result_ids[..survivors.len()],
+            &survivors[..],
+            "held survivors keep their order, ahead of appended messages"
+        );
+        prop_assert_eq!(
+            step.reconciliation.len(),
+            held.len() + step.reconciliation.iter().filter(|r| r.fate == MessageFate::Appended).count(),
+            "every held message gets one fate, and each appended one too"
+        );
+    }
+}
+
+#[test]
+fn given_nested_steps_when_stepping_then_the_open_steps_are_listed_and_a_stray_finish_is_flagged() {
+    let events = journal(&[
+        start("r1"),
+        json!({"type": "STEP_STARTED", "stepName": "plan"}),
+        json!({"type": "STEP_STARTED", "stepName": "search"}),
+        json!({"type": "STEP_FINISHED", "stepName": "search"}),
+        json!({"type": "STEP_FINISHED", "stepName": "never"}),
+    ]);
+    assert_eq!(
+        step_view(&events, 3).steps,
+        ["plan", "search"],
+        "both steps open at 3"
+    );
+    assert_eq!(
+        step_view(&events, 4).steps,
+        ["plan"],
+        "search finished at 4"
+    );
+    assert!(
+        codes(&events).contains(&"step-not-started".to_string()),
+        "stray finish flagged"
+    );
+}

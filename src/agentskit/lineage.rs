@@ -132,11 +132,19 @@ pub fn lineage(journal: &Journal, session: &str) -> LineageTree {
             )),
             Some(&p) if leads_to(&parent, p, slot) => diagnostics.push(warn(
                 "lineage-cycle",
-                format!(
-                    "turn {} ({}) names parent turn {parent_id}, which descends from it; shown as a root",
-                    turn.id,
-                    declared.operation.as_str()
-                ),
+                if p == slot {
+                    format!(
+                        "turn {} ({}) names itself as its parent; shown as a root",
+                        turn.id,
+                        declared.operation.as_str()
+                    )
+                } else {
+                    format!(
+                        "turn {} ({}) names parent turn {parent_id}, which descends from it; shown as a root",
+                        turn.id,
+                        declared.operation.as_str()
+                    )
+                },
             )),
             Some(&p) => parent[slot] = Some(p),
         }

@@ -231,3 +231,116 @@ fn note(verdict: Verdict, line: &Line, previous: Option<u64>, session: Option<&s
         Verdict::Malformed => String::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(seq: u64) -> RawRecord {
+        RawRecord {
+            seq,
+            line: seq + 1,
+            byte_start: 0,
+            byte_len: 0,
+            bytes: Vec::new(),
+        }
+    }
+
+    fn snapshot_line() -> Value {
+        let message = |id: &str| {
+            json!({"id": id, "role": "user", "content": "x", "status": "complete",
+                   "createdAt": "2026-07-11T10:00:00.000Z"})
+        };
+        json!({
+            "protocol": "agentskit.chat.turn", "version": 1, "eventId": "e4", "sessionId": "s1",
+            "turnId": "t2", "sequence": 4, "emittedAt": "2026-07-11T10:00:04Z",
+            "event": "server.turn.snapshot",
+            "payload": {"messages": [message("m1"), message("m2"), message("m3")],
+                        "status": "streaming",
+                        "usage": {"promptTokens": 1, "completionTokens": 2, "totalTokens": 3},
+                        "lineage": {"operation": "retry", "parentTurnId": "t1", "sourceMessageId": "m1"}}
+        })
+    }
+
+    #[test]
+    fn an_envelope_is_recognised_by_its_protocol() {
+        assert!(
+            looks_like(&snapshot_line()),
+            "the protocol field identifies AgentsKit"
+        );
+        assert!(
+            !looks_like(&json!({"type": "RUN_STARTED"})),
+            "other dialects' events are not AgentsKit"
+        );
+    }
+
+    #[test]
+    fn a_snapshot_reads_into_its_columns_and_a_one_line_summary() {
+        let read = Reader::default().read(&record(6), Some(&snapshot_line()));
+        assert_eq!(
+            read.offset,
+            Some(7),
+            "the offset is the 1-based line position"
+        );
+        assert_eq!(
+            read.kind.as_deref(),
+            Some("server.turn.snapshot"),
+            "the kind is the envelope's event"
+        );
+        assert_eq!(
+            read.created_at.as_deref(),
+            Some("2026-07-11T10:00:04Z"),
+            "the time is emittedAt"
+        );
+        assert_eq!(
+            read.summary, "snapshot s1 #4 streaming 3 msgs, turn t2 (retry of t1)",
+            "the summary names session, sequence, status, size, turn and ancestry"
+        );
+        assert!(
+            read.diagnostics.is_empty(),
+            "a valid line has no diagnostics"
+        );
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_is_an_invalid_payload_on_its_line() {
+        let read = Reader::default().read(&record(2), None);
+        let codes: Vec<(&str, u64)> = read
+            .diagnostics
+            .iter()
+            .map(|d| (d.code.as_str(), d.line))
+            .collect();
+        assert_eq!(
+            codes,
+            [("PROTOCOL_INVALID_PAYLOAD", 3)],
+            "unparseable lines get the protocol's invalid-payload code"
+        );
+        assert_eq!(
+            read.offset,
+            Some(3),
+            "an unparseable line still has its offset"
+        );
+    }
+
+    #[test]
+    fn a_malformed_line_keeps_its_event_and_time_for_the_list() {
+        let mut value = snapshot_line();
+        value["version"] = json!(2);
+        let read = Reader::default().read(&record(0), Some(&value));
+        assert_eq!(
+            read.kind.as_deref(),
+            Some("server.turn.snapshot"),
+            "a malformed line is still listed under its event"
+        );
+        assert_eq!(
+            read.diagnostics.first().map(|d| d.code.as_str()),
+            Some("PROTOCOL_UNSUPPORTED_VERSION"),
+            "the diagnostic carries the protocol code"
+        );
+        assert!(
+            read.summary.starts_with("PROTOCOL_UNSUPPORTED_VERSION"),
+            "the summary leads with the code"
+        );
+    }
+}

@@ -261,7 +261,8 @@ pub fn render_state_text(state: &SnapshotAt) -> String {
             m.id,
             m.role.as_str(),
             m.status.as_str(),
-            m.content
+            // Continuation lines stay inside the message's block.
+            m.content.replace('\n', "\n      ")
         );
         for call in m.tool_calls.iter().flatten() {
             let _ = writeln!(out, "    tool {} {}({})", call.id, call.name, call.args);

@@ -4,6 +4,12 @@
 //!
 //! Marks written by `analyse`: `run-start`, `run-end`, `run-error`, `state-snapshot`,
 //! `state-delta`, `patch-failed`, `messages-snapshot`.
+//!
+//! Where the project's documents and the client source read for this module disagree, the
+//! documents win: the activity exception of `MESSAGES_SNAPSHOT` revokes itself like the
+//! reasoning one (interpretation.md §2; the client read always keeps activity), and a
+//! `TOOL_CALL_START` for a tool call already held only renames it (wire-formats.md). An
+//! event's `metadata` object is merged key by key into the message it builds or changes.
 
 mod reader;
 mod reducer;

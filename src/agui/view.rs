@@ -54,6 +54,8 @@ pub struct AgUiStep {
     pub state: Value,
     pub messages: Vec<Value>,
     pub run: Run,
+    /// Steps of the current run started and not yet finished after this step, oldest first.
+    pub steps: Vec<String>,
     /// The RFC 6902 patch this step carries (`STATE_DELTA` only).
     pub patch: Option<Value>,
     /// State paths this step changed, comparing the state before and after it.
@@ -94,8 +96,8 @@ fn at_of(event: &StoredEvent) -> At {
 }
 
 /// Folds every event, handing each one's report to `visit` with the thread after it.
-pub fn fold_with(
-    events: &[StoredEvent],
+pub fn fold_with<'a>(
+    events: impl IntoIterator<Item = &'a StoredEvent>,
     mut visit: impl FnMut(&StoredEvent, &StepReport, &Thread),
 ) -> Thread {
     let mut thread = Thread::default();
@@ -107,13 +109,9 @@ pub fn fold_with(
 }
 
 pub fn state_at(events: &[StoredEvent], at: i64) -> StateAt {
-    let upto: Vec<StoredEvent> = events
-        .iter()
-        .filter(|e| offset_of(e) <= at)
-        .cloned()
-        .collect();
     let mut diagnostics = Vec::new();
-    let thread = fold_with(&upto, |event, report, _| {
+    let upto = events.iter().filter(|e| offset_of(e) <= at);
+    let thread = fold_with(upto, |event, report, _| {
         diagnostics.extend(event.diagnostics.iter().cloned());
         diagnostics.extend(report.diagnostics.iter().cloned());
     });
@@ -155,6 +153,7 @@ pub fn step_view(events: &[StoredEvent], at: i64) -> AgUiStep {
         state: thread.state,
         messages: thread.messages,
         run: thread.run,
+        steps: thread.steps,
         patch,
         changes,
         patch_failure: report.patch_failure,

@@ -3,31 +3,20 @@
 // Each test file uses its own subset of these.
 #![allow(dead_code)]
 
-use journalscope::agentskit::Reader;
-use journalscope::diagnostic::Diagnostic;
+use journalscope::dialect::{Dialect, Reader};
+use journalscope::import::read_record;
 use journalscope::source::{split, Framing, Position};
 use journalscope::store::StoredEvent;
 use serde_json::{json, Value};
 
-/// Reads NDJSON text into stored events, as the importer would store them.
+/// Reads NDJSON text into stored events as the importer reads them, without a database.
 pub fn load(text: &str) -> Vec<StoredEvent> {
-    let mut reader = Reader::default();
+    let mut reader = Reader::new(Dialect::AgentsKit);
     split(text.as_bytes(), Framing::Jsonl, Position::default(), true)
         .records
         .into_iter()
         .map(|record| {
-            let value: Option<Value> = serde_json::from_slice(&record.bytes).ok();
-            let mut diagnostics = Vec::new();
-            if value.is_none() {
-                diagnostics.push(Diagnostic::error(
-                    record.line,
-                    None,
-                    "invalid-json",
-                    "not JSON",
-                ));
-            }
-            let read = reader.read(&record, value.as_ref());
-            diagnostics.extend(read.diagnostics);
+            let read = read_record(&mut reader, &record);
             StoredEvent {
                 seq: record.seq,
                 line: record.line,
@@ -38,7 +27,7 @@ pub fn load(text: &str) -> Vec<StoredEvent> {
                 kind: read.kind,
                 created_at: read.created_at,
                 summary: read.summary,
-                diagnostics,
+                diagnostics: read.diagnostics,
             }
         })
         .collect()

@@ -18,6 +18,10 @@ event: JsonValue, kind: string | null,
  */
 state: JsonValue, messages: Array<JsonValue>, run: AgUiRun, 
 /**
+ * Steps of the current run started and not yet finished after this step, oldest first.
+ */
+steps: Array<string>, 
+/**
  * The RFC 6902 patch this step carries (`STATE_DELTA` only).
  */
 patch: JsonValue | null, 
