@@ -206,16 +206,25 @@ pub struct CompactionView {
 pub struct IterateJournal {
     pub events: Vec<IterateEvent>,
     read_diagnostics: Vec<(Option<i64>, Diagnostic)>,
+    /// What parsing a payload found odd (an unknown role, no payload), by seq: the fold
+    /// ignores such items, so without these they would vanish silently.
+    parse_diagnostics: Vec<(u64, Diagnostic)>,
 }
 
 impl IterateJournal {
     pub fn from_stored(stored: &[StoredEvent]) -> IterateJournal {
         let mut events = Vec::with_capacity(stored.len());
         let mut read_diagnostics = Vec::new();
+        let mut parse_diagnostics = Vec::new();
         for record in stored {
-            let parsed = record
-                .json()
-                .and_then(|value| event::parse(record.seq, record.line, &value).0);
+            let parsed = record.json().and_then(|value| {
+                let (parsed, found) = event::parse(record.seq, record.line, &value);
+                for d in found {
+                    read_diagnostics.push((record.offset, d.clone()));
+                    parse_diagnostics.push((record.seq, d));
+                }
+                parsed
+            });
             for d in &record.diagnostics {
                 read_diagnostics.push((record.offset, d.clone()));
             }
@@ -226,6 +235,7 @@ impl IterateJournal {
         IterateJournal {
             events,
             read_diagnostics,
+            parse_diagnostics,
         }
     }
 
@@ -423,7 +433,10 @@ impl IterateJournal {
     /// timeline.
     pub fn analyse(&self) -> Analysis {
         let mut projection = Projection::default();
-        let mut analysis = Analysis::default();
+        let mut analysis = Analysis {
+            diagnostics: self.parse_diagnostics.clone(),
+            marks: Vec::new(),
+        };
         for event in &self.events {
             let known = projection.diagnostics.len();
             projection.apply(event);
@@ -499,6 +512,7 @@ impl IterateJournal {
             }
         }
         analysis.marks.sort_by_key(|m| m.seq);
+        analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
         analysis
     }
 }
