@@ -1013,3 +1013,24 @@ fn given_a_context_added_with_an_invalid_role_when_analysed_then_the_parse_diagn
         "the projection view shows why the item is missing"
     );
 }
+
+#[test]
+fn given_an_event_with_a_lower_offset_appended_after_a_request_when_rendered_then_the_request_bytes_do_not_change(
+) {
+    // Regression: a request folded every event with offset <= r wherever it sat in the file, so
+    // a later line with a non-increasing offset rewrote the bytes of a request already sent.
+    let sent = vec![system_prompt(1, "p"), user(2, "u"), request(5)];
+    let mut grown = sent.clone();
+    grown.push(user(3, "late line with a lower offset"));
+    assert!(
+        codes_at(&diagnostics(&grown), 3).contains(&"offset-not-increasing".to_string()),
+        "the late line is diagnosed"
+    );
+    for transport in Transport::ALL {
+        assert_eq!(
+            body(&journal(&sent), 5, transport),
+            body(&journal(&grown), 5, transport),
+            "request @5 keeps its bytes on {transport:?}"
+        );
+    }
+}

@@ -262,6 +262,21 @@ impl IterateJournal {
             .find(|e| e.offset == offset && matches!(e.kind, EventKind::RequestRequested { .. }))
     }
 
+    /// What the request saw: events at or before its offset that precede it in the file. An
+    /// event appended later with a lower (non-increasing) offset must not change a request
+    /// that was already sent, or a retry would render different bytes.
+    fn projection_for_request(&self, request: &IterateEvent) -> Projection {
+        let mut projection = Projection::default();
+        for event in self
+            .events
+            .iter()
+            .filter(|e| e.seq <= request.seq && e.offset <= request.offset)
+        {
+            projection.apply(event);
+        }
+        projection
+    }
+
     /// The request snapshot at `request_offset`, folding only events at or before it.
     pub fn request(
         &self,
@@ -274,7 +289,7 @@ impl IterateJournal {
         let EventKind::RequestRequested { model } = &event.kind else {
             return Err(IterateError::NotARequest(request_offset));
         };
-        let projection = self.projection_at(request_offset);
+        let projection = self.projection_for_request(event);
         Ok(render::render(
             &projection,
             request_offset,
@@ -300,7 +315,10 @@ impl IterateJournal {
             .max();
         let before = previous_request.map(|p| self.projection_at(p).published_through);
         let earlier_through = before.flatten();
-        let projection = self.projection_at(request_offset);
+        let projection = match self.request_event(request_offset) {
+            Some(event) => self.projection_for_request(event),
+            None => self.projection_at(request_offset),
+        };
         let (mut newly_published, mut earlier_published) = (Vec::new(), Vec::new());
         for (_, item) in projection.items() {
             if item.is_published(earlier_through) {
