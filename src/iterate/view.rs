@@ -205,6 +205,7 @@ pub struct CompactionView {
 #[derive(Debug, Clone, Default)]
 pub struct IterateJournal {
     pub events: Vec<IterateEvent>,
+    checkpoints: Option<Checkpoints>,
     read_diagnostics: Vec<(Option<i64>, Diagnostic)>,
     /// What parsing a payload found odd (an unknown role, no payload), by seq: the fold
     /// ignores such items, so without these they would vanish silently.
@@ -232,15 +233,21 @@ impl IterateJournal {
                 events.push(event);
             }
         }
+        let checkpoints = Checkpoints::build(&events);
         IterateJournal {
             events,
             read_diagnostics,
             parse_diagnostics,
+            checkpoints,
         }
     }
 
+    /// The fold of every event with offset `<= at`, in file order.
     pub fn projection_at(&self, at: i64) -> Projection {
-        fold_through(&self.events, at)
+        match &self.checkpoints {
+            Some(checkpoints) => checkpoints.projection_at(&self.events, at),
+            None => fold_through(&self.events, at),
+        }
     }
 
     pub fn projection_view(&self, at: i64) -> ProjectionView {
@@ -555,5 +562,59 @@ fn view_of(projection: &Projection, at: i64, diagnostics: Vec<Diagnostic>) -> Pr
             .map(|i| ItemView::of(i, through))
             .collect(),
         diagnostics,
+    }
+}
+
+/// Folded projections at intervals along a journal whose offsets increase, so that the
+/// projection at any offset is a checkpoint plus a short fold rather than a fold from the start.
+/// Where offsets increase, "every event with offset <= at" is exactly a prefix of the file; a
+/// journal where they do not gets no checkpoints and folds from the start.
+#[derive(Debug, Clone)]
+struct Checkpoints {
+    /// `(events folded, projection)`, in file order.
+    stops: Vec<(usize, Projection)>,
+}
+
+/// Events folded between two checkpoints at least; more when the projection is large, which
+/// keeps the memory of all checkpoints within a fixed multiple of the journal's own size.
+const CHECKPOINT_SPACING: usize = 2048;
+
+impl Checkpoints {
+    fn build(events: &[IterateEvent]) -> Option<Checkpoints> {
+        if events
+            .windows(2)
+            .any(|pair| pair[1].offset <= pair[0].offset)
+        {
+            return None;
+        }
+        let mut stops = Vec::new();
+        let mut projection = Projection::default();
+        let mut since = 0usize;
+        for (index, event) in events.iter().enumerate() {
+            projection.apply(event);
+            since += 1;
+            let size = projection.system.len()
+                + projection.history.len()
+                + projection.diagnostics.len()
+                + projection.requests.len() / 8;
+            if since >= CHECKPOINT_SPACING.max(size * 4) {
+                stops.push((index + 1, projection.clone()));
+                since = 0;
+            }
+        }
+        Some(Checkpoints { stops })
+    }
+
+    fn projection_at(&self, events: &[IterateEvent], at: i64) -> Projection {
+        let end = events.partition_point(|e| e.offset <= at);
+        let stop = self.stops.partition_point(|(folded, _)| *folded <= end);
+        let (start, mut projection) = match stop.checked_sub(1) {
+            Some(index) => (self.stops[index].0, self.stops[index].1.clone()),
+            None => (0, Projection::default()),
+        };
+        for event in &events[start..end] {
+            projection.apply(event);
+        }
+        projection
     }
 }
