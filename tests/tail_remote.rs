@@ -71,7 +71,10 @@ fn events_in(updates: &[TailUpdate]) -> usize {
         .count()
 }
 
-fn stored(db: &Path) -> (usize, Vec<(Option<i64>, Vec<u8>)>) {
+/// Stored events as (offset, verbatim bytes).
+type Landed = Vec<(Option<i64>, Vec<u8>)>;
+
+fn stored(db: &Path) -> (usize, Landed) {
     let store = Store::open(db).expect("store opens");
     let journals: i64 = store
         .connection()
@@ -87,7 +90,7 @@ fn stored(db: &Path) -> (usize, Vec<(Option<i64>, Vec<u8>)>) {
     )
 }
 
-fn expected() -> Vec<(Option<i64>, Vec<u8>)> {
+fn expected() -> Landed {
     fixture()
         .into_iter()
         .map(|(o, line)| (Some(o), line.into_bytes()))
