@@ -248,6 +248,18 @@ fn headers_are_sent_but_never_stored_and_refusal_fails_with_reason() {
     let handle = tail::start(&db, source, options, |_| {}).expect("tail starts");
     let summary = handle.wait().expect("stops after all events");
     assert_eq!(summary.events, fixture().len() as u64, "all events landed");
+    // The same header goes along on a WebSocket upgrade.
+    let header = Header::parse(&format!("Authorization: {secret}")).expect("header");
+    let source = Source::parse(&server.url("/ws"), vec![header]).expect("valid URL");
+    let options = TailOptions {
+        stop_after: Some(5),
+        ..quick_options()
+    };
+    let summary = tail::start(&db, source, options, |_| {})
+        .expect("tail starts")
+        .wait()
+        .expect("the WebSocket upgrade carried the header");
+    assert_eq!(summary.events, 5, "WebSocket events landed");
     drop(server);
     let mut bytes = Vec::new();
     for entry in std::fs::read_dir(dir.path()).expect("list db files") {
@@ -305,4 +317,57 @@ fn a_restart_resumes_after_the_stored_offset() {
         "the second run appended to the first run's journal"
     );
     assert_eq!(events, expected(), "no event missing or twice across runs");
+}
+
+#[test]
+fn from_an_offset_or_latest_starts_there() {
+    let server = StreamServer::start(fixture(), Faults::none(), None, 0).expect("server");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let from = fixture()[100].0;
+    let source = Source::parse(&server.url("/ws"), vec![]).expect("valid URL");
+    let options = TailOptions {
+        start: StartAt::Offset(from),
+        stop_after: Some(10),
+        ..quick_options()
+    };
+    let db = dir.path().join("from.sqlite");
+    tail::start(&db, source, options, |_| {})
+        .expect("tail starts")
+        .wait()
+        .expect("stops after 10");
+    let (_, events) = stored(&db);
+    assert_eq!(
+        events,
+        expected()[100..110].to_vec(),
+        "starts at the given offset"
+    );
+
+    let (send, updates) = mpsc::channel();
+    let source = Source::parse(&server.url("/sse"), vec![]).expect("valid URL");
+    let options = TailOptions {
+        start: StartAt::Latest,
+        ..quick_options()
+    };
+    let db = dir.path().join("latest.sqlite");
+    let handle = tail::start(&db, source, options, move |u| {
+        let _ = send.send(u);
+    })
+    .expect("tail starts");
+    collect_until(&updates, |seen| {
+        seen.iter().any(|u| {
+            matches!(
+                u,
+                TailUpdate::Status {
+                    status: TailStatus::Live { .. }
+                }
+            )
+        })
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        events_in(&updates.try_iter().collect::<Vec<_>>()),
+        0,
+        "latest skips history"
+    );
+    handle.stop().expect("stops");
 }
