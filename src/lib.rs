@@ -3,6 +3,7 @@
 
 pub mod agentskit;
 pub mod agui;
+pub mod bench;
 pub mod diagnostic;
 pub mod dialect;
 pub mod import;

@@ -241,7 +241,11 @@ pub fn request(out: &mut dyn Write, snapshot: &RequestSnapshot, as_json: bool) -
                 format!("{} item @{}", item.lane, item.offset)
             } else {
                 // A downgrade lowers trust; other mappings only rename the role.
-                let arrow = if item.rule.is_downgrade() { "⇣" } else { "→" };
+                let arrow = if item.rule.is_downgrade() {
+                    "⇣"
+                } else {
+                    "→"
+                };
                 format!(
                     "{} item @{} · {} {arrow} {} by {}",
                     item.lane,
