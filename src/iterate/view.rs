@@ -206,16 +206,25 @@ pub struct CompactionView {
 pub struct IterateJournal {
     pub events: Vec<IterateEvent>,
     read_diagnostics: Vec<(Option<i64>, Diagnostic)>,
+    /// What parsing a payload found odd (an unknown role, no payload), by seq: the fold
+    /// ignores such items, so without these they would vanish silently.
+    parse_diagnostics: Vec<(u64, Diagnostic)>,
 }
 
 impl IterateJournal {
     pub fn from_stored(stored: &[StoredEvent]) -> IterateJournal {
         let mut events = Vec::with_capacity(stored.len());
         let mut read_diagnostics = Vec::new();
+        let mut parse_diagnostics = Vec::new();
         for record in stored {
-            let parsed = record
-                .json()
-                .and_then(|value| event::parse(record.seq, record.line, &value).0);
+            let parsed = record.json().and_then(|value| {
+                let (parsed, found) = event::parse(record.seq, record.line, &value);
+                for d in found {
+                    read_diagnostics.push((record.offset, d.clone()));
+                    parse_diagnostics.push((record.seq, d));
+                }
+                parsed
+            });
             for d in &record.diagnostics {
                 read_diagnostics.push((record.offset, d.clone()));
             }
@@ -226,6 +235,7 @@ impl IterateJournal {
         IterateJournal {
             events,
             read_diagnostics,
+            parse_diagnostics,
         }
     }
 
@@ -252,6 +262,21 @@ impl IterateJournal {
             .find(|e| e.offset == offset && matches!(e.kind, EventKind::RequestRequested { .. }))
     }
 
+    /// What the request saw: events at or before its offset that precede it in the file. An
+    /// event appended later with a lower (non-increasing) offset must not change a request
+    /// that was already sent, or a retry would render different bytes.
+    fn projection_for_request(&self, request: &IterateEvent) -> Projection {
+        let mut projection = Projection::default();
+        for event in self
+            .events
+            .iter()
+            .filter(|e| e.seq <= request.seq && e.offset <= request.offset)
+        {
+            projection.apply(event);
+        }
+        projection
+    }
+
     /// The request snapshot at `request_offset`, folding only events at or before it.
     pub fn request(
         &self,
@@ -264,7 +289,7 @@ impl IterateJournal {
         let EventKind::RequestRequested { model } = &event.kind else {
             return Err(IterateError::NotARequest(request_offset));
         };
-        let projection = self.projection_at(request_offset);
+        let projection = self.projection_for_request(event);
         Ok(render::render(
             &projection,
             request_offset,
@@ -290,7 +315,10 @@ impl IterateJournal {
             .max();
         let before = previous_request.map(|p| self.projection_at(p).published_through);
         let earlier_through = before.flatten();
-        let projection = self.projection_at(request_offset);
+        let projection = match self.request_event(request_offset) {
+            Some(event) => self.projection_for_request(event),
+            None => self.projection_at(request_offset),
+        };
         let (mut newly_published, mut earlier_published) = (Vec::new(), Vec::new());
         for (_, item) in projection.items() {
             if item.is_published(earlier_through) {
@@ -423,7 +451,10 @@ impl IterateJournal {
     /// timeline.
     pub fn analyse(&self) -> Analysis {
         let mut projection = Projection::default();
-        let mut analysis = Analysis::default();
+        let mut analysis = Analysis {
+            diagnostics: self.parse_diagnostics.clone(),
+            marks: Vec::new(),
+        };
         for event in &self.events {
             let known = projection.diagnostics.len();
             projection.apply(event);
@@ -499,6 +530,7 @@ impl IterateJournal {
             }
         }
         analysis.marks.sort_by_key(|m| m.seq);
+        analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
         analysis
     }
 }
