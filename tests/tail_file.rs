@@ -118,6 +118,7 @@ fn following_a_file_through_appends_partial_lines_truncation_and_rotation() {
     append(&journal, &format!("{}\n{}\n", appended[0], appended[1]));
     wait_events(&updates, 2);
     let latency = written.elapsed();
+    eprintln!("two appended lines landed {latency:?} after the write");
     assert!(
         latency < Duration::from_secs(1),
         "appends land quickly, took {latency:?}"
