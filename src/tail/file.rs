@@ -49,6 +49,9 @@ struct Follower {
     name: String,
     store: Store,
     journal: Option<JournalRow>,
+    /// Why the next generation starts, when the last one was given up before the new
+    /// content was complete (a truncation is seen as an empty file first).
+    next_reason: GenerationReason,
     seen: Option<Stamp>,
     landed: u64,
     limit: Option<u64>,
@@ -124,6 +127,7 @@ fn follow(
         name,
         store,
         journal,
+        next_reason: GenerationReason::First,
         seen: None,
         landed: 0,
         limit: options.stop_after,
@@ -193,13 +197,22 @@ impl Follower {
                 })
             }
         };
+        // A different inode is a rotation: a new file took the old one's name.
+        let rotated = self
+            .seen
+            .as_ref()
+            .is_some_and(|seen| seen.inode != now.inode);
         self.seen = Some(now);
         let reason = match &self.journal {
-            None => Some(GenerationReason::First),
+            None => Some(self.next_reason),
             Some(journal) => {
                 let imported = journal.imported_bytes as usize;
                 if bytes.len() < imported {
-                    Some(GenerationReason::FileTruncated)
+                    Some(if rotated {
+                        GenerationReason::FileReplaced
+                    } else {
+                        GenerationReason::FileTruncated
+                    })
                 } else if blake3::hash(&bytes[..imported]).to_hex().as_str() != journal.content_hash
                     || (journal.ends_mid_line && bytes.len() > imported)
                 {
@@ -249,6 +262,7 @@ impl Follower {
                 // The old generation no longer matches the file: forget it so the new content
                 // is imported once it is there, while the store keeps the old events.
                 self.journal = None;
+                self.next_reason = reason;
             }
             return Ok(None);
         }

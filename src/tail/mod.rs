@@ -34,7 +34,7 @@ use tokio::sync::watch;
 
 use crate::store::{Store, StoreError};
 
-pub use cli::{run_cli, TailArgs};
+pub use cli::{default_db, run_cli, TailArgs};
 pub use target::{Header, Source, StreamTarget, Transport};
 pub use update::{GenerationReason, TailStatus, TailUpdate, TailedEvent};
 

@@ -27,6 +27,8 @@ enum Pending {
         data: Vec<u8>,
         value: Option<Value>,
         offset: Option<i64>,
+        /// The stream id known when it arrived, so the generation records where it came from.
+        stream_id: Option<String>,
     },
     Gap {
         after: i64,
@@ -202,6 +204,7 @@ impl StreamRecorder {
             data,
             value,
             offset,
+            stream_id: self.stream_id.clone(),
         });
         self.pending_events += 1;
         Ok(())
@@ -369,6 +372,7 @@ fn land(
                 data,
                 value,
                 offset,
+                stream_id,
             } => {
                 if landing.current.is_none() {
                     let generation = create_generation(store, landing, value.as_ref())?;
@@ -382,7 +386,7 @@ fn land(
                     continue;
                 };
                 if generation.stream_id.is_none() {
-                    generation.stream_id = landing.next_stream_id.clone();
+                    generation.stream_id = stream_id;
                 }
                 let record = RawRecord {
                     seq: generation.seq,
@@ -633,6 +637,60 @@ mod tests {
             )
             .expect("stream row");
         assert_eq!(stream, "s2", "the new generation records its stream id");
+        let first: String = rec
+            .store
+            .connection()
+            .query_row(
+                "SELECT stream_id FROM streams WHERE journal_id = 1",
+                [],
+                |r| r.get(0),
+            )
+            .expect("stream row");
+        assert_eq!(
+            first, "s1",
+            "the first generation records its stream id too"
+        );
+    }
+
+    proptest::proptest! {
+        /// However connections rewind and redeliver, every event lands exactly once.
+        #[test]
+        fn redelivered_prefixes_never_duplicate_or_lose(
+            gaps in proptest::collection::vec(1i64..4, 1..40),
+            connections in proptest::collection::vec((0usize..8, 0usize..12, proptest::bool::ANY), 0..12),
+        ) {
+            let mut offset = 0;
+            let events: Vec<Vec<u8>> = gaps
+                .iter()
+                .map(|gap| {
+                    offset += gap;
+                    event(offset, &format!("e{offset}"))
+                })
+                .collect();
+            let mut rec = recorder();
+            let mut received = 0usize;
+            for (rewind, advance, flush) in connections {
+                let from = received.saturating_sub(rewind);
+                let to = (received + advance).min(events.len());
+                for data in &events[from..to.max(from)] {
+                    rec.receive(data.clone()).expect("receive");
+                }
+                received = received.max(to);
+                if flush {
+                    rec.flush(&mut Vec::new()).expect("flush");
+                }
+            }
+            for data in &events[received.saturating_sub(3)..] {
+                rec.receive(data.clone()).expect("receive");
+            }
+            rec.flush(&mut Vec::new()).expect("flush");
+            let stored: Vec<Vec<u8>> = rec.store.events(1).expect("events").into_iter().map(|e| e.raw).collect();
+            proptest::prop_assert_eq!(stored, events, "each event once, in order");
+            let journals: i64 = rec.store.connection()
+                .query_row("SELECT count(*) FROM journals", [], |r| r.get(0))
+                .expect("count");
+            proptest::prop_assert_eq!(journals, 1, "redelivery never starts a generation");
+        }
     }
 
     #[test]

@@ -391,8 +391,8 @@ fn apply(
         Command::Stop => return Ok(true),
         Command::Pause => board.set_paused(true, recorder.buffered()),
         Command::Run => {
-            land(recorder, board)?;
             board.set_paused(false, 0);
+            land(recorder, board)?;
         }
     }
     Ok(false)
