@@ -273,6 +273,11 @@ impl IterateJournal {
     /// event appended later with a lower (non-increasing) offset must not change a request
     /// that was already sent, or a retry would render different bytes.
     fn projection_for_request(&self, request: &IterateEvent) -> Projection {
+        // Where offsets increase, the events before the request in the file are exactly those
+        // at or below its offset, so the checkpointed fold gives the same projection.
+        if self.checkpoints.is_some() {
+            return self.projection_at(request.offset);
+        }
         let mut projection = Projection::default();
         for event in self
             .events
