@@ -784,6 +784,48 @@ impl Journal {
     }
 }
 
+/// Views of the AG-UI and AgentsKit dialects. Their offsets are positions, so the event at
+/// `seq` has offset `seq + 1`.
+impl Journal {
+    fn require(&self, dialect: Dialect) -> Result<&[StoredEvent], JournalError> {
+        if self.row.dialect != dialect {
+            return Err(JournalError::WrongDialect {
+                found: self.row.dialect.as_str(),
+                wanted: dialect.as_str(),
+            });
+        }
+        Ok(&self.stored)
+    }
+
+    pub fn agui_step(&self, seq: u64) -> Result<crate::agui::AgUiStep, JournalError> {
+        let events = self.require(Dialect::AgUi)?;
+        Ok(crate::agui::step_view(events, seq as i64 + 1))
+    }
+
+    pub fn agui_runs(&self) -> Result<Vec<crate::agui::RunSpan>, JournalError> {
+        Ok(crate::agui::runs(self.require(Dialect::AgUi)?))
+    }
+
+    pub fn agentskit_state(
+        &self,
+        seq: u64,
+        session: Option<&str>,
+    ) -> Result<crate::agentskit::SnapshotAt, JournalError> {
+        let events = self.require(Dialect::AgentsKit)?;
+        Ok(crate::agentskit::state_at(events, seq as i64 + 1, session))
+    }
+
+    pub fn agentskit_turns(
+        &self,
+        session: Option<&str>,
+    ) -> Result<crate::agentskit::TurnsReport, JournalError> {
+        Ok(crate::agentskit::turns(
+            self.require(Dialect::AgentsKit)?,
+            session,
+        ))
+    }
+}
+
 /// Writes a demo journal to the cache directory, leaving an identical copy untouched so its
 /// cached database stays valid.
 pub fn demo_path(demo: Demo) -> Result<PathBuf, JournalError> {

@@ -3,6 +3,7 @@
 
 pub mod agentskit;
 pub mod agui;
+pub mod bench;
 pub mod diagnostic;
 pub mod dialect;
 pub mod import;
@@ -10,3 +11,4 @@ pub mod iterate;
 pub mod journal;
 pub mod source;
 pub mod store;
+pub mod tail;

@@ -93,6 +93,17 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX marks_by_seq ON marks(journal_id, seq);
     CREATE INDEX marks_by_kind ON marks(journal_id, kind, seq);",
+    // 3: remote streams followed live: which stream each journal generation holds and how far
+    // it was read. The URL is stored without userinfo; request headers are never stored.
+    "CREATE TABLE streams (
+        journal_id INTEGER PRIMARY KEY REFERENCES journals(id),
+        url TEXT NOT NULL,
+        stream_id TEXT,
+        transport TEXT NOT NULL,
+        last_offset INTEGER,
+        status TEXT NOT NULL,
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );",
 ];
 
 /// One stored event: the record as it was in the file, and its indexed columns.

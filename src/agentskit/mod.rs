@@ -1,55 +1,346 @@
-//! Placeholder for the agentskit dialect: detection, reading and analysis arrive with its issue.
+//! The AgentsKit chat-turn dialect (`agentskit.chat.turn`, version 1): reading NDJSON envelopes,
+//! decoding them with the protocol's own rules, folding them through the session-monotonic
+//! snapshot cursor, and the lineage tree of retries, edits and regenerations.
+
+pub mod cursor;
+pub mod decoder;
+pub mod lineage;
+pub mod view;
 
 use serde_json::Value;
 
-use crate::dialect::{Analysis, ReadEvent};
+use crate::diagnostic::Diagnostic;
+use crate::dialect::{Analysis, Mark, ReadEvent};
 use crate::source::RawRecord;
 use crate::store::StoredEvent;
 
-pub fn looks_like(_value: &Value) -> bool {
-    false
+pub use cursor::{Cursor, Verdict};
+pub use decoder::{decode, DecodeError, ProtocolCode, TurnBody, TurnEvent};
+pub use lineage::{LineageNode, LineageTree};
+pub use view::{
+    render_state_text, render_turns_text, state_at, turns, LineReport, SnapshotAt, TurnsReport,
+};
+
+/// An AgentsKit envelope names its protocol; nothing else is needed to recognise one.
+pub fn looks_like(value: &Value) -> bool {
+    value.get("protocol").and_then(Value::as_str) == Some(decoder::PROTOCOL)
 }
 
+/// Reads one envelope into the indexed columns. Stateless: every line decodes on its own, and
+/// the cursor's judgement is a fold-time matter (`analyse`).
+// Braced rather than a unit struct: the dialect seam builds every reader with `default()`.
 #[derive(Debug, Default)]
-pub struct Reader {
-    _read: u64,
-}
+pub struct Reader {}
 
 impl Reader {
-    pub fn read(&mut self, record: &RawRecord, _value: Option<&Value>) -> ReadEvent {
-        ReadEvent {
-            offset: Some(record.seq as i64 + 1),
-            ..ReadEvent::default()
+    pub fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent {
+        let offset = Some(record.seq as i64 + 1);
+        let field = |name: &str| {
+            value
+                .and_then(|v| v.get(name))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let kind = field("event");
+        let created_at = field("emittedAt");
+        match decode(value) {
+            Ok(event) => ReadEvent {
+                offset,
+                kind,
+                created_at,
+                summary: summarize(&event),
+                diagnostics: Vec::new(),
+            },
+            Err(error) => ReadEvent {
+                offset,
+                kind,
+                created_at,
+                summary: one_line(&error.to_string(), 120),
+                diagnostics: vec![Diagnostic::error(
+                    record.line,
+                    offset,
+                    error.code.as_str(),
+                    error.reason,
+                )],
+            },
         }
     }
 }
 
-pub fn analyse(_events: &[StoredEvent]) -> Analysis {
-    Analysis::default()
+fn summarize(event: &TurnEvent) -> String {
+    let head = format!("{} #{}", event.session_id, event.sequence);
+    match &event.body {
+        TurnBody::Submit { input } => format!(
+            "submit {head} turn {}: {}",
+            event.turn_id,
+            one_line(input, 80)
+        ),
+        TurnBody::Snapshot(snapshot) => {
+            let count = snapshot.messages.len();
+            let noun = if count == 1 { "msg" } else { "msgs" };
+            let ancestry = match &snapshot.lineage {
+                Some(decoder::Lineage {
+                    operation,
+                    parent_turn_id: Some(parent),
+                    ..
+                }) => format!(" ({} of {parent})", operation.as_str()),
+                _ => String::new(),
+            };
+            format!(
+                "snapshot {head} {} {count} {noun}, turn {}{ancestry}",
+                snapshot.status.as_str(),
+                event.turn_id
+            )
+        }
+        TurnBody::Diagnostic(d) => {
+            one_line(&format!("diagnostic {head} {}: {}", d.code, d.message), 120)
+        }
+    }
 }
 
-/// The CLI's `state --at N` answer on this dialect.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct SnapshotAt {
-    pub at: i64,
+/// Collapses whitespace and cuts at `max` characters, marking the cut.
+fn one_line(text: &str, max: usize) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() > max {
+        let cut: String = joined.chars().take(max).collect();
+        return format!("{cut}…");
+    }
+    joined
 }
 
-pub fn state_at(_events: &[StoredEvent], at: i64, _session: Option<&str>) -> SnapshotAt {
-    SnapshotAt { at }
+/// One stored line, decoded.
+#[derive(Debug, Clone)]
+pub struct Line {
+    pub seq: u64,
+    pub line: u64,
+    pub offset: i64,
+    /// The envelope's `event` and `sequence` as written, kept for lines that fail to decode.
+    pub event: Option<String>,
+    pub sequence: Option<u64>,
+    pub decoded: Result<TurnEvent, DecodeError>,
 }
 
-pub fn render_state_text(state: &SnapshotAt) -> String {
-    format!("@{}\n", state.at)
+/// A journal's lines decoded once, ready for any number of cursor folds.
+#[derive(Debug, Clone, Default)]
+pub struct Journal {
+    pub lines: Vec<Line>,
 }
 
-/// The CLI's `turns` answer.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct TurnsReport {}
+impl Journal {
+    pub fn decode(events: &[StoredEvent]) -> Journal {
+        let lines = events
+            .iter()
+            .map(|stored| {
+                let value = stored.json();
+                Line {
+                    seq: stored.seq,
+                    line: stored.line,
+                    offset: stored.offset.unwrap_or(stored.seq as i64 + 1),
+                    event: value
+                        .as_ref()
+                        .and_then(|v| v.get("event"))
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    sequence: value
+                        .as_ref()
+                        .and_then(|v| v.get("sequence"))
+                        .and_then(Value::as_u64),
+                    decoded: decode(value.as_ref()),
+                }
+            })
+            .collect();
+        Journal { lines }
+    }
 
-pub fn turns(_events: &[StoredEvent], _session: Option<&str>) -> TurnsReport {
-    TurnsReport::default()
+    /// Every session a valid envelope names, in order of first appearance.
+    pub fn sessions(&self) -> Vec<String> {
+        let mut sessions: Vec<String> = Vec::new();
+        for line in &self.lines {
+            if let Ok(event) = &line.decoded {
+                if !sessions.contains(&event.session_id) {
+                    sessions.push(event.session_id.clone());
+                }
+            }
+        }
+        sessions
+    }
+
+    /// The session a cursor follows unless told otherwise: the first valid snapshot's.
+    pub fn default_session(&self) -> Option<String> {
+        self.lines.iter().find_map(|line| match &line.decoded {
+            Ok(event) if matches!(event.body, TurnBody::Snapshot(_)) => {
+                Some(event.session_id.clone())
+            }
+            _ => None,
+        })
+    }
+
+    /// The cursor's verdict on every line, for a cursor fixed to `session`.
+    pub fn verdicts(&self, session: Option<&str>) -> Vec<Verdict> {
+        let mut cursor = Cursor::new(session);
+        self.lines
+            .iter()
+            .map(|l| cursor.apply(&l.decoded))
+            .collect()
+    }
 }
 
-pub fn render_turns_text(_report: &TurnsReport) -> String {
-    String::new()
+/// Folds the journal with a cursor on its default session: one mark per line carrying the
+/// verdict, and the lineage warnings of that session.
+pub fn analyse(events: &[StoredEvent]) -> Analysis {
+    let journal = Journal::decode(events);
+    let session = journal.default_session();
+    let mut cursor = Cursor::new(session.as_deref());
+    let mut marks = Vec::with_capacity(journal.lines.len());
+    for line in &journal.lines {
+        let previous = cursor.current().map(|e| e.sequence);
+        let verdict = cursor.apply(&line.decoded);
+        marks.push(Mark {
+            seq: line.seq,
+            kind: verdict.as_str().to_string(),
+            note: note(verdict, line, previous, session.as_deref()),
+        });
+    }
+    let diagnostics = match &session {
+        Some(session) => lineage::lineage(&journal, session).diagnostics,
+        None => Vec::new(),
+    };
+    Analysis { diagnostics, marks }
+}
+
+/// Why a line got its verdict, in a few words; a malformed line's note is its protocol code.
+fn note(verdict: Verdict, line: &Line, previous: Option<u64>, session: Option<&str>) -> String {
+    let event = match &line.decoded {
+        Err(error) => return error.code.as_str().to_string(),
+        Ok(event) => event,
+    };
+    let held = previous.map_or_else(String::new, |p| p.to_string());
+    match verdict {
+        Verdict::Accepted => match previous {
+            Some(p) => format!("sequence {} replaces {p}", event.sequence),
+            None => format!("sequence {} is the first snapshot", event.sequence),
+        },
+        Verdict::Duplicate => format!("sequence {} is already held", event.sequence),
+        Verdict::Stale => format!("sequence {} is below the held {held}", event.sequence),
+        Verdict::ForeignSession => format!(
+            "session {} is not the followed session {}",
+            event.session_id,
+            session.unwrap_or("(none)")
+        ),
+        Verdict::NotASnapshot => event.body.event_name().to_string(),
+        Verdict::Malformed => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(seq: u64) -> RawRecord {
+        RawRecord {
+            seq,
+            line: seq + 1,
+            byte_start: 0,
+            byte_len: 0,
+            bytes: Vec::new(),
+        }
+    }
+
+    fn snapshot_line() -> Value {
+        let message = |id: &str| {
+            json!({"id": id, "role": "user", "content": "x", "status": "complete",
+                   "createdAt": "2026-07-11T10:00:00.000Z"})
+        };
+        json!({
+            "protocol": "agentskit.chat.turn", "version": 1, "eventId": "e4", "sessionId": "s1",
+            "turnId": "t2", "sequence": 4, "emittedAt": "2026-07-11T10:00:04Z",
+            "event": "server.turn.snapshot",
+            "payload": {"messages": [message("m1"), message("m2"), message("m3")],
+                        "status": "streaming",
+                        "usage": {"promptTokens": 1, "completionTokens": 2, "totalTokens": 3},
+                        "lineage": {"operation": "retry", "parentTurnId": "t1", "sourceMessageId": "m1"}}
+        })
+    }
+
+    #[test]
+    fn an_envelope_is_recognised_by_its_protocol() {
+        assert!(
+            looks_like(&snapshot_line()),
+            "the protocol field identifies AgentsKit"
+        );
+        assert!(
+            !looks_like(&json!({"type": "RUN_STARTED"})),
+            "other dialects' events are not AgentsKit"
+        );
+    }
+
+    #[test]
+    fn a_snapshot_reads_into_its_columns_and_a_one_line_summary() {
+        let read = Reader::default().read(&record(6), Some(&snapshot_line()));
+        assert_eq!(
+            read.offset,
+            Some(7),
+            "the offset is the 1-based line position"
+        );
+        assert_eq!(
+            read.kind.as_deref(),
+            Some("server.turn.snapshot"),
+            "the kind is the envelope's event"
+        );
+        assert_eq!(
+            read.created_at.as_deref(),
+            Some("2026-07-11T10:00:04Z"),
+            "the time is emittedAt"
+        );
+        assert_eq!(
+            read.summary, "snapshot s1 #4 streaming 3 msgs, turn t2 (retry of t1)",
+            "the summary names session, sequence, status, size, turn and ancestry"
+        );
+        assert!(
+            read.diagnostics.is_empty(),
+            "a valid line has no diagnostics"
+        );
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_is_an_invalid_payload_on_its_line() {
+        let read = Reader::default().read(&record(2), None);
+        let codes: Vec<(&str, u64)> = read
+            .diagnostics
+            .iter()
+            .map(|d| (d.code.as_str(), d.line))
+            .collect();
+        assert_eq!(
+            codes,
+            [("PROTOCOL_INVALID_PAYLOAD", 3)],
+            "unparseable lines get the protocol's invalid-payload code"
+        );
+        assert_eq!(
+            read.offset,
+            Some(3),
+            "an unparseable line still has its offset"
+        );
+    }
+
+    #[test]
+    fn a_malformed_line_keeps_its_event_and_time_for_the_list() {
+        let mut value = snapshot_line();
+        value["version"] = json!(2);
+        let read = Reader::default().read(&record(0), Some(&value));
+        assert_eq!(
+            read.kind.as_deref(),
+            Some("server.turn.snapshot"),
+            "a malformed line is still listed under its event"
+        );
+        assert_eq!(
+            read.diagnostics.first().map(|d| d.code.as_str()),
+            Some("PROTOCOL_UNSUPPORTED_VERSION"),
+            "the diagnostic carries the protocol code"
+        );
+        assert!(
+            read.summary.starts_with("PROTOCOL_UNSUPPORTED_VERSION"),
+            "the summary leads with the code"
+        );
+    }
 }

@@ -1,43 +1,87 @@
-//! Placeholder for the agui dialect: detection, reading and analysis arrive with its issue.
+//! The AG-UI dialect: reading AG-UI event streams (JSONL, JSON array or captured SSE), folding
+//! them into a thread's state and messages as the official TypeScript client does (with the
+//! rules of interpretation.md §2), and the views the CLI and desktop show.
+//!
+//! Marks written by `analyse`: `run-start`, `run-end`, `run-error`, `state-snapshot`,
+//! `state-delta`, `patch-failed`, `messages-snapshot`.
+//!
+//! Where the project's documents and the client source read for this module disagree, the
+//! documents win: the activity exception of `MESSAGES_SNAPSHOT` revokes itself like the
+//! reasoning one (interpretation.md §2; the client read always keeps activity), and a
+//! `TOOL_CALL_START` for a tool call already held only renames it (wire-formats.md). An
+//! event's `metadata` object is merged key by key into the message it builds or changes.
+
+mod reader;
+mod reducer;
+mod view;
+
+pub use reader::{is_known_type, looks_like, Reader, EVENT_TYPES};
+pub use reducer::{
+    apply_patch, At, MessageFate, MessageReconciliation, Run, RunStatus, StepReport, Thread,
+};
+pub use view::{
+    diff, fold_with, render_state_text, runs, state_at, step_view, AgUiStep, ChangeKind,
+    PathChange, RunSpan, StateAt,
+};
 
 use serde_json::Value;
 
-use crate::dialect::{Analysis, ReadEvent};
-use crate::source::RawRecord;
+use crate::diagnostic::Diagnostic;
+use crate::dialect::{Analysis, Mark};
+use crate::source::{detect_framing, split, Position};
 use crate::store::StoredEvent;
 
-pub fn looks_like(_value: &Value) -> bool {
-    false
-}
-
-#[derive(Debug, Default)]
-pub struct Reader {
-    _read: u64,
-}
-
-impl Reader {
-    pub fn read(&mut self, record: &RawRecord, _value: Option<&Value>) -> ReadEvent {
-        ReadEvent {
-            offset: Some(record.seq as i64 + 1),
-            ..ReadEvent::default()
+pub fn analyse(events: &[StoredEvent]) -> Analysis {
+    let mut analysis = Analysis::default();
+    fold_with(events, |event, report, _| {
+        for diagnostic in &report.diagnostics {
+            analysis.diagnostics.push((event.seq, diagnostic.clone()));
         }
-    }
+        for (kind, note) in &report.marks {
+            analysis.marks.push(Mark {
+                seq: event.seq,
+                kind: kind.clone(),
+                note: note.clone(),
+            });
+        }
+    });
+    analysis
 }
 
-pub fn analyse(_events: &[StoredEvent]) -> Analysis {
-    Analysis::default()
-}
-
-/// The CLI's `state --at N` answer: `{"at", "state", "messages", "run", "diagnostics"}`.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct StateAt {
-    pub at: i64,
-}
-
-pub fn state_at(_events: &[StoredEvent], at: i64) -> StateAt {
-    StateAt { at }
-}
-
-pub fn render_state_text(state: &StateAt) -> String {
-    format!("@{}\n", state.at)
+/// Reads a whole AG-UI journal from its bytes without a store: framing detection, splitting
+/// and the reader, as an import would store it. For tests and one-shot tools.
+pub fn read_bytes(bytes: &[u8]) -> Vec<StoredEvent> {
+    let framing = detect_framing(bytes);
+    let records = split(bytes, framing, Position::default(), true).records;
+    let mut reader = Reader::default();
+    records
+        .into_iter()
+        .map(|record| {
+            let value: Option<Value> = serde_json::from_slice(&record.bytes).ok();
+            let mut read = reader.read(&record, value.as_ref());
+            if value.is_none() {
+                read.diagnostics.insert(
+                    0,
+                    Diagnostic::error(
+                        record.line,
+                        read.offset,
+                        "invalid-json",
+                        "the record is not JSON: shown as text, it changes nothing",
+                    ),
+                );
+            }
+            StoredEvent {
+                seq: record.seq,
+                line: record.line,
+                byte_start: record.byte_start,
+                byte_len: record.byte_len,
+                offset: read.offset,
+                kind: read.kind,
+                created_at: read.created_at,
+                summary: read.summary,
+                diagnostics: read.diagnostics,
+                raw: record.bytes,
+            }
+        })
+        .collect()
 }

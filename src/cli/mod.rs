@@ -99,6 +99,19 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Time import, folding and paging on a generated journal (speed targets live here).
+    Bench {
+        /// Events in the generated journal.
+        #[arg(long, default_value_t = 100_000)]
+        events: u64,
+        /// Directory for the generated journal and its database (default: a temporary one).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Follow a growing journal file or a remote stream, printing events as they land.
+    Tail(journalscope::tail::TailArgs),
     /// AgentsKit: every line's cursor verdict and the lineage tree.
     Turns {
         journal: String,
@@ -225,6 +238,7 @@ pub fn run(cli: Cli) -> Result<()> {
             }
             output::request(&mut out, &snapshot, json)?;
         }
+        Command::Tail(args) => journalscope::tail::run_cli(args, &mut out)?,
         Command::Diagnostics { journal, json } => {
             let journal = open(&journal, None)?;
             output::diagnostics(&mut out, &journal.diagnostics(), json)?;
@@ -257,6 +271,49 @@ pub fn run(cli: Cli) -> Result<()> {
                 Dialect::Iterate => bail!(
                     "`state` works on AG-UI and AgentsKit journals; for iterate use `project --at {at}`"
                 ),
+            }
+        }
+        Command::Bench { events, dir, json } => {
+            let dir = dir.unwrap_or_else(|| std::env::temp_dir().join("journalscope-bench"));
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            let report = journalscope::bench::run(&dir, events)?;
+            if json {
+                output::json(&mut out, &report)?;
+            } else {
+                writeln!(out, "events               {}", report.events)?;
+                writeln!(
+                    out,
+                    "journal size         {:.1} MiB",
+                    report.file_bytes as f64 / 1048576.0
+                )?;
+                writeln!(
+                    out,
+                    "database size        {:.1} MiB",
+                    report.database_bytes as f64 / 1048576.0
+                )?;
+                writeln!(
+                    out,
+                    "import               {:.0} ms ({:.0} events/s)",
+                    report.import_ms, report.import_events_per_second
+                )?;
+                writeln!(out, "reopen (unchanged)   {:.0} ms", report.reopen_ms)?;
+                writeln!(
+                    out,
+                    "projection at end    {:.1} ms",
+                    report.projection_at_end_ms
+                )?;
+                writeln!(
+                    out,
+                    "render last request  {:.1} ms",
+                    report.request_render_ms
+                )?;
+                writeln!(out, "event page (middle)  {:.1} ms", report.event_page_ms)?;
+                writeln!(
+                    out,
+                    "filtered event page  {:.1} ms",
+                    report.filtered_event_page_ms
+                )?;
             }
         }
         Command::Turns {

@@ -13,7 +13,8 @@ use journalscope::iterate::view::{ItemView, ProjectionView, RequestSummary};
 use journalscope::journal::Journal;
 
 pub fn json(out: &mut dyn Write, value: &impl Serialize) -> Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value)?;
+    // As an io::Error, a closed pipe stays recognisable to `main`, which treats it as success.
+    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::from)?;
     writeln!(out)?;
     Ok(())
 }
@@ -241,7 +242,11 @@ pub fn request(out: &mut dyn Write, snapshot: &RequestSnapshot, as_json: bool) -
                 format!("{} item @{}", item.lane, item.offset)
             } else {
                 // A downgrade lowers trust; other mappings only rename the role.
-                let arrow = if item.rule.is_downgrade() { "⇣" } else { "→" };
+                let arrow = if item.rule.is_downgrade() {
+                    "⇣"
+                } else {
+                    "→"
+                };
                 format!(
                     "{} item @{} · {} {arrow} {} by {}",
                     item.lane,

@@ -205,17 +205,27 @@ pub struct CompactionView {
 #[derive(Debug, Clone, Default)]
 pub struct IterateJournal {
     pub events: Vec<IterateEvent>,
+    checkpoints: Option<Checkpoints>,
     read_diagnostics: Vec<(Option<i64>, Diagnostic)>,
+    /// What parsing a payload found odd (an unknown role, no payload), by seq: the fold
+    /// ignores such items, so without these they would vanish silently.
+    parse_diagnostics: Vec<(u64, Diagnostic)>,
 }
 
 impl IterateJournal {
     pub fn from_stored(stored: &[StoredEvent]) -> IterateJournal {
         let mut events = Vec::with_capacity(stored.len());
         let mut read_diagnostics = Vec::new();
+        let mut parse_diagnostics = Vec::new();
         for record in stored {
-            let parsed = record
-                .json()
-                .and_then(|value| event::parse(record.seq, record.line, &value).0);
+            let parsed = record.json().and_then(|value| {
+                let (parsed, found) = event::parse(record.seq, record.line, &value);
+                for d in found {
+                    read_diagnostics.push((record.offset, d.clone()));
+                    parse_diagnostics.push((record.seq, d));
+                }
+                parsed
+            });
             for d in &record.diagnostics {
                 read_diagnostics.push((record.offset, d.clone()));
             }
@@ -223,14 +233,21 @@ impl IterateJournal {
                 events.push(event);
             }
         }
+        let checkpoints = Checkpoints::build(&events);
         IterateJournal {
             events,
             read_diagnostics,
+            parse_diagnostics,
+            checkpoints,
         }
     }
 
+    /// The fold of every event with offset `<= at`, in file order.
     pub fn projection_at(&self, at: i64) -> Projection {
-        fold_through(&self.events, at)
+        match &self.checkpoints {
+            Some(checkpoints) => checkpoints.projection_at(&self.events, at),
+            None => fold_through(&self.events, at),
+        }
     }
 
     pub fn projection_view(&self, at: i64) -> ProjectionView {
@@ -252,6 +269,26 @@ impl IterateJournal {
             .find(|e| e.offset == offset && matches!(e.kind, EventKind::RequestRequested { .. }))
     }
 
+    /// What the request saw: events at or before its offset that precede it in the file. An
+    /// event appended later with a lower (non-increasing) offset must not change a request
+    /// that was already sent, or a retry would render different bytes.
+    fn projection_for_request(&self, request: &IterateEvent) -> Projection {
+        // Where offsets increase, the events before the request in the file are exactly those
+        // at or below its offset, so the checkpointed fold gives the same projection.
+        if self.checkpoints.is_some() {
+            return self.projection_at(request.offset);
+        }
+        let mut projection = Projection::default();
+        for event in self
+            .events
+            .iter()
+            .filter(|e| e.seq <= request.seq && e.offset <= request.offset)
+        {
+            projection.apply(event);
+        }
+        projection
+    }
+
     /// The request snapshot at `request_offset`, folding only events at or before it.
     pub fn request(
         &self,
@@ -264,7 +301,7 @@ impl IterateJournal {
         let EventKind::RequestRequested { model } = &event.kind else {
             return Err(IterateError::NotARequest(request_offset));
         };
-        let projection = self.projection_at(request_offset);
+        let projection = self.projection_for_request(event);
         Ok(render::render(
             &projection,
             request_offset,
@@ -290,7 +327,10 @@ impl IterateJournal {
             .max();
         let before = previous_request.map(|p| self.projection_at(p).published_through);
         let earlier_through = before.flatten();
-        let projection = self.projection_at(request_offset);
+        let projection = match self.request_event(request_offset) {
+            Some(event) => self.projection_for_request(event),
+            None => self.projection_at(request_offset),
+        };
         let (mut newly_published, mut earlier_published) = (Vec::new(), Vec::new());
         for (_, item) in projection.items() {
             if item.is_published(earlier_through) {
@@ -423,7 +463,10 @@ impl IterateJournal {
     /// timeline.
     pub fn analyse(&self) -> Analysis {
         let mut projection = Projection::default();
-        let mut analysis = Analysis::default();
+        let mut analysis = Analysis {
+            diagnostics: self.parse_diagnostics.clone(),
+            marks: Vec::new(),
+        };
         for event in &self.events {
             let known = projection.diagnostics.len();
             projection.apply(event);
@@ -499,6 +542,7 @@ impl IterateJournal {
             }
         }
         analysis.marks.sort_by_key(|m| m.seq);
+        analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
         analysis
     }
 }
@@ -523,5 +567,59 @@ fn view_of(projection: &Projection, at: i64, diagnostics: Vec<Diagnostic>) -> Pr
             .map(|i| ItemView::of(i, through))
             .collect(),
         diagnostics,
+    }
+}
+
+/// Folded projections at intervals along a journal whose offsets increase, so that the
+/// projection at any offset is a checkpoint plus a short fold rather than a fold from the start.
+/// Where offsets increase, "every event with offset <= at" is exactly a prefix of the file; a
+/// journal where they do not gets no checkpoints and folds from the start.
+#[derive(Debug, Clone)]
+struct Checkpoints {
+    /// `(events folded, projection)`, in file order.
+    stops: Vec<(usize, Projection)>,
+}
+
+/// Events folded between two checkpoints at least; more when the projection is large, which
+/// keeps the memory of all checkpoints within a fixed multiple of the journal's own size.
+const CHECKPOINT_SPACING: usize = 2048;
+
+impl Checkpoints {
+    fn build(events: &[IterateEvent]) -> Option<Checkpoints> {
+        if events
+            .windows(2)
+            .any(|pair| pair[1].offset <= pair[0].offset)
+        {
+            return None;
+        }
+        let mut stops = Vec::new();
+        let mut projection = Projection::default();
+        let mut since = 0usize;
+        for (index, event) in events.iter().enumerate() {
+            projection.apply(event);
+            since += 1;
+            let size = projection.system.len()
+                + projection.history.len()
+                + projection.diagnostics.len()
+                + projection.requests.len() / 8;
+            if since >= CHECKPOINT_SPACING.max(size * 4) {
+                stops.push((index + 1, projection.clone()));
+                since = 0;
+            }
+        }
+        Some(Checkpoints { stops })
+    }
+
+    fn projection_at(&self, events: &[IterateEvent], at: i64) -> Projection {
+        let end = events.partition_point(|e| e.offset <= at);
+        let stop = self.stops.partition_point(|(folded, _)| *folded <= end);
+        let (start, mut projection) = match stop.checked_sub(1) {
+            Some(index) => (self.stops[index].0, self.stops[index].1.clone()),
+            None => (0, Projection::default()),
+        };
+        for event in &events[start..end] {
+            projection.apply(event);
+        }
+        projection
     }
 }

@@ -1,0 +1,206 @@
+//! The lineage of one session's turns: a forest where a submit is a root and a retry, edit or
+//! regenerate hangs under the turn its `parentTurnId` names. Ancestry that names an unknown
+//! turn or message, loops back on itself, or changes between snapshots of one turn is a
+//! warning; such a turn still appears, as a root when its parent cannot be placed.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::decoder::{Lineage, Operation, TurnBody};
+use super::Journal;
+use crate::diagnostic::Diagnostic;
+
+/// One turn in the lineage tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "AgentsKitLineageNode")]
+pub struct LineageNode {
+    pub turn_id: String,
+    pub operation: Operation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub parent_turn_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub source_message_id: Option<String>,
+    pub children: Vec<LineageNode>,
+    /// Offsets of this turn's snapshot lines in the session, whatever the cursor made of them,
+    /// so a view can jump from a turn to its snapshots.
+    #[ts(type = "Array<number>")]
+    pub snapshot_offsets: Vec<i64>,
+}
+
+/// The session's lineage forest and what was wrong with it, as `(seq, diagnostic)`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LineageTree {
+    pub roots: Vec<LineageNode>,
+    pub diagnostics: Vec<(u64, Diagnostic)>,
+}
+
+struct Turn {
+    id: String,
+    /// The first declared lineage and the line that declared it.
+    lineage: Option<(Lineage, usize)>,
+    snapshot_offsets: Vec<i64>,
+}
+
+pub fn lineage(journal: &Journal, session: &str) -> LineageTree {
+    let mut turns: Vec<Turn> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut messages: HashSet<&str> = HashSet::new();
+    let mut diagnostics = Vec::new();
+
+    for (at, line) in journal.lines.iter().enumerate() {
+        let Ok(event) = &line.decoded else { continue };
+        if event.session_id != session || matches!(event.body, TurnBody::Diagnostic(_)) {
+            continue;
+        }
+        let slot = *index.entry(event.turn_id.clone()).or_insert_with(|| {
+            turns.push(Turn {
+                id: event.turn_id.clone(),
+                lineage: None,
+                snapshot_offsets: Vec::new(),
+            });
+            turns.len() - 1
+        });
+        let TurnBody::Snapshot(snapshot) = &event.body else {
+            continue;
+        };
+        let turn = &mut turns[slot];
+        turn.snapshot_offsets.push(line.offset);
+        messages.extend(snapshot.messages.iter().map(|m| m.id.as_str()));
+        match (&turn.lineage, &snapshot.lineage) {
+            (None, Some(declared)) => turn.lineage = Some((declared.clone(), at)),
+            (Some((first, _)), Some(declared)) if first != declared => {
+                diagnostics.push((
+                    line.seq,
+                    Diagnostic::warning(
+                        line.line,
+                        Some(line.offset),
+                        "lineage-conflict",
+                        format!(
+                            "turn {} declares {} here but {} before; the first declaration is kept",
+                            turn.id,
+                            describe(declared),
+                            describe(first)
+                        ),
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    // Where each turn hangs, once unknown parents and cycles are cut away.
+    let mut parent: Vec<Option<usize>> = vec![None; turns.len()];
+    for (slot, turn) in turns.iter().enumerate() {
+        let Some((declared, at)) = &turn.lineage else {
+            continue;
+        };
+        let line = &journal.lines[*at];
+        let warn = |code: &str, message: String| {
+            (
+                line.seq,
+                Diagnostic::warning(line.line, Some(line.offset), code, message),
+            )
+        };
+        if let Some(source) = &declared.source_message_id {
+            if !messages.contains(source.as_str()) {
+                diagnostics.push(warn(
+                    "lineage-unknown-message",
+                    format!(
+                        "turn {} ({}) names source message {source}, which no snapshot of session {session} holds",
+                        turn.id,
+                        declared.operation.as_str()
+                    ),
+                ));
+            }
+        }
+        let Some(parent_id) = &declared.parent_turn_id else {
+            continue;
+        };
+        match index.get(parent_id) {
+            None => diagnostics.push(warn(
+                "lineage-unknown-turn",
+                format!(
+                    "turn {} ({}) names parent turn {parent_id}, which session {session} does not have; shown as a root",
+                    turn.id,
+                    declared.operation.as_str()
+                ),
+            )),
+            Some(&p) if leads_to(&parent, p, slot) => diagnostics.push(warn(
+                "lineage-cycle",
+                if p == slot {
+                    format!(
+                        "turn {} ({}) names itself as its parent; shown as a root",
+                        turn.id,
+                        declared.operation.as_str()
+                    )
+                } else {
+                    format!(
+                        "turn {} ({}) names parent turn {parent_id}, which descends from it; shown as a root",
+                        turn.id,
+                        declared.operation.as_str()
+                    )
+                },
+            )),
+            Some(&p) => parent[slot] = Some(p),
+        }
+    }
+
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); turns.len()];
+    let mut roots = Vec::new();
+    for (slot, p) in parent.iter().enumerate() {
+        match p {
+            Some(p) => children[*p].push(slot),
+            None => roots.push(slot),
+        }
+    }
+    let roots = roots
+        .into_iter()
+        .map(|slot| node(slot, &turns, &children))
+        .collect();
+    diagnostics.sort_by_key(|(seq, _)| *seq);
+    LineageTree { roots, diagnostics }
+}
+
+/// Whether following parents from `from` reaches `target`; parents placed so far never form a
+/// cycle, so the walk ends.
+fn leads_to(parent: &[Option<usize>], from: usize, target: usize) -> bool {
+    let mut at = Some(from);
+    while let Some(slot) = at {
+        if slot == target {
+            return true;
+        }
+        at = parent[slot];
+    }
+    false
+}
+
+fn node(slot: usize, turns: &[Turn], children: &[Vec<usize>]) -> LineageNode {
+    let turn = &turns[slot];
+    // A turn that never declared lineage predates ADR-0010's field: a plain submit.
+    let declared = turn.lineage.as_ref().map(|(l, _)| l);
+    LineageNode {
+        turn_id: turn.id.clone(),
+        operation: declared.map_or(Operation::Submit, |l| l.operation),
+        parent_turn_id: declared.and_then(|l| l.parent_turn_id.clone()),
+        source_message_id: declared.and_then(|l| l.source_message_id.clone()),
+        children: children[slot]
+            .iter()
+            .map(|&child| node(child, turns, children))
+            .collect(),
+        snapshot_offsets: turn.snapshot_offsets.clone(),
+    }
+}
+
+fn describe(lineage: &Lineage) -> String {
+    match (&lineage.parent_turn_id, &lineage.source_message_id) {
+        (Some(parent), Some(source)) => {
+            format!("{} of {parent} from {source}", lineage.operation.as_str())
+        }
+        _ => lineage.operation.as_str().to_string(),
+    }
+}

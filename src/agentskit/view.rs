@@ -1,0 +1,272 @@
+//! What the CLI and the desktop show of an AgentsKit journal: the per-line verdicts with the
+//! lineage tree (`turns`), and the snapshot a cursor holds after a given line (`state_at`),
+//! each as serialisable data and as plain text.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::cursor::{Cursor, Verdict};
+use super::decoder::{Lineage, Message, TurnBody, TurnDiagnostic, TurnStatus, Usage};
+use super::lineage::{lineage, LineageNode};
+use super::Journal;
+use crate::store::StoredEvent;
+
+/// The CLI's `turns` answer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, TS)]
+#[ts(export, rename = "AgentsKitTurnsReport")]
+pub struct TurnsReport {
+    /// The session the cursor followed; `None` when the journal holds no valid snapshot and
+    /// none was asked for.
+    pub session: Option<String>,
+    /// Every session a valid envelope names, in order of first appearance.
+    pub sessions: Vec<String>,
+    pub lines: Vec<LineReport>,
+    pub lineage: Vec<LineageNode>,
+}
+
+/// The cursor's verdict on one line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export, rename = "AgentsKitLineReport")]
+pub struct LineReport {
+    #[ts(type = "number")]
+    pub offset: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub sequence: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub event: Option<String>,
+    pub verdict: Verdict,
+    /// The protocol's decode error code, for a malformed line only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub code: Option<String>,
+}
+
+pub fn turns(events: &[StoredEvent], session: Option<&str>) -> TurnsReport {
+    let journal = Journal::decode(events);
+    let session = session
+        .map(str::to_string)
+        .or_else(|| journal.default_session());
+    let verdicts = journal.verdicts(session.as_deref());
+    let lines = journal
+        .lines
+        .iter()
+        .zip(verdicts)
+        .map(|(line, verdict)| LineReport {
+            offset: line.offset,
+            sequence: line
+                .decoded
+                .as_ref()
+                .map(|e| e.sequence)
+                .ok()
+                .or(line.sequence),
+            event: line.event.clone(),
+            verdict,
+            code: line
+                .decoded
+                .as_ref()
+                .err()
+                .map(|e| e.code.as_str().to_string()),
+        })
+        .collect();
+    let lineage = session
+        .as_deref()
+        .map(|s| lineage(&journal, s).roots)
+        .unwrap_or_default();
+    TurnsReport {
+        session,
+        sessions: journal.sessions(),
+        lines,
+        lineage,
+    }
+}
+
+pub fn render_turns_text(report: &TurnsReport) -> String {
+    let mut out = String::new();
+    let session = report.session.as_deref().unwrap_or("(none)");
+    let _ = writeln!(
+        out,
+        "session {session} (sessions: {})",
+        if report.sessions.is_empty() {
+            "none".to_string()
+        } else {
+            report.sessions.join(", ")
+        }
+    );
+    for line in &report.lines {
+        let sequence = line
+            .sequence
+            .map_or_else(|| "-".to_string(), |s| format!("#{s}"));
+        let mut text = format!(
+            "@{:<4} {:<16} {:<6} {}",
+            line.offset,
+            line.verdict.as_str(),
+            sequence,
+            line.event.as_deref().unwrap_or("-")
+        );
+        if let Some(code) = &line.code {
+            text.push(' ');
+            text.push_str(code);
+        }
+        let _ = writeln!(out, "{}", text.trim_end());
+    }
+    out.push_str("lineage:\n");
+    if report.lineage.is_empty() {
+        out.push_str("  (no turns)\n");
+    }
+    for root in &report.lineage {
+        render_node(&mut out, root, 1);
+    }
+    out
+}
+
+fn render_node(out: &mut String, node: &LineageNode, depth: usize) {
+    let mut text = format!(
+        "{}{} {}",
+        "  ".repeat(depth),
+        node.turn_id,
+        node.operation.as_str()
+    );
+    if let Some(parent) = &node.parent_turn_id {
+        let _ = write!(text, " of {parent}");
+    }
+    if let Some(source) = &node.source_message_id {
+        let _ = write!(text, " from {source}");
+    }
+    if !node.snapshot_offsets.is_empty() {
+        let offsets: Vec<String> = node
+            .snapshot_offsets
+            .iter()
+            .map(|o| format!("@{o}"))
+            .collect();
+        let _ = write!(text, "  snapshots {}", offsets.join(" "));
+    }
+    let _ = writeln!(out, "{text}");
+    for child in &node.children {
+        render_node(out, child, depth + 1);
+    }
+}
+
+/// The CLI's `state --at N` answer: the snapshot the cursor holds after lines `1..=at`, all
+/// nulls while it holds none.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "AgentsKitSnapshotAt")]
+pub struct SnapshotAt {
+    #[ts(type = "number")]
+    pub at: i64,
+    pub session: Option<String>,
+    #[ts(type = "number | null")]
+    pub sequence: Option<u64>,
+    pub status: Option<TurnStatus>,
+    pub messages: Option<Vec<Message>>,
+    pub usage: Option<Usage>,
+    pub lineage: Option<Lineage>,
+    /// The turn the held snapshot belongs to.
+    pub turn_id: Option<String>,
+    /// The line the held snapshot was accepted at.
+    #[ts(type = "number | null")]
+    pub offset: Option<i64>,
+    /// The snapshot's own `error`, when the turn failed.
+    pub error: Option<TurnDiagnostic>,
+}
+
+pub fn state_at(events: &[StoredEvent], at: i64, session: Option<&str>) -> SnapshotAt {
+    let journal = Journal::decode(events);
+    let session = session
+        .map(str::to_string)
+        .or_else(|| journal.default_session());
+    let mut cursor = Cursor::new(session.as_deref());
+    let mut offset = None;
+    for line in journal.lines.iter().filter(|l| l.offset <= at) {
+        if cursor.apply(&line.decoded) == Verdict::Accepted {
+            offset = Some(line.offset);
+        }
+    }
+    let held = cursor.current().and_then(|event| match &event.body {
+        TurnBody::Snapshot(snapshot) => Some((event, snapshot)),
+        _ => None,
+    });
+    SnapshotAt {
+        at,
+        session,
+        sequence: held.map(|(e, _)| e.sequence),
+        status: held.map(|(_, s)| s.status),
+        messages: held.map(|(_, s)| s.messages.clone()),
+        usage: held.map(|(_, s)| s.usage),
+        lineage: held.and_then(|(_, s)| s.lineage.clone()),
+        turn_id: held.map(|(e, _)| e.turn_id.clone()),
+        offset,
+        error: held.and_then(|(_, s)| s.error.clone()),
+    }
+}
+
+pub fn render_state_text(state: &SnapshotAt) -> String {
+    let mut out = String::new();
+    let session = state.session.as_deref().unwrap_or("(none)");
+    let (Some(sequence), Some(status)) = (state.sequence, state.status) else {
+        let _ = writeln!(
+            out,
+            "@{} session {session}: no snapshot accepted yet",
+            state.at
+        );
+        return out;
+    };
+    let _ = writeln!(
+        out,
+        "@{} session {session} sequence {sequence} turn {} status {} (accepted at @{})",
+        state.at,
+        state.turn_id.as_deref().unwrap_or("-"),
+        status.as_str(),
+        state
+            .offset
+            .map_or_else(|| "-".to_string(), |o| o.to_string())
+    );
+    if let Some(usage) = &state.usage {
+        let _ = writeln!(
+            out,
+            "usage: prompt {} completion {} total {}",
+            usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
+        );
+    }
+    match &state.lineage {
+        Some(Lineage {
+            operation,
+            parent_turn_id: Some(parent),
+            source_message_id: Some(source),
+        }) => {
+            let _ = writeln!(
+                out,
+                "lineage: {} of {parent} from {source}",
+                operation.as_str()
+            );
+        }
+        Some(l) => {
+            let _ = writeln!(out, "lineage: {}", l.operation.as_str());
+        }
+        None => {}
+    }
+    if let Some(error) = &state.error {
+        let _ = writeln!(out, "error: {} {}", error.code, error.message);
+    }
+    let messages = state.messages.as_deref().unwrap_or_default();
+    let _ = writeln!(out, "messages ({}):", messages.len());
+    for m in messages {
+        let _ = writeln!(
+            out,
+            "  [{}] {} {}: {}",
+            m.id,
+            m.role.as_str(),
+            m.status.as_str(),
+            // Continuation lines stay inside the message's block.
+            m.content.replace('\n', "\n      ")
+        );
+        for call in m.tool_calls.iter().flatten() {
+            let _ = writeln!(out, "    tool {} {}({})", call.id, call.name, call.args);
+        }
+    }
+    out
+}

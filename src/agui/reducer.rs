@@ -1,0 +1,1032 @@
+//! The AG-UI fold: one thread's state and messages, built event by event as the official
+//! TypeScript client (`@ag-ui/client`) builds them, with the reconciliation rules of
+//! interpretation.md §2 and ordering checks reported as diagnostics. Pure: `apply` does no I/O
+//! and cannot fail; every problem becomes a diagnostic at the event's offset.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use ts_rs::TS;
+
+use crate::diagnostic::Diagnostic;
+
+use super::reader::type_name;
+
+/// Where a run stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export, rename = "AgUiRunStatus")]
+pub enum RunStatus {
+    /// No run has started yet.
+    Idle,
+    Running,
+    Finished,
+    /// Finished with an `interrupt` outcome: the run waits for the user.
+    Interrupted,
+    /// Ended by `RUN_ERROR`, or stopped by a malformed patch.
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "AgUiRun")]
+pub struct Run {
+    pub thread_id: Option<String>,
+    pub run_id: Option<String>,
+    pub status: RunStatus,
+}
+
+/// What a `MESSAGES_SNAPSHOT` did to one message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export, rename = "AgUiMessageFate")]
+pub enum MessageFate {
+    /// Held and in the snapshot: replaced by the snapshot's copy, keeping its position.
+    Replaced,
+    /// New in the snapshot: appended in snapshot order.
+    Appended,
+    /// Held but absent from the snapshot: the producer declared it gone.
+    Dropped,
+    /// Held, absent, and client-only (activity, or reasoning the snapshot does not track).
+    KeptClientOnly,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "AgUiMessageReconciliation")]
+pub struct MessageReconciliation {
+    pub message_id: String,
+    pub role: String,
+    pub fate: MessageFate,
+}
+
+/// Where an event sits in the journal, for the diagnostics it raises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct At {
+    pub seq: u64,
+    pub line: u64,
+    pub offset: i64,
+}
+
+/// What applying one journal event did, beyond changing the thread.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepReport {
+    pub diagnostics: Vec<Diagnostic>,
+    /// `(kind, note)` pairs for the event list and timeline.
+    pub marks: Vec<(String, String)>,
+    /// Why a state patch did not apply (failed or malformed).
+    pub patch_failure: Option<String>,
+    pub reconciliation: Vec<MessageReconciliation>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ChunkMode {
+    Text(String),
+    Tool(String),
+    Reasoning(String),
+}
+
+/// One thread as a consumer holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Thread {
+    pub state: Value,
+    pub messages: Vec<Value>,
+    pub run: Run,
+    /// Steps started and not yet finished in the current run.
+    pub steps: Vec<String>,
+    open_messages: BTreeSet<String>,
+    open_tool_calls: BTreeSet<String>,
+    chunk: Option<ChunkMode>,
+    seen_event: bool,
+    runs_started: u64,
+    /// The current run was stopped by a malformed patch rather than by the producer.
+    halted_by_patch: bool,
+}
+
+impl Default for Thread {
+    fn default() -> Self {
+        Thread {
+            // The official client starts an agent with `{}` as its state.
+            state: json!({}),
+            messages: Vec::new(),
+            run: Run {
+                thread_id: None,
+                run_id: None,
+                status: RunStatus::Idle,
+            },
+            steps: Vec::new(),
+            open_messages: BTreeSet::new(),
+            open_tool_calls: BTreeSet::new(),
+            chunk: None,
+            seen_event: false,
+            runs_started: 0,
+            halted_by_patch: false,
+        }
+    }
+}
+
+fn str_field<'a>(event: &'a Value, field: &str) -> Option<&'a str> {
+    event.get(field).and_then(Value::as_str)
+}
+
+fn id_of(message: &Value) -> Option<&str> {
+    str_field(message, "id")
+}
+
+fn role_of(message: &Value) -> &str {
+    str_field(message, "role").unwrap_or("")
+}
+
+const PATCH_OPS: &[&str] = &["add", "remove", "replace", "move", "copy", "test"];
+
+/// Why a patch is not even a patch: not an array of operation objects with a valid `op` and
+/// a `path` that is a JSON Pointer. Such a patch stops a consumer.
+fn malformed(patch: &Value) -> Option<String> {
+    let Some(ops) = patch.as_array() else {
+        return Some(format!("the patch is {}, not an array", type_name(patch)));
+    };
+    for (index, op) in ops.iter().enumerate() {
+        let Some(object) = op.as_object() else {
+            return Some(format!(
+                "operation {index} is {}, not an object",
+                type_name(op)
+            ));
+        };
+        match object.get("op").and_then(Value::as_str) {
+            Some(name) if PATCH_OPS.contains(&name) => {}
+            Some(name) => return Some(format!("operation {index} has unknown op {name:?}")),
+            None => return Some(format!("operation {index} has no string `op`")),
+        }
+        match object.get("path").and_then(Value::as_str) {
+            Some(path) if path.is_empty() || path.starts_with('/') => {}
+            Some(path) => {
+                return Some(format!(
+                    "operation {index} has path {path:?}, not a JSON Pointer"
+                ))
+            }
+            None => return Some(format!("operation {index} has no string `path`")),
+        }
+    }
+    None
+}
+
+/// Applies an RFC 6902 patch atomically: the document is only replaced when every operation
+/// applies. The error names the operation index and its path.
+pub fn apply_patch(doc: &Value, patch: &Value) -> Result<Value, String> {
+    let ops = patch.as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let mut parsed = Vec::with_capacity(ops.len());
+    for (index, op) in ops.iter().enumerate() {
+        match serde_json::from_value::<json_patch::PatchOperation>(op.clone()) {
+            Ok(op) => parsed.push(op),
+            Err(error) => {
+                let path = op.get("path").and_then(Value::as_str).unwrap_or("");
+                return Err(format!("operation {index} at {path:?}: {error}"));
+            }
+        }
+    }
+    let mut next = doc.clone();
+    // The work happens on a copy, so the unsafe (non-reverting) variant is atomic here and
+    // cannot hit the crate's panic on a failed revert.
+    match json_patch::patch_unsafe(&mut next, &parsed) {
+        Ok(()) => Ok(next),
+        Err(error) => Err(format!(
+            "operation {} at {:?}: {}",
+            error.operation,
+            error.path.as_str(),
+            error.kind
+        )),
+    }
+}
+
+fn merge_metadata(message: &mut Value, event: &Value) {
+    let Some(Value::Object(extra)) = event.get("metadata") else {
+        return;
+    };
+    let Some(object) = message.as_object_mut() else {
+        return;
+    };
+    let slot = object
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    if let Some(map) = slot.as_object_mut() {
+        for (key, value) in extra {
+            map.insert(key.clone(), value.clone());
+        }
+    }
+}
+
+impl Thread {
+    /// Applies one journal event. `value` is `None` for a record that is not JSON.
+    pub fn apply(&mut self, at: At, value: Option<&Value>) -> StepReport {
+        let mut report = StepReport::default();
+        let Some(event) = value.filter(|v| v.is_object()) else {
+            return report;
+        };
+        let Some(kind) = str_field(event, "type") else {
+            return report;
+        };
+        if !super::reader::is_known_type(kind) {
+            return report;
+        }
+        self.check_order(at, kind, &mut report);
+        for expanded in self.expand(at, event, kind, &mut report) {
+            self.dispatch(at, &expanded, &mut report);
+        }
+        report
+    }
+
+    fn warn(report: &mut StepReport, at: At, code: &str, message: impl Into<String>) {
+        report
+            .diagnostics
+            .push(Diagnostic::warning(at.line, Some(at.offset), code, message));
+    }
+
+    fn error(report: &mut StepReport, at: At, code: &str, message: impl Into<String>) {
+        report
+            .diagnostics
+            .push(Diagnostic::error(at.line, Some(at.offset), code, message));
+    }
+
+    fn check_order(&mut self, at: At, kind: &str, report: &mut StepReport) {
+        let first = !self.seen_event;
+        self.seen_event = true;
+        if kind == "RUN_STARTED" {
+            return;
+        }
+        if first {
+            Self::warn(
+                report,
+                at,
+                "first-event-not-run-started",
+                format!("the stream opens with {kind}, not RUN_STARTED"),
+            );
+        } else if !self.halted_by_patch
+            && matches!(
+                self.run.status,
+                RunStatus::Finished | RunStatus::Interrupted | RunStatus::Error
+            )
+        {
+            Self::warn(
+                report,
+                at,
+                "event-after-run-end",
+                format!(
+                    "{kind} after the run ended ({}) and before a new RUN_STARTED",
+                    status_word(self.run.status)
+                ),
+            );
+        }
+    }
+
+    /// Turns `*_CHUNK` events into start/content/end events as the client's chunk transform
+    /// does: a chunk opens its message or tool call when none is open with that id, and any
+    /// other event first closes what a chunk left open.
+    fn expand(&mut self, at: At, event: &Value, kind: &str, report: &mut StepReport) -> Vec<Value> {
+        let mut out = Vec::new();
+        match kind {
+            "TEXT_MESSAGE_CHUNK" | "REASONING_MESSAGE_CHUNK" => {
+                let text = kind == "TEXT_MESSAGE_CHUNK";
+                let id = str_field(event, "messageId").filter(|id| !id.is_empty());
+                let current = match &self.chunk {
+                    Some(ChunkMode::Text(open)) if text => Some(open.clone()),
+                    Some(ChunkMode::Reasoning(open)) if !text => Some(open.clone()),
+                    _ => None,
+                };
+                let continues =
+                    current.is_some() && id.is_none_or(|id| Some(id) == current.as_deref());
+                let message_id = if continues {
+                    current.unwrap_or_default()
+                } else {
+                    out.extend(self.close_chunk());
+                    let Some(id) = id else {
+                        Self::error(
+                            report,
+                            at,
+                            "chunk-without-id",
+                            format!("the first {kind} of a message needs a messageId: a consumer stops here"),
+                        );
+                        return out;
+                    };
+                    if text {
+                        let mut start = json!({
+                            "type": "TEXT_MESSAGE_START",
+                            "messageId": id,
+                            "role": str_field(event, "role").unwrap_or("assistant"),
+                        });
+                        if let (Some(name), Some(map)) = (event.get("name"), start.as_object_mut())
+                        {
+                            map.insert("name".into(), name.clone());
+                        }
+                        out.push(start);
+                        self.chunk = Some(ChunkMode::Text(id.to_string()));
+                    } else {
+                        out.push(json!({"type": "REASONING_MESSAGE_START", "messageId": id}));
+                        self.chunk = Some(ChunkMode::Reasoning(id.to_string()));
+                    }
+                    id.to_string()
+                };
+                if let Some(delta) = event.get("delta").filter(|d| !d.is_null()) {
+                    let content = if text {
+                        "TEXT_MESSAGE_CONTENT"
+                    } else {
+                        "REASONING_MESSAGE_CONTENT"
+                    };
+                    out.push(json!({"type": content, "messageId": message_id, "delta": delta}));
+                }
+            }
+            "TOOL_CALL_CHUNK" => {
+                let id = str_field(event, "toolCallId").filter(|id| !id.is_empty());
+                let current = match &self.chunk {
+                    Some(ChunkMode::Tool(open)) => Some(open.clone()),
+                    _ => None,
+                };
+                let continues =
+                    current.is_some() && id.is_none_or(|id| Some(id) == current.as_deref());
+                let tool_call_id = if continues {
+                    current.unwrap_or_default()
+                } else {
+                    out.extend(self.close_chunk());
+                    let (Some(id), Some(name)) = (id, str_field(event, "toolCallName")) else {
+                        Self::error(
+                            report,
+                            at,
+                            "chunk-without-id",
+                            "the first TOOL_CALL_CHUNK of a call needs toolCallId and toolCallName: a consumer stops here",
+                        );
+                        return out;
+                    };
+                    let mut start =
+                        json!({"type": "TOOL_CALL_START", "toolCallId": id, "toolCallName": name});
+                    if let (Some(parent), Some(map)) =
+                        (event.get("parentMessageId"), start.as_object_mut())
+                    {
+                        map.insert("parentMessageId".into(), parent.clone());
+                    }
+                    out.push(start);
+                    self.chunk = Some(ChunkMode::Tool(id.to_string()));
+                    id.to_string()
+                };
+                if let Some(delta) = event.get("delta").filter(|d| !d.is_null()) {
+                    out.push(json!({"type": "TOOL_CALL_ARGS", "toolCallId": tool_call_id, "delta": delta}));
+                }
+            }
+            // These pass through the client's transform without closing a chunked message.
+            "RAW" | "ACTIVITY_SNAPSHOT" | "ACTIVITY_DELTA" | "REASONING_ENCRYPTED_VALUE" => {
+                out.push(event.clone());
+            }
+            _ => {
+                out.extend(self.close_chunk());
+                out.push(event.clone());
+            }
+        }
+        out
+    }
+
+    fn close_chunk(&mut self) -> Option<Value> {
+        match self.chunk.take()? {
+            ChunkMode::Text(id) => Some(json!({"type": "TEXT_MESSAGE_END", "messageId": id})),
+            ChunkMode::Tool(id) => Some(json!({"type": "TOOL_CALL_END", "toolCallId": id})),
+            ChunkMode::Reasoning(id) => {
+                Some(json!({"type": "REASONING_MESSAGE_END", "messageId": id}))
+            }
+        }
+    }
+
+    fn find_message(&mut self, id: &str) -> Option<&mut Value> {
+        self.messages.iter_mut().find(|m| id_of(m) == Some(id))
+    }
+
+    fn tool_call_owner(&self, tool_call_id: &str) -> Option<usize> {
+        self.messages.iter().position(|m| {
+            m.get("toolCalls")
+                .and_then(Value::as_array)
+                .is_some_and(|calls| calls.iter().any(|c| id_of(c) == Some(tool_call_id)))
+        })
+    }
+
+    fn tool_call_mut(&mut self, tool_call_id: &str) -> Option<&mut Value> {
+        let owner = self.tool_call_owner(tool_call_id)?;
+        self.messages[owner]
+            .get_mut("toolCalls")
+            .and_then(Value::as_array_mut)?
+            .iter_mut()
+            .find(|c| id_of(c) == Some(tool_call_id))
+    }
+
+    fn dispatch(&mut self, at: At, event: &Value, report: &mut StepReport) {
+        let kind = str_field(event, "type").unwrap_or("");
+        match kind {
+            "RUN_STARTED" => self.run_started(at, event, report),
+            "RUN_FINISHED" => {
+                self.check_open(at, report);
+                let interrupted =
+                    event.get("outcome").and_then(|o| str_field(o, "type")) == Some("interrupt");
+                self.run.status = if interrupted {
+                    RunStatus::Interrupted
+                } else {
+                    RunStatus::Finished
+                };
+                self.steps.clear();
+                let run_id = str_field(event, "runId").unwrap_or("");
+                let note = if interrupted {
+                    format!("run {run_id} interrupted")
+                } else {
+                    format!("run {run_id} finished")
+                };
+                report.marks.push(("run-end".into(), note));
+            }
+            "RUN_ERROR" => {
+                self.run.status = RunStatus::Error;
+                self.open_messages.clear();
+                self.open_tool_calls.clear();
+                self.steps.clear();
+                let message = str_field(event, "message").unwrap_or("");
+                report.marks.push(("run-error".into(), short(message)));
+            }
+            "STEP_STARTED" => {
+                if let Some(name) = str_field(event, "stepName") {
+                    self.steps.push(name.to_string());
+                }
+            }
+            "STEP_FINISHED" => {
+                if let Some(name) = str_field(event, "stepName") {
+                    match self.steps.iter().rposition(|s| s == name) {
+                        Some(index) => {
+                            self.steps.remove(index);
+                        }
+                        None => Self::warn(
+                            report,
+                            at,
+                            "step-not-started",
+                            format!("step {name:?} finishes but never started"),
+                        ),
+                    }
+                }
+            }
+            "TEXT_MESSAGE_START" | "REASONING_MESSAGE_START" => {
+                let Some(id) = str_field(event, "messageId") else {
+                    return;
+                };
+                if self.find_message(id).is_none() {
+                    let mut message = if kind == "TEXT_MESSAGE_START" {
+                        let mut m = json!({
+                            "id": id,
+                            "role": str_field(event, "role").unwrap_or("assistant"),
+                            "content": "",
+                        });
+                        if let (Some(name), Some(map)) = (event.get("name"), m.as_object_mut()) {
+                            map.insert("name".into(), name.clone());
+                        }
+                        m
+                    } else {
+                        json!({"id": id, "role": "reasoning", "content": ""})
+                    };
+                    merge_metadata(&mut message, event);
+                    self.messages.push(message);
+                } else if let Some(message) = self.find_message(id) {
+                    merge_metadata(message, event);
+                }
+                self.open_messages.insert(id.to_string());
+            }
+            "TEXT_MESSAGE_CONTENT" | "REASONING_MESSAGE_CONTENT" => {
+                let (Some(id), Some(delta)) =
+                    (str_field(event, "messageId"), str_field(event, "delta"))
+                else {
+                    return;
+                };
+                match self.find_message(id) {
+                    Some(message) => {
+                        let existing = str_field(message, "content").unwrap_or("").to_string();
+                        if let Some(map) = message.as_object_mut() {
+                            map.insert("content".into(), Value::String(existing + delta));
+                        }
+                        merge_metadata(message, event);
+                    }
+                    None => Self::warn(
+                        report,
+                        at,
+                        "message-not-started",
+                        format!("{kind} for message {id:?}, which was never started: ignored"),
+                    ),
+                }
+            }
+            "TEXT_MESSAGE_END" | "REASONING_MESSAGE_END" => {
+                let Some(id) = str_field(event, "messageId") else {
+                    return;
+                };
+                match self.find_message(id) {
+                    Some(message) => merge_metadata(message, event),
+                    None => Self::warn(
+                        report,
+                        at,
+                        "message-not-started",
+                        format!("{kind} for message {id:?}, which was never started"),
+                    ),
+                }
+                self.open_messages.remove(id);
+            }
+            "TOOL_CALL_START" => self.tool_call_start(event),
+            "TOOL_CALL_ARGS" => {
+                let (Some(id), Some(delta)) =
+                    (str_field(event, "toolCallId"), str_field(event, "delta"))
+                else {
+                    return;
+                };
+                match self.tool_call_mut(id) {
+                    Some(call) => {
+                        let existing = call
+                            .get("function")
+                            .and_then(|f| str_field(f, "arguments"))
+                            .unwrap_or("")
+                            .to_string();
+                        if let Some(function) =
+                            call.get_mut("function").and_then(Value::as_object_mut)
+                        {
+                            function.insert("arguments".into(), Value::String(existing + delta));
+                        }
+                    }
+                    None => Self::warn(
+                        report,
+                        at,
+                        "tool-call-not-started",
+                        format!(
+                            "TOOL_CALL_ARGS for tool call {id:?}, which was never started: ignored"
+                        ),
+                    ),
+                }
+            }
+            "TOOL_CALL_END" => {
+                let Some(id) = str_field(event, "toolCallId") else {
+                    return;
+                };
+                if self.tool_call_owner(id).is_none() {
+                    Self::warn(
+                        report,
+                        at,
+                        "tool-call-not-started",
+                        format!("TOOL_CALL_END for tool call {id:?}, which was never started"),
+                    );
+                }
+                self.open_tool_calls.remove(id);
+            }
+            "TOOL_CALL_RESULT" => self.tool_call_result(at, event, report),
+            "STATE_SNAPSHOT" => {
+                if let Some(snapshot) = event.get("snapshot") {
+                    self.state = snapshot.clone();
+                    report.marks.push((
+                        "state-snapshot".into(),
+                        format!("state replaced: {}", shape(snapshot)),
+                    ));
+                }
+            }
+            "STATE_DELTA" => self.state_delta(at, event, report),
+            "MESSAGES_SNAPSHOT" => self.messages_snapshot(at, event, report),
+            "ACTIVITY_SNAPSHOT" => self.activity_snapshot(event),
+            "ACTIVITY_DELTA" => self.activity_delta(at, event, report),
+            "REASONING_ENCRYPTED_VALUE" => self.encrypted_value(event),
+            _ => {}
+        }
+    }
+
+    fn run_started(&mut self, at: At, event: &Value, report: &mut StepReport) {
+        if self.run.status == RunStatus::Running {
+            self.check_open(at, report);
+            Self::warn(
+                report,
+                at,
+                "run-not-finished",
+                format!(
+                    "RUN_STARTED while run {:?} is still running",
+                    self.run.run_id.as_deref().unwrap_or("")
+                ),
+            );
+        }
+        self.open_messages.clear();
+        self.open_tool_calls.clear();
+        self.steps.clear();
+        self.run = Run {
+            thread_id: str_field(event, "threadId").map(str::to_string),
+            run_id: str_field(event, "runId").map(str::to_string),
+            status: RunStatus::Running,
+        };
+        self.runs_started += 1;
+        self.halted_by_patch = false;
+        let input = event.get("input");
+        if let Some(baseline) = input.and_then(|i| i.get("state")) {
+            if self.runs_started > 1 && *baseline != self.state {
+                Self::warn(
+                    report,
+                    at,
+                    "baseline-differs",
+                    "the run's input.state differs from the state carried over from the previous run: the input wins",
+                );
+            }
+            self.state = baseline.clone();
+        }
+        if let Some(messages) = input
+            .and_then(|i| i.get("messages"))
+            .and_then(Value::as_array)
+        {
+            for message in messages {
+                let seen = id_of(message)
+                    .is_some_and(|id| self.messages.iter().any(|m| id_of(m) == Some(id)));
+                if !seen {
+                    self.messages.push(message.clone());
+                }
+            }
+        }
+        report.marks.push((
+            "run-start".into(),
+            format!("run {}", self.run.run_id.as_deref().unwrap_or("")),
+        ));
+    }
+
+    fn check_open(&mut self, at: At, report: &mut StepReport) {
+        if !self.open_messages.is_empty() {
+            let ids: Vec<&str> = self.open_messages.iter().map(String::as_str).collect();
+            Self::warn(
+                report,
+                at,
+                "run-ends-with-open-messages",
+                format!(
+                    "the run ends while messages are still open: {}",
+                    ids.join(", ")
+                ),
+            );
+        }
+        if !self.open_tool_calls.is_empty() {
+            let ids: Vec<&str> = self.open_tool_calls.iter().map(String::as_str).collect();
+            Self::warn(
+                report,
+                at,
+                "run-ends-with-open-tool-calls",
+                format!(
+                    "the run ends while tool calls are still open: {}",
+                    ids.join(", ")
+                ),
+            );
+        }
+        self.open_messages.clear();
+        self.open_tool_calls.clear();
+    }
+
+    fn tool_call_start(&mut self, event: &Value) {
+        let (Some(id), Some(name)) = (
+            str_field(event, "toolCallId"),
+            str_field(event, "toolCallName"),
+        ) else {
+            return;
+        };
+        self.open_tool_calls.insert(id.to_string());
+        // A start for a tool call the thread already holds only renames it.
+        if let Some(call) = self.tool_call_mut(id) {
+            if let Some(function) = call.get_mut("function").and_then(Value::as_object_mut) {
+                function.insert("name".into(), Value::String(name.to_string()));
+            }
+            return;
+        }
+        let parent = str_field(event, "parentMessageId").filter(|p| !p.is_empty());
+        let existing = parent.and_then(|p| self.messages.iter().position(|m| id_of(m) == Some(p)));
+        let index = match (parent, existing) {
+            (Some(_), Some(index)) if role_of(&self.messages[index]) == "assistant" => index,
+            // A parent id taken by a non-assistant message falls back to the tool call id.
+            (Some(_), Some(_)) | (None, _) => {
+                self.messages
+                    .push(json!({"id": id, "role": "assistant", "toolCalls": []}));
+                self.messages.len() - 1
+            }
+            (Some(parent), None) => {
+                self.messages
+                    .push(json!({"id": parent, "role": "assistant", "toolCalls": []}));
+                self.messages.len() - 1
+            }
+        };
+        let Some(message) = self.messages[index].as_object_mut() else {
+            return;
+        };
+        let calls = message
+            .entry("toolCalls")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if !calls.is_array() {
+            *calls = Value::Array(Vec::new());
+        }
+        if let Some(calls) = calls.as_array_mut() {
+            calls.push(json!({
+                "id": id,
+                "type": "function",
+                "function": {"name": name, "arguments": ""},
+            }));
+        }
+    }
+
+    fn tool_call_result(&mut self, at: At, event: &Value, report: &mut StepReport) {
+        let (Some(message_id), Some(tool_call_id)) = (
+            str_field(event, "messageId"),
+            str_field(event, "toolCallId"),
+        ) else {
+            return;
+        };
+        let mut message = json!({
+            "id": message_id,
+            "toolCallId": tool_call_id,
+            "role": str_field(event, "role").filter(|r| !r.is_empty()).unwrap_or("tool"),
+            "content": event.get("content").cloned().unwrap_or(Value::Null),
+        });
+        merge_metadata(&mut message, event);
+        let owner = self.messages.iter().position(|m| {
+            role_of(m) == "assistant"
+                && m.get("toolCalls")
+                    .and_then(Value::as_array)
+                    .is_some_and(|calls| calls.iter().any(|c| id_of(c) == Some(tool_call_id)))
+        });
+        match owner {
+            Some(owner) => {
+                // After the owner and any results already recorded for it, so parallel results
+                // keep their order and the call is directly followed by its results.
+                let mut insert_at = owner + 1;
+                while insert_at < self.messages.len()
+                    && role_of(&self.messages[insert_at]) == "tool"
+                {
+                    insert_at += 1;
+                }
+                self.messages.insert(insert_at, message);
+            }
+            None => {
+                Self::warn(
+                    report,
+                    at,
+                    "tool-call-not-started",
+                    format!("result for tool call {tool_call_id:?}, which no assistant message holds: appended"),
+                );
+                self.messages.push(message);
+            }
+        }
+    }
+
+    fn state_delta(&mut self, at: At, event: &Value, report: &mut StepReport) {
+        let Some(delta) = event.get("delta") else {
+            return;
+        };
+        if let Some(reason) = malformed(delta) {
+            Self::error(
+                report,
+                at,
+                "malformed-patch",
+                format!(
+                    "STATE_DELTA is not a JSON Patch ({reason}): a consumer stops this run here"
+                ),
+            );
+            self.run.status = RunStatus::Error;
+            self.halted_by_patch = true;
+            report
+                .marks
+                .push(("patch-failed".into(), format!("malformed: {reason}")));
+            report.patch_failure = Some(format!("malformed: {reason}"));
+            return;
+        }
+        match apply_patch(&self.state, delta) {
+            Ok(next) => {
+                self.state = next;
+                let count = delta.as_array().map_or(0, Vec::len);
+                report
+                    .marks
+                    .push(("state-delta".into(), format!("{count} operations applied")));
+            }
+            Err(reason) => {
+                Self::warn(
+                    report,
+                    at,
+                    "patch-failed",
+                    format!("STATE_DELTA does not apply ({reason}): state left unchanged"),
+                );
+                report.marks.push(("patch-failed".into(), short(&reason)));
+                report.patch_failure = Some(reason);
+            }
+        }
+    }
+
+    fn messages_snapshot(&mut self, at: At, event: &Value, report: &mut StepReport) {
+        let Some(snapshot) = event.get("messages").and_then(Value::as_array) else {
+            return;
+        };
+        let has_activity = snapshot.iter().any(|m| role_of(m) == "activity");
+        let has_reasoning = snapshot.iter().any(|m| role_of(m) == "reasoning");
+        // Client-only material survives unless the snapshot itself carries that role, which
+        // declares the complete set for it.
+        let preserved = |m: &Value| {
+            (role_of(m) == "activity" && !has_activity)
+                || (role_of(m) == "reasoning" && !has_reasoning)
+        };
+        let mut by_id: HashMap<&str, &Value> = HashMap::new();
+        for message in snapshot {
+            match id_of(message) {
+                Some(id) => {
+                    by_id.insert(id, message);
+                }
+                None => Self::warn(
+                    report,
+                    at,
+                    "message-without-id",
+                    "a MESSAGES_SNAPSHOT message has no string id: it is appended",
+                ),
+            }
+        }
+        let mut next = Vec::with_capacity(snapshot.len());
+        let mut fates = Vec::new();
+        let record =
+            |message: &Value, fate: MessageFate, fates: &mut Vec<MessageReconciliation>| {
+                fates.push(MessageReconciliation {
+                    message_id: id_of(message).unwrap_or("").to_string(),
+                    role: role_of(message).to_string(),
+                    fate,
+                });
+            };
+        for held in &self.messages {
+            if preserved(held) {
+                record(held, MessageFate::KeptClientOnly, &mut fates);
+                next.push(held.clone());
+            } else if let Some(replacement) = id_of(held).and_then(|id| by_id.get(id)) {
+                record(replacement, MessageFate::Replaced, &mut fates);
+                next.push((*replacement).clone());
+            } else {
+                record(held, MessageFate::Dropped, &mut fates);
+            }
+        }
+        let existing: HashSet<String> = next.iter().filter_map(id_of).map(str::to_string).collect();
+        for message in snapshot {
+            if !id_of(message).is_some_and(|id| existing.contains(id)) {
+                record(message, MessageFate::Appended, &mut fates);
+                next.push(message.clone());
+            }
+        }
+        self.messages = next;
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for fate in &fates {
+            let word = match fate.fate {
+                MessageFate::Replaced => "replaced",
+                MessageFate::Appended => "appended",
+                MessageFate::Dropped => "dropped",
+                MessageFate::KeptClientOnly => "kept",
+            };
+            *counts.entry(word).or_default() += 1;
+        }
+        let note: Vec<String> = ["replaced", "appended", "dropped", "kept"]
+            .iter()
+            .filter_map(|w| counts.get(w).map(|n| format!("{n} {w}")))
+            .collect();
+        let note = if note.is_empty() {
+            "no messages".to_string()
+        } else {
+            note.join(", ")
+        };
+        report.marks.push(("messages-snapshot".into(), note));
+        report.reconciliation = fates;
+    }
+
+    fn activity_snapshot(&mut self, event: &Value) {
+        let (Some(id), Some(activity_type)) = (
+            str_field(event, "messageId"),
+            str_field(event, "activityType"),
+        ) else {
+            return;
+        };
+        let content = event.get("content").cloned().unwrap_or(json!({}));
+        let replace = event
+            .get("replace")
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
+        let mut fresh = json!({"id": id, "role": "activity", "activityType": activity_type, "content": content});
+        merge_metadata(&mut fresh, event);
+        match self.messages.iter().position(|m| id_of(m) == Some(id)) {
+            None => self.messages.push(fresh),
+            Some(index) if role_of(&self.messages[index]) == "activity" => {
+                if replace {
+                    let message = &mut self.messages[index];
+                    if let Some(map) = message.as_object_mut() {
+                        map.insert(
+                            "activityType".into(),
+                            Value::String(activity_type.to_string()),
+                        );
+                        map.insert("content".into(), content);
+                    }
+                    merge_metadata(message, event);
+                }
+            }
+            Some(index) => {
+                if replace {
+                    self.messages[index] = fresh;
+                }
+            }
+        }
+    }
+
+    fn activity_delta(&mut self, at: At, event: &Value, report: &mut StepReport) {
+        let (Some(id), Some(activity_type), Some(patch)) = (
+            str_field(event, "messageId"),
+            str_field(event, "activityType"),
+            event.get("patch"),
+        ) else {
+            return;
+        };
+        let Some(index) = self.messages.iter().position(|m| id_of(m) == Some(id)) else {
+            Self::warn(
+                report,
+                at,
+                "activity-not-started",
+                format!("ACTIVITY_DELTA for {id:?}, which no ACTIVITY_SNAPSHOT created: ignored"),
+            );
+            return;
+        };
+        if role_of(&self.messages[index]) != "activity" {
+            Self::warn(
+                report,
+                at,
+                "activity-not-started",
+                format!("ACTIVITY_DELTA for {id:?}, which is not an activity message: ignored"),
+            );
+            return;
+        }
+        let base = self.messages[index]
+            .get("content")
+            .cloned()
+            .unwrap_or(json!({}));
+        let result = match malformed(patch) {
+            Some(reason) => Err(format!("malformed: {reason}")),
+            None => apply_patch(&base, patch),
+        };
+        match result {
+            Ok(content) => {
+                let message = &mut self.messages[index];
+                if let Some(map) = message.as_object_mut() {
+                    map.insert("content".into(), content);
+                    map.insert(
+                        "activityType".into(),
+                        Value::String(activity_type.to_string()),
+                    );
+                }
+            }
+            Err(reason) => Self::warn(
+                report,
+                at,
+                "activity-patch-failed",
+                format!(
+                    "ACTIVITY_DELTA for {id:?} does not apply ({reason}): content left unchanged"
+                ),
+            ),
+        }
+    }
+
+    fn encrypted_value(&mut self, event: &Value) {
+        let (Some(entity), Some(value)) =
+            (str_field(event, "entityId"), event.get("encryptedValue"))
+        else {
+            return;
+        };
+        if str_field(event, "subtype") == Some("tool-call") {
+            if let Some(call) = self.tool_call_mut(entity).and_then(Value::as_object_mut) {
+                call.insert("encryptedValue".into(), value.clone());
+            }
+        } else if let Some(message) = self.find_message(entity) {
+            if role_of(message) != "activity" {
+                if let Some(map) = message.as_object_mut() {
+                    map.insert("encryptedValue".into(), value.clone());
+                }
+            }
+        }
+    }
+}
+
+fn status_word(status: RunStatus) -> &'static str {
+    match status {
+        RunStatus::Idle => "idle",
+        RunStatus::Running => "running",
+        RunStatus::Finished => "finished",
+        RunStatus::Interrupted => "interrupted",
+        RunStatus::Error => "error",
+    }
+}
+
+pub(crate) fn status_text(status: RunStatus) -> &'static str {
+    status_word(status)
+}
+
+fn shape(value: &Value) -> String {
+    match value {
+        Value::Object(map) => format!("object with {} keys", map.len()),
+        Value::Array(items) => format!("array of {}", items.len()),
+        other => type_name(other).to_string(),
+    }
+}
+
+fn short(text: &str) -> String {
+    if text.chars().count() > 80 {
+        let cut: String = text.chars().take(80).collect();
+        format!("{cut}…")
+    } else {
+        text.to_string()
+    }
+}

@@ -1,0 +1,333 @@
+//! Views over a folded AG-UI journal: the thread at an offset (the CLI's `state --at`), one
+//! step with what it changed (the desktop's step inspector), and run boundaries (its timeline).
+
+use serde::Serialize;
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::diagnostic::Diagnostic;
+use crate::store::StoredEvent;
+
+use super::reducer::{status_text, At, MessageReconciliation, Run, RunStatus, StepReport, Thread};
+
+/// The CLI's `state --at N` answer: the thread after folding events `1..=N`.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export, rename = "AgUiStateAt")]
+pub struct StateAt {
+    #[ts(type = "number")]
+    pub at: i64,
+    pub state: Value,
+    pub messages: Vec<Value>,
+    pub run: Run,
+    /// Read-time and fold-time diagnostics of events at offsets `<= at`, in journal order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export, rename = "AgUiChangeKind")]
+pub enum ChangeKind {
+    Added,
+    Replaced,
+    Removed,
+}
+
+/// One JSON Pointer in the state that a step changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export, rename = "AgUiPathChange")]
+pub struct PathChange {
+    pub path: String,
+    pub change: ChangeKind,
+}
+
+/// One step of the journal as the desktop's inspector shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AgUiStep {
+    #[ts(type = "number")]
+    pub at: i64,
+    /// The event at `at` as it is in the journal; `null` when it is not JSON or out of range.
+    pub event: Value,
+    pub kind: Option<String>,
+    /// State and messages after this step.
+    pub state: Value,
+    pub messages: Vec<Value>,
+    pub run: Run,
+    /// Steps of the current run started and not yet finished after this step, oldest first.
+    pub steps: Vec<String>,
+    /// The RFC 6902 patch this step carries (`STATE_DELTA` only).
+    pub patch: Option<Value>,
+    /// State paths this step changed, comparing the state before and after it.
+    pub changes: Vec<PathChange>,
+    /// Why this step's state patch did not apply.
+    pub patch_failure: Option<String>,
+    /// For a `MESSAGES_SNAPSHOT`: what happened to each message.
+    pub reconciliation: Vec<MessageReconciliation>,
+    /// Read-time and fold-time diagnostics of this step.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One run on the timeline: from its `RUN_STARTED` to its `RUN_FINISHED` or `RUN_ERROR`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "AgUiRunSpan")]
+pub struct RunSpan {
+    pub thread_id: Option<String>,
+    pub run_id: Option<String>,
+    #[ts(type = "number")]
+    pub start: i64,
+    /// Offset of the event that ended the run; `None` while it is still open.
+    #[ts(type = "number | null")]
+    pub end: Option<i64>,
+    pub status: RunStatus,
+}
+
+fn offset_of(event: &StoredEvent) -> i64 {
+    event.offset.unwrap_or(event.seq as i64 + 1)
+}
+
+fn at_of(event: &StoredEvent) -> At {
+    At {
+        seq: event.seq,
+        line: event.line,
+        offset: offset_of(event),
+    }
+}
+
+/// Folds every event, handing each one's report to `visit` with the thread after it.
+pub fn fold_with<'a>(
+    events: impl IntoIterator<Item = &'a StoredEvent>,
+    mut visit: impl FnMut(&StoredEvent, &StepReport, &Thread),
+) -> Thread {
+    let mut thread = Thread::default();
+    for event in events {
+        let report = thread.apply(at_of(event), event.json().as_ref());
+        visit(event, &report, &thread);
+    }
+    thread
+}
+
+pub fn state_at(events: &[StoredEvent], at: i64) -> StateAt {
+    let mut diagnostics = Vec::new();
+    let upto = events.iter().filter(|e| offset_of(e) <= at);
+    let thread = fold_with(upto, |event, report, _| {
+        diagnostics.extend(event.diagnostics.iter().cloned());
+        diagnostics.extend(report.diagnostics.iter().cloned());
+    });
+    StateAt {
+        at,
+        state: thread.state,
+        messages: thread.messages,
+        run: thread.run,
+        diagnostics,
+    }
+}
+
+pub fn step_view(events: &[StoredEvent], at: i64) -> AgUiStep {
+    let mut thread = Thread::default();
+    for event in events.iter().filter(|e| offset_of(e) < at) {
+        thread.apply(at_of(event), event.json().as_ref());
+    }
+    let before = thread.state.clone();
+    let current = events.iter().find(|e| offset_of(e) == at);
+    let value = current.and_then(StoredEvent::json);
+    let report = match current {
+        Some(event) => thread.apply(at_of(event), value.as_ref()),
+        None => StepReport::default(),
+    };
+    let kind = current.and_then(|e| e.kind.clone());
+    let patch = match (kind.as_deref(), &value) {
+        (Some("STATE_DELTA"), Some(event)) => event.get("delta").cloned(),
+        _ => None,
+    };
+    let mut changes = Vec::new();
+    diff(&before, &thread.state, &mut String::new(), &mut changes);
+    let mut diagnostics: Vec<Diagnostic> =
+        current.map(|e| e.diagnostics.clone()).unwrap_or_default();
+    diagnostics.extend(report.diagnostics);
+    AgUiStep {
+        at,
+        event: value.unwrap_or(Value::Null),
+        kind,
+        state: thread.state,
+        messages: thread.messages,
+        run: thread.run,
+        steps: thread.steps,
+        patch,
+        changes,
+        patch_failure: report.patch_failure,
+        reconciliation: report.reconciliation,
+        diagnostics,
+    }
+}
+
+pub fn runs(events: &[StoredEvent]) -> Vec<RunSpan> {
+    let mut spans: Vec<RunSpan> = Vec::new();
+    let mut open = false;
+    fold_with(events, |event, report, thread| {
+        for (kind, _) in &report.marks {
+            match kind.as_str() {
+                "run-start" => {
+                    spans.push(RunSpan {
+                        thread_id: thread.run.thread_id.clone(),
+                        run_id: thread.run.run_id.clone(),
+                        start: offset_of(event),
+                        end: None,
+                        status: thread.run.status,
+                    });
+                    open = true;
+                }
+                "run-end" | "run-error" if open => {
+                    if let Some(span) = spans.last_mut() {
+                        span.end = Some(offset_of(event));
+                    }
+                    open = false;
+                }
+                _ => {}
+            }
+        }
+        if let Some(span) = spans.last_mut() {
+            if open || span.end == Some(offset_of(event)) {
+                span.status = thread.run.status;
+            }
+        }
+    });
+    spans
+}
+
+fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// The paths where `after` differs from `before`, as specific as the shapes allow.
+pub fn diff(before: &Value, after: &Value, path: &mut String, out: &mut Vec<PathChange>) {
+    match (before, after) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (key, old) in a {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&escape(key));
+                match b.get(key) {
+                    Some(new) => diff(old, new, path, out),
+                    None => out.push(PathChange {
+                        path: path.clone(),
+                        change: ChangeKind::Removed,
+                    }),
+                }
+                path.truncate(len);
+            }
+            for key in b.keys().filter(|k| !a.contains_key(*k)) {
+                out.push(PathChange {
+                    path: format!("{path}/{}", escape(key)),
+                    change: ChangeKind::Added,
+                });
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            for index in 0..a.len().max(b.len()) {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&index.to_string());
+                match (a.get(index), b.get(index)) {
+                    (Some(old), Some(new)) => diff(old, new, path, out),
+                    (Some(_), None) => out.push(PathChange {
+                        path: path.clone(),
+                        change: ChangeKind::Removed,
+                    }),
+                    (None, Some(_)) => out.push(PathChange {
+                        path: path.clone(),
+                        change: ChangeKind::Added,
+                    }),
+                    (None, None) => {}
+                }
+                path.truncate(len);
+            }
+        }
+        (old, new) if old != new => out.push(PathChange {
+            path: path.clone(),
+            change: ChangeKind::Replaced,
+        }),
+        _ => {}
+    }
+}
+
+fn excerpt(value: Option<&Value>) -> String {
+    let text = match value {
+        None | Some(Value::Null) => return String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    };
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cut: String = flat.chars().take(100).collect();
+    let ellipsis = if flat.chars().count() > 100 {
+        "…"
+    } else {
+        ""
+    };
+    format!(" {:?}", format!("{cut}{ellipsis}"))
+}
+
+pub fn render_state_text(state: &StateAt) -> String {
+    let mut out = String::new();
+    let run = &state.run;
+    out.push_str(&format!(
+        "@{}  run {}/{} {}\n",
+        state.at,
+        run.thread_id.as_deref().unwrap_or("-"),
+        run.run_id.as_deref().unwrap_or("-"),
+        status_text(run.status)
+    ));
+    out.push_str("state:\n");
+    let pretty = serde_json::to_string_pretty(&state.state).unwrap_or_default();
+    for line in pretty.lines() {
+        out.push_str("  ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str(&format!("messages ({}):\n", state.messages.len()));
+    for (index, message) in state.messages.iter().enumerate() {
+        let role = message.get("role").and_then(Value::as_str).unwrap_or("?");
+        let id = message.get("id").and_then(Value::as_str).unwrap_or("?");
+        let mut line = format!("  [{}] {role} {id}", index + 1);
+        if let Some(call) = message.get("toolCallId").and_then(Value::as_str) {
+            line.push_str(&format!(" -> {call}"));
+        }
+        if let Some(kind) = message.get("activityType").and_then(Value::as_str) {
+            line.push_str(&format!(" ({kind})"));
+        }
+        line.push_str(&excerpt(message.get("content")));
+        if let Some(calls) = message.get("toolCalls").and_then(Value::as_array) {
+            for call in calls {
+                let function = call.get("function");
+                let name = function
+                    .and_then(|f| f.get("name"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("?");
+                let args = function
+                    .and_then(|f| f.get("arguments"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let args: String = args.split_whitespace().collect::<Vec<_>>().join(" ");
+                line.push_str(&format!(
+                    " call {}: {name}({args})",
+                    call.get("id").and_then(Value::as_str).unwrap_or("?")
+                ));
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str(&format!("diagnostics ({}):\n", state.diagnostics.len()));
+    for d in &state.diagnostics {
+        out.push_str(&format!(
+            "  @{} line {} {} {}: {}\n",
+            d.offset.map_or("-".to_string(), |o| o.to_string()),
+            d.line,
+            d.severity.as_str(),
+            d.code,
+            d.message
+        ));
+    }
+    out
+}

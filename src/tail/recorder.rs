@@ -1,0 +1,742 @@
+//! Landing remote events in the store: unwrapping webhook-style envelopes, dropping
+//! redeliveries on `(streamId, offset)`, noticing gaps, and starting a new journal generation
+//! when the stream is recreated or its offsets start over. Arrivals are held in memory until
+//! flushed, which is also how a paused tail keeps buffering.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use rusqlite::{params, OptionalExtension};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::diagnostic::Diagnostic;
+use crate::dialect::{self, Dialect, ReadEvent, Reader};
+use crate::source::{Framing, RawRecord};
+use crate::store::{NewJournal, SourcePosition, Store, StoreError};
+
+use super::target::Transport;
+use super::update::{GenerationReason, TailUpdate, TailedEvent};
+
+/// Folding a whole journal is linear in its size, so a fast stream is re-analysed at most this
+/// often; the analysis catches up when the stream goes quiet or the tail stops.
+const ANALYSIS_INTERVAL: Duration = Duration::from_secs(1);
+
+enum Pending {
+    Event {
+        data: Vec<u8>,
+        value: Option<Value>,
+        offset: Option<i64>,
+        /// The stream id known when it arrived, so the generation records where it came from.
+        stream_id: Option<String>,
+    },
+    Gap {
+        after: i64,
+        next: i64,
+    },
+    Generation {
+        reason: GenerationReason,
+        stream_id: Option<String>,
+    },
+}
+
+/// The journal generation events are currently appended to.
+struct Generation {
+    journal_id: i64,
+    dialect: Dialect,
+    reader: Reader,
+    seq: u64,
+    /// Events are laid out as if they were lines of a JSONL file, so byte spans and line
+    /// numbers mean the same as for an imported file.
+    bytes: u64,
+    lines: u64,
+    hasher: blake3::Hasher,
+    stream_id: Option<String>,
+    last_offset: Option<i64>,
+}
+
+/// What flushing needs, apart from the queue itself.
+struct Landing {
+    url: String,
+    transport: Transport,
+    current: Option<Generation>,
+    next_reason: GenerationReason,
+    next_stream_id: Option<String>,
+}
+
+pub(crate) struct StreamRecorder {
+    store: Store,
+    landing: Landing,
+    pending: Vec<Pending>,
+    /// Content hashes of queued events by offset, for spotting redeliveries before they land.
+    pending_offsets: HashMap<i64, blake3::Hash>,
+    pending_events: u64,
+    /// Journal whose stored events a repeated offset is compared with; none while a new
+    /// generation is queued but not yet created.
+    lookup_journal: Option<i64>,
+    stream_id: Option<String>,
+    last_offset: Option<i64>,
+    landed: u64,
+    duplicates: u64,
+    limit: Option<u64>,
+    analysis_due: bool,
+    analysed_at: Instant,
+}
+
+impl StreamRecorder {
+    /// Picks up the newest generation already stored for `url`, if any, so that a tail
+    /// resumes after what an earlier run stored.
+    pub fn open(
+        store: Store,
+        url: String,
+        transport: Transport,
+        limit: Option<u64>,
+    ) -> Result<StreamRecorder, StoreError> {
+        let existing: Option<i64> = store
+            .connection()
+            .query_row(
+                "SELECT id FROM journals WHERE source_path = ?1 AND superseded_by IS NULL
+                 ORDER BY id DESC LIMIT 1",
+                [&url],
+                |row| row.get(0),
+            )
+            .optional()?;
+        let current = match existing {
+            Some(id) => Some(load_generation(&store, id)?),
+            None => None,
+        };
+        let (stream_id, last_offset) = current
+            .as_ref()
+            .map_or((None, None), |g| (g.stream_id.clone(), g.last_offset));
+        Ok(StreamRecorder {
+            lookup_journal: current.as_ref().map(|g| g.journal_id),
+            landing: Landing {
+                url,
+                transport,
+                current,
+                next_reason: GenerationReason::First,
+                next_stream_id: None,
+            },
+            store,
+            pending: Vec::new(),
+            pending_offsets: HashMap::new(),
+            pending_events: 0,
+            stream_id,
+            last_offset,
+            landed: 0,
+            duplicates: 0,
+            limit,
+            analysis_due: false,
+            analysed_at: Instant::now(),
+        })
+    }
+
+    pub fn set_transport(&mut self, transport: Transport) {
+        self.landing.transport = transport;
+    }
+
+    /// The newest offset received (stored or queued): where a reconnect resumes.
+    pub fn last_offset(&self) -> Option<i64> {
+        self.last_offset
+    }
+
+    pub fn landed(&self) -> u64 {
+        self.landed
+    }
+
+    pub fn duplicates(&self) -> u64 {
+        self.duplicates
+    }
+
+    pub fn buffered(&self) -> u64 {
+        self.pending_events
+    }
+
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// Whether the requested number of events has been received.
+    pub fn satisfied(&self) -> bool {
+        self.limit
+            .is_some_and(|limit| self.landed + self.pending_events >= limit)
+    }
+
+    /// Queues one event as the transport framed it.
+    pub fn receive(&mut self, data: Vec<u8>) -> Result<(), StoreError> {
+        if self.satisfied() || data.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        let (data, wrapped_stream) = unwrap_delivery(data);
+        let value: Option<Value> = serde_json::from_slice(&data).ok();
+        let offset = value
+            .as_ref()
+            .and_then(|v| v.get("offset"))
+            .and_then(Value::as_i64);
+        if let Some(id) = wrapped_stream {
+            match &self.stream_id {
+                Some(known) if *known != id => {
+                    self.start_generation(GenerationReason::StreamChanged, Some(id));
+                }
+                Some(_) => {}
+                None => self.stream_id = Some(id),
+            }
+        }
+        if let (Some(offset), Some(last)) = (offset, self.last_offset) {
+            if offset <= last {
+                if self.is_redelivery(offset, &data)? {
+                    self.duplicates += 1;
+                    return Ok(());
+                }
+                self.start_generation(GenerationReason::OffsetsRestarted, self.stream_id.clone());
+            } else if offset > last + 1 {
+                self.pending.push(Pending::Gap {
+                    after: last,
+                    next: offset,
+                });
+            }
+        }
+        if let Some(offset) = offset {
+            self.pending_offsets.insert(offset, blake3::hash(&data));
+            self.last_offset = Some(self.last_offset.map_or(offset, |l| l.max(offset)));
+        }
+        self.pending.push(Pending::Event {
+            data,
+            value,
+            offset,
+            stream_id: self.stream_id.clone(),
+        });
+        self.pending_events += 1;
+        Ok(())
+    }
+
+    fn start_generation(&mut self, reason: GenerationReason, stream_id: Option<String>) {
+        self.pending.push(Pending::Generation {
+            reason,
+            stream_id: stream_id.clone(),
+        });
+        self.stream_id = stream_id;
+        self.last_offset = None;
+        self.lookup_journal = None;
+        self.pending_offsets.clear();
+    }
+
+    fn is_redelivery(&self, offset: i64, data: &[u8]) -> Result<bool, StoreError> {
+        if let Some(hash) = self.pending_offsets.get(&offset) {
+            return Ok(*hash == blake3::hash(data));
+        }
+        let Some(journal_id) = self.lookup_journal else {
+            return Ok(false);
+        };
+        let mut stmt = self
+            .store
+            .connection()
+            .prepare_cached("SELECT raw FROM events WHERE journal_id = ?1 AND offset = ?2")?;
+        let mut rows = stmt.query(params![journal_id, offset])?;
+        while let Some(row) = rows.next()? {
+            let raw: Vec<u8> = row.get(0)?;
+            if raw == data {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Writes everything queued, in one transaction, and reports what landed.
+    pub fn flush(&mut self, updates: &mut Vec<TailUpdate>) -> Result<(), StoreError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let items = std::mem::take(&mut self.pending);
+        let landing = &mut self.landing;
+        let landed = self
+            .store
+            .transaction(|store| land(store, landing, items, updates))?;
+        self.landed += landed;
+        self.pending_events = 0;
+        self.pending_offsets.clear();
+        self.lookup_journal = self.landing.current.as_ref().map(|g| g.journal_id);
+        self.analysis_due |= landed > 0;
+        Ok(())
+    }
+
+    /// Refreshes the derived tables when events landed since the last analysis and either
+    /// `force` is set or the last analysis is old enough.
+    pub fn analyse(&mut self, force: bool) -> Result<(), StoreError> {
+        if !self.analysis_due || (!force && self.analysed_at.elapsed() < ANALYSIS_INTERVAL) {
+            return Ok(());
+        }
+        if let Some(generation) = &self.landing.current {
+            let events = self.store.events(generation.journal_id)?;
+            self.store.replace_analysis(
+                generation.journal_id,
+                &dialect::analyse(generation.dialect, &events),
+            )?;
+        }
+        self.analysis_due = false;
+        self.analysed_at = Instant::now();
+        Ok(())
+    }
+
+    /// When an analysis is owed, the moment it becomes due.
+    pub fn analysis_deadline(&self) -> Option<Instant> {
+        self.analysis_due
+            .then(|| self.analysed_at + ANALYSIS_INTERVAL)
+    }
+
+    /// Records the tail's state (`live`, `stopped`, `failed: ...`) for the current generation.
+    pub fn set_status(&self, status: &str) -> Result<(), StoreError> {
+        if let Some(generation) = &self.landing.current {
+            self.store.connection().execute(
+                "UPDATE streams SET status = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                 WHERE journal_id = ?1",
+                params![generation.journal_id, status],
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn load_generation(store: &Store, journal_id: i64) -> Result<Generation, StoreError> {
+    let journal = store.journal(journal_id)?.ok_or(StoreError::Empty)?;
+    let events = store.events(journal_id)?;
+    let mut hasher = blake3::Hasher::new();
+    for event in &events {
+        hasher.update(&event.raw);
+        hasher.update(b"\n");
+    }
+    let stream_id: Option<String> = store
+        .connection()
+        .query_row(
+            "SELECT stream_id FROM streams WHERE journal_id = ?1",
+            [journal_id],
+            |row| row.get(0),
+        )
+        .optional()?
+        .flatten();
+    Ok(Generation {
+        journal_id,
+        dialect: journal.dialect,
+        reader: Reader::resume(journal.dialect, events.last()),
+        seq: events.len() as u64,
+        bytes: journal.imported_bytes,
+        lines: journal.imported_lines,
+        hasher,
+        stream_id,
+        last_offset: events.iter().filter_map(|e| e.offset).max(),
+    })
+}
+
+/// A webhook-style delivery `{streamId, path, event}` carries the event inside; the event's own
+/// text is what gets stored.
+fn unwrap_delivery(data: Vec<u8>) -> (Vec<u8>, Option<String>) {
+    if !data.contains(&b'{') {
+        return (data, None);
+    }
+    let Ok(fields) = serde_json::from_slice::<HashMap<String, Box<RawValue>>>(&data) else {
+        return (data, None);
+    };
+    let (Some(stream_id), Some(event)) = (fields.get("streamId"), fields.get("event")) else {
+        return (data, None);
+    };
+    if !event.get().trim_start().starts_with('{') {
+        return (data, None);
+    }
+    let stream_id = match serde_json::from_str::<Value>(stream_id.get()) {
+        Ok(Value::String(text)) => text,
+        Ok(other) => other.to_string(),
+        Err(_) => return (data, None),
+    };
+    (event.get().as_bytes().to_vec(), Some(stream_id))
+}
+
+fn land(
+    store: &Store,
+    landing: &mut Landing,
+    items: Vec<Pending>,
+    updates: &mut Vec<TailUpdate>,
+) -> Result<u64, StoreError> {
+    let mut landed = 0u64;
+    for item in items {
+        match item {
+            Pending::Gap { after, next } => updates.push(TailUpdate::Gap { after, next }),
+            Pending::Generation { reason, stream_id } => {
+                if let Some(current) = &landing.current {
+                    record_position(store, landing, current)?;
+                }
+                landing.current = None;
+                landing.next_reason = reason;
+                landing.next_stream_id = stream_id;
+            }
+            Pending::Event {
+                data,
+                value,
+                offset,
+                stream_id,
+            } => {
+                if landing.current.is_none() {
+                    let generation = create_generation(store, landing, value.as_ref())?;
+                    updates.push(TailUpdate::Generation {
+                        journal_id: generation.journal_id,
+                        reason: landing.next_reason,
+                    });
+                    landing.current = Some(generation);
+                }
+                let Some(generation) = landing.current.as_mut() else {
+                    continue;
+                };
+                if generation.stream_id.is_none() {
+                    generation.stream_id = stream_id;
+                }
+                let record = RawRecord {
+                    seq: generation.seq,
+                    line: generation.lines + 1,
+                    byte_start: generation.bytes,
+                    byte_len: data.len() as u64,
+                    bytes: data,
+                };
+                let read = read_event(&mut generation.reader, &record, value.as_ref());
+                let event = TailedEvent {
+                    journal_id: generation.journal_id,
+                    seq: record.seq,
+                    offset: read.offset,
+                    kind: read.kind.clone(),
+                    summary: read.summary.clone(),
+                    raw: String::from_utf8_lossy(&record.bytes).into_owned(),
+                };
+                generation.hasher.update(&record.bytes);
+                generation.hasher.update(b"\n");
+                generation.seq += 1;
+                generation.lines += 1;
+                generation.bytes += record.byte_len + 1;
+                if let Some(offset) = offset {
+                    generation.last_offset =
+                        Some(generation.last_offset.map_or(offset, |l| l.max(offset)));
+                }
+                store.append(generation.journal_id, &[(record, read)])?;
+                updates.push(TailUpdate::Event { event });
+                landed += 1;
+            }
+        }
+    }
+    if let Some(current) = &landing.current {
+        record_position(store, landing, current)?;
+    }
+    Ok(landed)
+}
+
+fn create_generation(
+    store: &Store,
+    landing: &Landing,
+    first: Option<&Value>,
+) -> Result<Generation, StoreError> {
+    let dialect = Dialect::detect(first);
+    let journal_id = store.create_journal(&NewJournal {
+        source_path: &landing.url,
+        dialect,
+        framing: Framing::Jsonl,
+    })?;
+    store.connection().execute(
+        "INSERT INTO streams (journal_id, url, stream_id, transport, status)
+         VALUES (?1, ?2, ?3, ?4, 'live')",
+        params![
+            journal_id,
+            landing.url,
+            landing.next_stream_id,
+            landing.transport.as_str()
+        ],
+    )?;
+    Ok(Generation {
+        journal_id,
+        dialect,
+        reader: Reader::new(dialect),
+        seq: 0,
+        bytes: 0,
+        lines: 0,
+        hasher: blake3::Hasher::new(),
+        stream_id: landing.next_stream_id.clone(),
+        last_offset: None,
+    })
+}
+
+fn record_position(
+    store: &Store,
+    landing: &Landing,
+    generation: &Generation,
+) -> Result<(), StoreError> {
+    store.record_position(
+        generation.journal_id,
+        &SourcePosition {
+            size: generation.bytes,
+            mtime_ns: None,
+            content_hash: generation.hasher.finalize().to_hex().to_string(),
+            imported_bytes: generation.bytes,
+            imported_lines: generation.lines,
+            ends_mid_line: false,
+        },
+    )?;
+    store.connection().execute(
+        "UPDATE streams SET stream_id = ?2, transport = ?3, last_offset = ?4,
+                updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+         WHERE journal_id = ?1",
+        params![
+            generation.journal_id,
+            generation.stream_id,
+            landing.transport.as_str(),
+            generation.last_offset
+        ],
+    )?;
+    Ok(())
+}
+
+/// Reads one event's columns; an event that is not JSON is kept with an `invalid-json` error,
+/// as an imported line would be.
+pub(crate) fn read_event(
+    reader: &mut Reader,
+    record: &RawRecord,
+    value: Option<&Value>,
+) -> ReadEvent {
+    let mut read = reader.read(record, value);
+    if value.is_none() {
+        let reason = serde_json::from_slice::<Value>(&record.bytes)
+            .err()
+            .map_or_else(String::new, |err| err.to_string());
+        read.diagnostics.insert(
+            0,
+            Diagnostic::error(
+                record.line,
+                read.offset,
+                "invalid-json",
+                format!("not JSON: {reason}"),
+            ),
+        );
+    }
+    read
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recorder() -> StreamRecorder {
+        let store = Store::in_memory().expect("in-memory store");
+        StreamRecorder::open(store, "http://h/s".to_string(), Transport::Sse, None)
+            .expect("open recorder")
+    }
+
+    fn event(offset: i64, text: &str) -> Vec<u8> {
+        format!(r#"{{"offset":{offset},"type":"x","payload":{{"t":"{text}"}}}}"#).into_bytes()
+    }
+
+    fn offsets(rec: &StreamRecorder) -> Vec<Vec<Option<i64>>> {
+        let mut stmt = rec
+            .store
+            .connection()
+            .prepare("SELECT id FROM journals ORDER BY id")
+            .expect("query");
+        let ids: Vec<i64> = stmt
+            .query_map([], |r| r.get(0))
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("ids");
+        ids.iter()
+            .map(|id| {
+                rec.store
+                    .events(*id)
+                    .expect("events")
+                    .iter()
+                    .map(|e| e.offset)
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn given_a_redelivered_event_when_received_then_it_lands_once() {
+        // Given a stream that delivered offsets 1 and 2
+        let mut rec = recorder();
+        let mut updates = Vec::new();
+        rec.receive(event(1, "a")).expect("receive");
+        rec.receive(event(2, "b")).expect("receive");
+        rec.flush(&mut updates).expect("flush");
+        // When offset 2 comes again (stored) and 3 twice (queued)
+        rec.receive(event(2, "b")).expect("receive");
+        rec.receive(event(3, "c")).expect("receive");
+        rec.receive(event(3, "c")).expect("receive");
+        rec.flush(&mut updates).expect("flush");
+        // Then each offset is stored once
+        assert_eq!(
+            offsets(&rec),
+            vec![vec![Some(1), Some(2), Some(3)]],
+            "no event twice"
+        );
+        assert_eq!(rec.duplicates(), 2, "both redeliveries were counted");
+    }
+
+    #[test]
+    fn given_offsets_that_start_over_when_received_then_a_new_generation_starts() {
+        let mut rec = recorder();
+        let mut updates = Vec::new();
+        for (o, t) in [(1, "a"), (2, "b"), (3, "c")] {
+            rec.receive(event(o, t)).expect("receive");
+        }
+        rec.flush(&mut updates).expect("flush");
+        // When offset 1 comes back with other content
+        rec.receive(event(1, "new")).expect("receive");
+        rec.receive(event(2, "new2")).expect("receive");
+        rec.flush(&mut updates).expect("flush");
+        // Then the old generation is kept whole and the new one holds the restart
+        assert_eq!(
+            offsets(&rec),
+            vec![vec![Some(1), Some(2), Some(3)], vec![Some(1), Some(2)]],
+            "a restarted stream is never merged into the old one"
+        );
+        assert!(
+            updates.iter().any(|u| matches!(
+                u,
+                TailUpdate::Generation {
+                    reason: GenerationReason::OffsetsRestarted,
+                    ..
+                }
+            )),
+            "the restart is reported"
+        );
+    }
+
+    #[test]
+    fn given_wrapped_deliveries_when_the_stream_id_changes_then_a_new_generation_starts() {
+        let mut rec = recorder();
+        let mut updates = Vec::new();
+        let wrap = |id: &str, o: i64, t: &str| {
+            let inner = String::from_utf8(event(o, t)).expect("utf8");
+            format!(r#"{{"streamId":"{id}","path":"/a","event":{inner}}}"#).into_bytes()
+        };
+        rec.receive(wrap("s1", 1, "a")).expect("receive");
+        rec.receive(wrap("s1", 1, "a")).expect("receive");
+        rec.receive(wrap("s1", 2, "b")).expect("receive");
+        rec.receive(wrap("s2", 5, "x")).expect("receive");
+        rec.flush(&mut updates).expect("flush");
+        assert_eq!(
+            offsets(&rec),
+            vec![vec![Some(1), Some(2)], vec![Some(5)]],
+            "dedup on (streamId, offset); a new stream id is a new generation"
+        );
+        let first = rec.store.events(1).expect("events");
+        assert_eq!(
+            first[0].raw,
+            event(1, "a"),
+            "the wrapper is unwrapped to the event's bytes"
+        );
+        let stream: String = rec
+            .store
+            .connection()
+            .query_row(
+                "SELECT stream_id FROM streams WHERE journal_id = 2",
+                [],
+                |r| r.get(0),
+            )
+            .expect("stream row");
+        assert_eq!(stream, "s2", "the new generation records its stream id");
+        let first: String = rec
+            .store
+            .connection()
+            .query_row(
+                "SELECT stream_id FROM streams WHERE journal_id = 1",
+                [],
+                |r| r.get(0),
+            )
+            .expect("stream row");
+        assert_eq!(
+            first, "s1",
+            "the first generation records its stream id too"
+        );
+    }
+
+    proptest::proptest! {
+        /// However connections rewind and redeliver, every event lands exactly once.
+        #[test]
+        fn redelivered_prefixes_never_duplicate_or_lose(
+            gaps in proptest::collection::vec(1i64..4, 1..40),
+            connections in proptest::collection::vec((0usize..8, 0usize..12, proptest::bool::ANY), 0..12),
+        ) {
+            let mut offset = 0;
+            let events: Vec<Vec<u8>> = gaps
+                .iter()
+                .map(|gap| {
+                    offset += gap;
+                    event(offset, &format!("e{offset}"))
+                })
+                .collect();
+            let mut rec = recorder();
+            let mut received = 0usize;
+            for (rewind, advance, flush) in connections {
+                let from = received.saturating_sub(rewind);
+                let to = (received + advance).min(events.len());
+                for data in &events[from..to.max(from)] {
+                    rec.receive(data.clone()).expect("receive");
+                }
+                received = received.max(to);
+                if flush {
+                    rec.flush(&mut Vec::new()).expect("flush");
+                }
+            }
+            for data in &events[received.saturating_sub(3)..] {
+                rec.receive(data.clone()).expect("receive");
+            }
+            rec.flush(&mut Vec::new()).expect("flush");
+            let stored: Vec<Vec<u8>> = rec.store.events(1).expect("events").into_iter().map(|e| e.raw).collect();
+            proptest::prop_assert_eq!(stored, events, "each event once, in order");
+            let journals: i64 = rec.store.connection()
+                .query_row("SELECT count(*) FROM journals", [], |r| r.get(0))
+                .expect("count");
+            proptest::prop_assert_eq!(journals, 1, "redelivery never starts a generation");
+        }
+    }
+
+    #[test]
+    fn given_a_gap_in_offsets_when_received_then_it_is_reported_not_refused() {
+        let mut rec = recorder();
+        let mut updates = Vec::new();
+        rec.receive(event(1, "a")).expect("receive");
+        rec.receive(event(4, "b")).expect("receive");
+        rec.flush(&mut updates).expect("flush");
+        assert!(
+            updates.contains(&TailUpdate::Gap { after: 1, next: 4 }),
+            "the gap is shown"
+        );
+        assert_eq!(
+            offsets(&rec),
+            vec![vec![Some(1), Some(4)]],
+            "both events land"
+        );
+    }
+
+    #[test]
+    fn given_a_stored_stream_when_reopened_then_it_resumes_after_the_last_offset() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("db.sqlite");
+        {
+            let store = Store::open(&path).expect("store");
+            let mut rec =
+                StreamRecorder::open(store, "u".into(), Transport::Ndjson, None).expect("recorder");
+            rec.receive(event(7, "a")).expect("receive");
+            rec.flush(&mut Vec::new()).expect("flush");
+        }
+        let store = Store::open(&path).expect("store");
+        let mut rec =
+            StreamRecorder::open(store, "u".into(), Transport::Ndjson, None).expect("recorder");
+        assert_eq!(
+            rec.last_offset(),
+            Some(7),
+            "resume point survives a restart"
+        );
+        rec.receive(event(7, "a")).expect("receive");
+        rec.receive(event(8, "b")).expect("receive");
+        rec.flush(&mut Vec::new()).expect("flush");
+        assert_eq!(
+            offsets(&rec),
+            vec![vec![Some(7), Some(8)]],
+            "appended to the same journal"
+        );
+    }
+}

@@ -1,0 +1,659 @@
+//! Reading a remote stream: one connection at a time over SSE, NDJSON or WebSocket, resuming
+//! after the last received offset with capped exponential backoff and jitter, while the
+//! recorder lands what arrives and the status board says where things stand.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::time::{Duration, Instant};
+
+use futures_util::{Stream, StreamExt};
+use tokio::sync::watch;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
+use tokio_tungstenite::tungstenite::{self, Message};
+
+use crate::source;
+use crate::store::Store;
+
+use super::recorder::StreamRecorder;
+use super::target::{StreamTarget, Transport};
+use super::update::{TailStatus, TailUpdate};
+use super::{Command, Notify, StartAt, TailError, TailOptions, TailSummary};
+
+/// A Last-Event-ID or frame larger than this is not a resume position but a broken server.
+const MAX_BUFFER: usize = 64 * 1024 * 1024;
+
+/// Runs a remote tail to its end on a runtime of its own, so callers need none.
+pub(crate) fn run(
+    target: StreamTarget,
+    options: TailOptions,
+    store: Store,
+    commands: watch::Receiver<Command>,
+    notify: Notify,
+) -> Result<TailSummary, TailError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(TailError::Runtime)?;
+    let transport = if target.is_websocket() {
+        Transport::WebSocket
+    } else {
+        Transport::Sse
+    };
+    let recorder = StreamRecorder::open(store, target.public_url(), transport, options.stop_after)?;
+    let mut board = Board::new(notify);
+    let result = runtime.block_on(follow(&target, &options, recorder, commands, &mut board));
+    if let Err(err) = &result {
+        board.set(TailStatus::Failed {
+            reason: err.to_string(),
+        });
+    }
+    result
+}
+
+/// Status as the watcher sees it: the connection's state, unless paused.
+pub(crate) struct Board {
+    notify: Notify,
+    connection: TailStatus,
+    paused: bool,
+    buffered: u64,
+    shown: Option<TailStatus>,
+    shown_at: Instant,
+    landings: VecDeque<Instant>,
+}
+
+impl Board {
+    pub(crate) fn new(notify: Notify) -> Board {
+        Board {
+            notify,
+            connection: TailStatus::Connecting { attempt: 0 },
+            paused: false,
+            buffered: 0,
+            shown: None,
+            shown_at: Instant::now(),
+            landings: VecDeque::new(),
+        }
+    }
+
+    pub(crate) fn emit(&mut self, update: TailUpdate) {
+        if matches!(update, TailUpdate::Event { .. }) {
+            let now = Instant::now();
+            self.landings.push_back(now);
+        }
+        (self.notify)(update);
+    }
+
+    pub(crate) fn events_per_second(&mut self) -> f64 {
+        let now = Instant::now();
+        while self
+            .landings
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > Duration::from_secs(1))
+        {
+            self.landings.pop_front();
+        }
+        self.landings.len() as f64
+    }
+
+    pub(crate) fn set(&mut self, status: TailStatus) {
+        self.connection = status;
+        self.publish();
+    }
+
+    pub(crate) fn set_paused(&mut self, paused: bool, buffered: u64) {
+        self.paused = paused;
+        self.buffered = buffered;
+        self.publish();
+    }
+
+    /// Shows the current status when it is a new state, or when a count or rate changed and
+    /// the last report is a second old (so a fast stream does not flood the watcher).
+    pub(crate) fn publish(&mut self) {
+        let effective = match &self.connection {
+            TailStatus::Failed { .. } | TailStatus::Stopped { .. } => self.connection.clone(),
+            _ if self.paused => TailStatus::Paused {
+                buffered: self.buffered,
+            },
+            other => other.clone(),
+        };
+        let show = match &self.shown {
+            None => true,
+            Some(shown) if !shown.same_state(&effective) => true,
+            Some(shown) => {
+                *shown != effective
+                    && (self.shown_at.elapsed() >= Duration::from_secs(1)
+                        || !matches!(
+                            effective,
+                            TailStatus::Live { .. } | TailStatus::Paused { .. }
+                        ))
+            }
+        };
+        if show {
+            self.shown = Some(effective.clone());
+            self.shown_at = Instant::now();
+            (self.notify)(TailUpdate::Status { status: effective });
+        }
+    }
+}
+
+/// What one read from the wire produced.
+#[derive(Default)]
+struct Frames {
+    events: Vec<Vec<u8>>,
+    last_id: Option<String>,
+    retry: Option<Duration>,
+}
+
+type Body = Pin<Box<dyn Stream<Item = reqwest::Result<Vec<u8>>> + Send>>;
+
+enum Wire {
+    Http {
+        body: Body,
+        transport: Transport,
+        buffer: Vec<u8>,
+    },
+    WebSocket(
+        Box<
+            tokio_tungstenite::WebSocketStream<
+                tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+            >,
+        >,
+    ),
+}
+
+/// Why an attempt did not connect, and whether trying again can help.
+struct Refusal {
+    reason: String,
+    permanent: bool,
+}
+
+impl Refusal {
+    fn transient(reason: impl Into<String>) -> Refusal {
+        Refusal {
+            reason: reason.into(),
+            permanent: false,
+        }
+    }
+
+    fn permanent(reason: impl Into<String>) -> Refusal {
+        Refusal {
+            reason: reason.into(),
+            permanent: true,
+        }
+    }
+
+    fn from_status(status: u16) -> Refusal {
+        // A client error other than a timeout or rate limit will answer the same next time.
+        let reason = format!("the server answered HTTP {status}");
+        if (400..500).contains(&status) && ![408, 425, 429].contains(&status) {
+            Refusal::permanent(reason)
+        } else {
+            Refusal::transient(reason)
+        }
+    }
+}
+
+/// An error's message and causes, without the URL (which may carry credentials).
+fn describe_http(err: reqwest::Error) -> String {
+    let err = err.without_url();
+    let mut text = err.to_string();
+    let mut cause = std::error::Error::source(&err);
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
+}
+
+fn transport_of(content_type: &str) -> Option<Transport> {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match essence.as_str() {
+        "text/event-stream" => Some(Transport::Sse),
+        "application/x-ndjson"
+        | "application/ndjson"
+        | "application/jsonl"
+        | "application/x-jsonlines"
+        | "application/stream+json"
+        | "application/json"
+        | "text/plain" => Some(Transport::Ndjson),
+        _ => None,
+    }
+}
+
+async fn connect(
+    client: &reqwest::Client,
+    target: &StreamTarget,
+    offset: Option<&str>,
+    last_event_id: Option<&str>,
+) -> Result<Wire, Refusal> {
+    let url = target.request_url(offset);
+    if matches!(url.scheme(), "https" | "wss") {
+        return Err(Refusal::permanent(format!(
+            "{}: URLs need TLS, which this build does not include",
+            url.scheme()
+        )));
+    }
+    if target.is_websocket() {
+        let mut request = url
+            .as_str()
+            .into_client_request()
+            .map_err(|err| Refusal::permanent(format!("not a WebSocket request: {err}")))?;
+        for header in target.headers() {
+            let name = HeaderName::from_bytes(header.name.as_bytes())
+                .map_err(|_| Refusal::permanent(format!("bad header name {}", header.name)))?;
+            let value = HeaderValue::from_str(header.value())
+                .map_err(|_| Refusal::permanent(format!("bad value for header {}", header.name)))?;
+            request.headers_mut().append(name, value);
+        }
+        return match tokio_tungstenite::connect_async(request).await {
+            Ok((stream, _)) => Ok(Wire::WebSocket(Box::new(stream))),
+            Err(tungstenite::Error::Http(response)) => {
+                Err(Refusal::from_status(response.status().as_u16()))
+            }
+            Err(err) => Err(Refusal::transient(err.to_string())),
+        };
+    }
+    let mut request = client.get(url).header(
+        reqwest::header::ACCEPT,
+        "text/event-stream, application/x-ndjson;q=0.9, application/json;q=0.5",
+    );
+    for header in target.headers() {
+        request = request.header(header.name.as_str(), header.value());
+    }
+    if let Some(id) = last_event_id {
+        request = request.header("Last-Event-ID", id);
+    }
+    let response = request
+        .send()
+        .await
+        .map_err(|err| Refusal::transient(describe_http(err)))?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(Refusal::from_status(status.as_u16()));
+    }
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let Some(transport) = transport_of(&content_type) else {
+        return Err(Refusal::permanent(format!(
+            "the server sent {content_type:?}, which is neither text/event-stream nor application/x-ndjson"
+        )));
+    };
+    Ok(Wire::Http {
+        body: Box::pin(
+            response
+                .bytes_stream()
+                .map(|chunk| chunk.map(|b| b.to_vec())),
+        ),
+        transport,
+        buffer: Vec::new(),
+    })
+}
+
+impl Wire {
+    fn transport(&self) -> Transport {
+        match self {
+            Wire::Http { transport, .. } => *transport,
+            Wire::WebSocket(_) => Transport::WebSocket,
+        }
+    }
+
+    /// The next events; `Ok(None)` when the server ended the stream. A frame cut short by a
+    /// disconnect is never returned: it stays in the buffer that dies with the connection.
+    async fn next(&mut self) -> Result<Option<Frames>, String> {
+        match self {
+            Wire::Http {
+                body,
+                transport,
+                buffer,
+            } => {
+                let Some(chunk) = body.next().await else {
+                    return Ok(None);
+                };
+                let chunk = chunk.map_err(describe_http)?;
+                buffer.extend_from_slice(&chunk);
+                if buffer.len() > MAX_BUFFER {
+                    return Err("a frame larger than 64 MiB: giving up on this connection".into());
+                }
+                Ok(Some(match transport {
+                    Transport::Sse => sse_events(buffer),
+                    _ => ndjson_events(buffer),
+                }))
+            }
+            Wire::WebSocket(stream) => loop {
+                match stream.next().await {
+                    None => return Ok(None),
+                    Some(Err(err)) => return Err(err.to_string()),
+                    Some(Ok(Message::Text(text))) => {
+                        return Ok(Some(Frames {
+                            events: vec![text.as_bytes().to_vec()],
+                            ..Frames::default()
+                        }))
+                    }
+                    Some(Ok(Message::Close(_))) => return Ok(None),
+                    // Pings are answered by the library; binary frames are not events here.
+                    Some(Ok(_)) => continue,
+                }
+            },
+        }
+    }
+}
+
+fn sse_events(buffer: &mut Vec<u8>) -> Frames {
+    let (frames, consumed, _) = source::sse_frames(buffer, false);
+    buffer.drain(..consumed);
+    let mut out = Frames::default();
+    for frame in frames {
+        if frame.id.is_some() {
+            out.last_id = frame.id;
+        }
+        if let Some(ms) = frame.retry {
+            out.retry = Some(Duration::from_millis(ms));
+        }
+        if !frame.data.trim().is_empty() {
+            out.events.push(frame.data.into_bytes());
+        }
+    }
+    out
+}
+
+fn ndjson_events(buffer: &mut Vec<u8>) -> Frames {
+    let mut out = Frames::default();
+    let Some(last_newline) = buffer.iter().rposition(|b| *b == b'\n') else {
+        return out;
+    };
+    for line in buffer[..last_newline].split(|b| *b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            out.events.push(line.to_vec());
+        }
+    }
+    buffer.drain(..=last_newline);
+    out
+}
+
+/// What a tail does next after handling a command.
+fn apply(
+    command: Command,
+    recorder: &mut StreamRecorder,
+    board: &mut Board,
+) -> Result<bool, TailError> {
+    match command {
+        Command::Stop => return Ok(true),
+        Command::Pause => board.set_paused(true, recorder.buffered()),
+        Command::Run => {
+            board.set_paused(false, 0);
+            land(recorder, board)?;
+        }
+    }
+    Ok(false)
+}
+
+fn land(recorder: &mut StreamRecorder, board: &mut Board) -> Result<(), TailError> {
+    let mut updates = Vec::new();
+    recorder.flush(&mut updates)?;
+    for update in updates {
+        board.emit(update);
+    }
+    recorder.analyse(false)?;
+    if let TailStatus::Live { .. } = board.connection {
+        let rate = board.events_per_second();
+        board.set(TailStatus::Live {
+            events_per_second: rate,
+            events: recorder.landed(),
+        });
+    }
+    Ok(())
+}
+
+fn far_future() -> tokio::time::Instant {
+    tokio::time::Instant::now() + Duration::from_secs(86_400)
+}
+
+/// Waits for the next command; a dropped handle means stop.
+async fn next_command(commands: &mut watch::Receiver<Command>) -> Command {
+    match commands.changed().await {
+        Ok(()) => *commands.borrow_and_update(),
+        Err(_) => Command::Stop,
+    }
+}
+
+async fn follow(
+    target: &StreamTarget,
+    options: &TailOptions,
+    mut recorder: StreamRecorder,
+    mut commands: watch::Receiver<Command>,
+    board: &mut Board,
+) -> Result<TailSummary, TailError> {
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|err| TailError::Failed(describe_http(err)))?;
+    let first_offset: Option<String> = match options.start {
+        StartAt::Stored => recorder.last_offset().map(|o| o.to_string()),
+        StartAt::Oldest => None,
+        StartAt::Latest => Some("latest".to_string()),
+        StartAt::Offset(n) => Some(n.to_string()),
+    };
+    let mut attempt: u32 = 0;
+    let mut connected_once = false;
+    let mut last_event_id: Option<String> = None;
+    let mut server_retry: Option<Duration> = None;
+    let initial = *commands.borrow_and_update();
+    let mut stopping = initial == Command::Stop;
+    if initial == Command::Pause {
+        board.set_paused(true, 0);
+    }
+    while !stopping {
+        board.set(TailStatus::Connecting { attempt });
+        let offset = match recorder.last_offset() {
+            Some(last) if connected_once || options.start == StartAt::Stored => {
+                Some(last.to_string())
+            }
+            _ => first_offset.clone(),
+        };
+        let connecting = connect(&client, target, offset.as_deref(), last_event_id.as_deref());
+        let outcome = tokio::select! {
+            outcome = connecting => Some(outcome),
+            command = next_command(&mut commands) => {
+                stopping = apply(command, &mut recorder, board)?;
+                None
+            }
+        };
+        let reason = match outcome {
+            None => continue,
+            Some(Err(refusal)) if refusal.permanent => {
+                return fail(&mut recorder, board, refusal.reason);
+            }
+            Some(Err(refusal)) => refusal.reason,
+            Some(Ok(mut wire)) => {
+                connected_once = true;
+                recorder.set_transport(wire.transport());
+                let rate = board.events_per_second();
+                board.set(TailStatus::Live {
+                    events_per_second: rate,
+                    events: recorder.landed(),
+                });
+                let mut flush_at: Option<tokio::time::Instant> = None;
+                loop {
+                    let analysis_at = recorder
+                        .analysis_deadline()
+                        .map(tokio::time::Instant::from_std);
+                    let paused = board.paused;
+                    tokio::select! {
+                        command = next_command(&mut commands) => {
+                            stopping = apply(command, &mut recorder, board)?;
+                            if stopping {
+                                break String::new();
+                            }
+                        }
+                        _ = tokio::time::sleep_until(flush_at.unwrap_or_else(far_future)),
+                            if flush_at.is_some() && !paused => {
+                            flush_at = None;
+                            land(&mut recorder, board)?;
+                        }
+                        _ = tokio::time::sleep_until(analysis_at.unwrap_or_else(far_future)),
+                            if analysis_at.is_some() => {
+                            recorder.analyse(false)?;
+                        }
+                        read = wire.next() => match read {
+                            Ok(Some(frames)) => {
+                                if !frames.events.is_empty() {
+                                    attempt = 0;
+                                }
+                                for event in frames.events {
+                                    recorder.receive(event)?;
+                                }
+                                if frames.last_id.is_some() {
+                                    last_event_id = frames.last_id;
+                                }
+                                if frames.retry.is_some() {
+                                    server_retry = frames.retry;
+                                }
+                                if recorder.has_pending() && flush_at.is_none() {
+                                    flush_at = Some(tokio::time::Instant::now() + options.flush_interval);
+                                }
+                                if board.paused {
+                                    board.set_paused(true, recorder.buffered());
+                                }
+                                if recorder.satisfied() {
+                                    stopping = true;
+                                    break String::new();
+                                }
+                            }
+                            Ok(None) => break "the server ended the stream".to_string(),
+                            Err(err) => break err,
+                        }
+                    }
+                }
+            }
+        };
+        if stopping {
+            break;
+        }
+        // What arrived before the cut is complete and lands now; a paused tail keeps holding it.
+        if !board.paused {
+            land(&mut recorder, board)?;
+        }
+        attempt += 1;
+        if options
+            .backoff
+            .max_attempts
+            .is_some_and(|max| attempt > max)
+        {
+            return fail(
+                &mut recorder,
+                board,
+                format!("gave up after {} attempts: {reason}", attempt - 1),
+            );
+        }
+        let delay = options.backoff.delay(attempt, server_retry);
+        board.set(TailStatus::Reconnecting {
+            in_ms: delay.as_millis() as u64,
+            attempt,
+            reason,
+        });
+        let waiting = tokio::time::sleep(delay);
+        tokio::pin!(waiting);
+        loop {
+            tokio::select! {
+                _ = &mut waiting => break,
+                command = next_command(&mut commands) => {
+                    stopping = apply(command, &mut recorder, board)?;
+                    if stopping {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    land(&mut recorder, board)?;
+    recorder.analyse(true)?;
+    recorder.set_status("stopped")?;
+    board.set(TailStatus::Stopped {
+        events: recorder.landed(),
+    });
+    Ok(TailSummary {
+        events: recorder.landed(),
+        duplicates: recorder.duplicates(),
+    })
+}
+
+fn fail(
+    recorder: &mut StreamRecorder,
+    board: &mut Board,
+    reason: String,
+) -> Result<TailSummary, TailError> {
+    land(recorder, board)?;
+    recorder.analyse(true)?;
+    recorder.set_status(&format!("failed: {reason}"))?;
+    Err(TailError::Failed(reason))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ndjson_keeps_a_cut_line_for_the_next_chunk() {
+        let mut buffer = b"{\"a\":1}\r\n\n{\"b\"".to_vec();
+        let frames = ndjson_events(&mut buffer);
+        assert_eq!(
+            frames.events,
+            vec![b"{\"a\":1}".to_vec()],
+            "only whole lines are events"
+        );
+        assert_eq!(buffer, b"{\"b\"", "the partial line waits");
+    }
+
+    #[test]
+    fn sse_takes_ids_retry_and_skips_empty_frames() {
+        let mut buffer =
+            b"retry: 50\nid: 3\ndata: {\"o\":3}\n\n: ping\n\ndata:\n\nid: 4\ndata: {\"o\"".to_vec();
+        let frames = sse_events(&mut buffer);
+        assert_eq!(
+            frames.events,
+            vec![b"{\"o\":3}".to_vec()],
+            "one whole event"
+        );
+        assert_eq!(
+            frames.last_id.as_deref(),
+            Some("3"),
+            "the last dispatched id"
+        );
+        assert_eq!(
+            frames.retry,
+            Some(Duration::from_millis(50)),
+            "retry is honoured"
+        );
+        assert_eq!(buffer, b"id: 4\ndata: {\"o\"", "the cut frame waits");
+    }
+
+    #[test]
+    fn content_types_choose_the_transport() {
+        assert_eq!(
+            transport_of("text/event-stream; charset=utf-8"),
+            Some(Transport::Sse),
+            "SSE"
+        );
+        assert_eq!(
+            transport_of("application/x-ndjson"),
+            Some(Transport::Ndjson),
+            "NDJSON"
+        );
+        assert_eq!(
+            transport_of("text/html"),
+            None,
+            "a web page is not a stream"
+        );
+    }
+}

@@ -1,0 +1,202 @@
+//! Lineage: retries, edits and regenerations form a tree of turns under their submits, and
+//! ancestry naming what the session never held is a warning on the declaring line.
+
+mod agentskit_common;
+
+use agentskit_common::{journal, snapshot, submit, with_lineage};
+use journalscope::agentskit::{analyse, turns, LineageNode};
+use journalscope::diagnostic::Severity;
+use serde_json::json;
+
+fn shape(node: &LineageNode) -> String {
+    let children: Vec<String> = node.children.iter().map(shape).collect();
+    if children.is_empty() {
+        format!("{}:{}", node.turn_id, node.operation.as_str())
+    } else {
+        format!(
+            "{}:{}[{}]",
+            node.turn_id,
+            node.operation.as_str(),
+            children.join(",")
+        )
+    }
+}
+
+fn codes(events: &[journalscope::store::StoredEvent]) -> Vec<(u64, String, Severity)> {
+    analyse(events)
+        .diagnostics
+        .into_iter()
+        .map(|(seq, d)| (seq, d.code, d.severity))
+        .collect()
+}
+
+#[test]
+fn given_retry_edit_and_regenerate_when_folded_then_they_hang_under_their_parents() {
+    // Given a submitted turn t1, a retry t2 of it, an edit t3 of t2 and a regeneration t4 of t1
+    let mut first = snapshot("s1", "t1", 1);
+    first["payload"]["lineage"] = json!({"operation": "submit"});
+    let events = journal(&[
+        submit("s1", "t1", 0),
+        first,
+        with_lineage(snapshot("s1", "t2", 2), "retry", "t1", "t1-u"),
+        with_lineage(snapshot("s1", "t3", 3), "edit", "t2", "t2-u"),
+        with_lineage(snapshot("s1", "t4", 4), "regenerate", "t1", "t1-a"),
+        snapshot("s1", "t3", 5),
+    ]);
+    // Then the tree mirrors the ancestry, children in order of first appearance
+    let report = turns(&events, None);
+    let shapes: Vec<String> = report.lineage.iter().map(shape).collect();
+    assert_eq!(
+        shapes,
+        ["t1:submit[t2:retry[t3:edit],t4:regenerate]"],
+        "each derived turn hangs under its parentTurnId"
+    );
+    let t3 = &report.lineage[0].children[0].children[0];
+    assert_eq!(
+        (
+            t3.parent_turn_id.as_deref(),
+            t3.source_message_id.as_deref()
+        ),
+        (Some("t2"), Some("t2-u")),
+        "a node carries its declared ancestry"
+    );
+    assert_eq!(
+        t3.snapshot_offsets,
+        [4, 6],
+        "a node lists the offsets of its turn's snapshots"
+    );
+    assert_eq!(
+        report.lineage[0].snapshot_offsets,
+        [2],
+        "a submit line is not a snapshot offset"
+    );
+    assert!(
+        codes(&events).is_empty(),
+        "sound ancestry raises no warning"
+    );
+}
+
+#[test]
+fn given_a_turn_without_lineage_when_folded_then_it_is_a_submit_root() {
+    // Given snapshots from before lineage existed
+    let events = journal(&[snapshot("s1", "t1", 1), snapshot("s1", "t2", 2)]);
+    let report = turns(&events, None);
+    let shapes: Vec<String> = report.lineage.iter().map(shape).collect();
+    assert_eq!(
+        shapes,
+        ["t1:submit", "t2:submit"],
+        "a turn with no declared lineage is a plain submit"
+    );
+}
+
+#[test]
+fn given_a_retry_of_an_unknown_turn_when_folded_then_it_warns_and_shows_it_as_a_root() {
+    let events = journal(&[
+        snapshot("s1", "t1", 1),
+        with_lineage(snapshot("s1", "t2", 2), "retry", "ghost", "t1-u"),
+    ]);
+    assert_eq!(
+        codes(&events),
+        [(1, "lineage-unknown-turn".to_string(), Severity::Warning)],
+        "an unknown parent turn is a warning on the declaring line"
+    );
+    let shapes: Vec<String> = turns(&events, None).lineage.iter().map(shape).collect();
+    assert_eq!(
+        shapes,
+        ["t1:submit", "t2:retry"],
+        "an orphan is still shown, as a root"
+    );
+}
+
+#[test]
+fn given_an_edit_of_an_unknown_message_when_folded_then_it_warns() {
+    let events = journal(&[
+        snapshot("s1", "t1", 1),
+        with_lineage(snapshot("s1", "t2", 2), "edit", "t1", "no-such-message"),
+    ]);
+    assert_eq!(
+        codes(&events),
+        [(1, "lineage-unknown-message".to_string(), Severity::Warning)],
+        "an unknown source message is a warning on the declaring line"
+    );
+    let shapes: Vec<String> = turns(&events, None).lineage.iter().map(shape).collect();
+    assert_eq!(
+        shapes,
+        ["t1:submit[t2:edit]"],
+        "a known parent still adopts the turn"
+    );
+}
+
+#[test]
+fn given_turns_naming_each_other_when_folded_then_the_cycle_is_cut_and_reported() {
+    let events = journal(&[
+        with_lineage(snapshot("s1", "t1", 1), "retry", "t2", "t2-u"),
+        with_lineage(snapshot("s1", "t2", 2), "retry", "t1", "t1-u"),
+        with_lineage(snapshot("s1", "t3", 3), "regenerate", "t3", "t3-a"),
+    ]);
+    let found = codes(&events);
+    assert_eq!(
+        found,
+        [
+            (1, "lineage-cycle".to_string(), Severity::Warning),
+            (2, "lineage-cycle".to_string(), Severity::Warning)
+        ],
+        "a turn that descends from itself is reported where it is declared"
+    );
+    let shapes: Vec<String> = turns(&events, None).lineage.iter().map(shape).collect();
+    assert_eq!(
+        shapes,
+        ["t2:retry[t1:retry]", "t3:regenerate"],
+        "every turn stays visible once the cycle is cut"
+    );
+}
+
+#[test]
+fn given_a_turn_whose_lineage_changes_when_folded_then_the_first_declaration_wins() {
+    let events = journal(&[
+        snapshot("s1", "t1", 1),
+        snapshot("s1", "t0", 2),
+        with_lineage(snapshot("s1", "t2", 3), "retry", "t1", "t1-u"),
+        with_lineage(snapshot("s1", "t2", 4), "edit", "t0", "t0-u"),
+    ]);
+    assert_eq!(
+        codes(&events),
+        [(3, "lineage-conflict".to_string(), Severity::Warning)],
+        "a turn changing its ancestry is a warning"
+    );
+    let shapes: Vec<String> = turns(&events, None).lineage.iter().map(shape).collect();
+    assert_eq!(
+        shapes,
+        ["t1:submit[t2:retry]", "t0:submit"],
+        "the first declaration places the turn"
+    );
+}
+
+#[test]
+fn given_lineage_in_another_session_when_folded_then_it_is_not_this_sessions_tree() {
+    let events = journal(&[
+        snapshot("s1", "t1", 1),
+        with_lineage(snapshot("s2", "t2", 2), "retry", "t1", "t1-u"),
+    ]);
+    let report = turns(&events, None);
+    let shapes: Vec<String> = report.lineage.iter().map(shape).collect();
+    assert_eq!(
+        shapes,
+        ["t1:submit"],
+        "the tree is the followed session's only"
+    );
+    assert!(
+        codes(&events).is_empty(),
+        "another session's lineage is not checked against this one"
+    );
+    let other: Vec<String> = turns(&events, Some("s2"))
+        .lineage
+        .iter()
+        .map(shape)
+        .collect();
+    assert_eq!(
+        other,
+        ["t2:retry"],
+        "in s2 the retry's parent is unknown, so it is a root"
+    );
+}

@@ -1,0 +1,215 @@
+//! `journalscope tail` run as a binary, against the test server and a growing file, in text
+//! and `--json` output. Every run is bounded by `--max-events` and by a kill deadline.
+
+mod support;
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use support::{load_journal, Faults, StreamServer};
+
+const BOUND: Duration = Duration::from_secs(60);
+
+fn fixture() -> Vec<(i64, String)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tail/iterate-200.jsonl");
+    load_journal(&path).expect("fixture loads")
+}
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_journalscope"))
+        .arg("tail")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("journalscope runs")
+}
+
+/// Waits for the child, killing it if it outlives the bound. Output is drained while it runs
+/// so that a full pipe never stalls it.
+fn finish(mut child: Child) -> Output {
+    fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    }
+    let stdout = drain(child.stdout.take().expect("piped stdout"));
+    let stderr = drain(child.stderr.take().expect("piped stderr"));
+    let deadline = Instant::now() + BOUND;
+    let status = loop {
+        match child.try_wait().expect("poll child") {
+            Some(status) => break status,
+            None if Instant::now() > deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let stderr = stderr.join().expect("stderr reader");
+                panic!(
+                    "journalscope tail did not stop within {BOUND:?}; stderr: {}",
+                    String::from_utf8_lossy(&stderr)
+                );
+            }
+            None => std::thread::sleep(Duration::from_millis(20)),
+        }
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    }
+}
+
+const QUICK: [&str; 4] = ["--retry-initial-ms", "2", "--retry-max-ms", "20"];
+
+#[test]
+fn text_output_prints_each_event_of_a_faulty_sse_stream_once() {
+    let server = StreamServer::start(fixture(), Faults::harsh(21), None, 0).expect("server");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("t.sqlite");
+    let url = server.url("/sse");
+    let db_arg = db.to_string_lossy().into_owned();
+    let mut args = vec![url.as_str(), "--db", db_arg.as_str(), "--max-events", "200"];
+    args.extend(QUICK);
+    let output = finish(spawn(&args));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "tail exits cleanly: {stderr}");
+    let stdout = String::from_utf8(output.stdout).expect("utf-8 output");
+    let offsets: Vec<String> = stdout
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or("").to_string())
+        .collect();
+    let expected: Vec<String> = fixture().iter().map(|(o, _)| format!("@{o}")).collect();
+    assert_eq!(
+        offsets, expected,
+        "one line per event, in order, none twice"
+    );
+    assert!(
+        stdout.lines().all(|l| l.split('\t').count() == 3),
+        "offset, type and summary on every line"
+    );
+    assert!(
+        stderr.contains("reconnecting in"),
+        "reconnects are shown on stderr: {stderr}"
+    );
+    assert!(server.cuts() > 0, "the stream really was cut");
+}
+
+#[test]
+fn json_output_carries_events_statuses_and_gaps() {
+    let server = StreamServer::start(fixture(), Faults::harsh(22), None, 0).expect("server");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("t.sqlite");
+    let url = server.url("/ws");
+    let db_arg = db.to_string_lossy().into_owned();
+    let mut args = vec![
+        url.as_str(),
+        "--db",
+        db_arg.as_str(),
+        "--json",
+        "--max-events",
+        "200",
+    ];
+    args.extend(QUICK);
+    let output = finish(spawn(&args));
+    assert!(
+        output.status.success(),
+        "tail exits cleanly: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let updates: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is JSON"))
+        .collect();
+    let raws: Vec<String> = updates
+        .iter()
+        .filter(|u| u["kind"] == "event")
+        .map(|u| u["event"]["raw"].as_str().expect("raw text").to_string())
+        .collect();
+    let expected: Vec<String> = fixture().into_iter().map(|(_, line)| line).collect();
+    assert_eq!(
+        raws, expected,
+        "events carry their verbatim text, each once"
+    );
+    assert!(
+        updates
+            .iter()
+            .any(|u| u["kind"] == "status" && u["status"]["state"] == "live"),
+        "live status is reported"
+    );
+    assert!(
+        updates.iter().any(|u| u["kind"] == "gap"),
+        "offset gaps are reported"
+    );
+    assert!(
+        updates
+            .iter()
+            .any(|u| u["kind"] == "status" && u["status"]["state"] == "stopped"),
+        "the end is reported"
+    );
+}
+
+#[test]
+fn tailing_a_growing_file_prints_appended_events() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = dir.path().join("growing.jsonl");
+    let lines: Vec<String> = fixture().into_iter().take(5).map(|(_, l)| l).collect();
+    std::fs::write(&journal, format!("{}\n", lines[0])).expect("write");
+    let db = dir.path().join("t.sqlite");
+    let journal_arg = journal.to_string_lossy().into_owned();
+    let db_arg = db.to_string_lossy().into_owned();
+    let child = spawn(&[
+        journal_arg.as_str(),
+        "--db",
+        db_arg.as_str(),
+        "--json",
+        "--max-events",
+        "5",
+    ]);
+    std::thread::sleep(Duration::from_millis(300));
+    for line in &lines[1..] {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&journal)
+            .expect("open for append");
+        writeln!(file, "{line}").expect("append");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = finish(child);
+    assert!(
+        output.status.success(),
+        "tail exits after 5 events: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let raws: Vec<String> = String::from_utf8(output.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON line"))
+        .filter(|u| u["kind"] == "event")
+        .map(|u| u["event"]["raw"].as_str().expect("raw").to_string())
+        .collect();
+    assert_eq!(
+        raws, lines,
+        "the first line and every appended line, once each"
+    );
+}
+
+#[test]
+fn a_bad_from_is_refused_with_a_message() {
+    let output = finish(spawn(&[
+        "http://127.0.0.1:9/sse",
+        "--from",
+        "soon",
+        "--db",
+        "/nonexistent/x",
+    ]));
+    assert!(!output.status.success(), "exit status says it failed");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--from"),
+        "the message names the option: {stderr}"
+    );
+}

@@ -1,0 +1,139 @@
+//! Builders shared by the iterate integration tests: journal lines written in code and read
+//! through the same reader the importer uses, so tests see exactly what a journal file gives.
+#![allow(dead_code)]
+
+use journalscope::diagnostic::Diagnostic;
+use journalscope::dialect::{Dialect, Reader};
+use journalscope::import::read_record;
+use journalscope::iterate::IterateJournal;
+use journalscope::source::RawRecord;
+use journalscope::store::StoredEvent;
+use serde_json::{json, Value};
+
+pub const PREFIX: &str = "events.iterate.com/agent/";
+
+/// The time every built event carries, derived from its offset so tail messages differ.
+pub fn time_of(offset: i64) -> String {
+    format!(
+        "2026-01-01T00:{:02}:{:02}Z",
+        (offset / 60) % 60,
+        offset % 60
+    )
+}
+
+pub fn event(offset: i64, short_type: &str, payload: Value) -> String {
+    json!({
+        "offset": offset,
+        "type": format!("{PREFIX}{short_type}"),
+        "payload": payload,
+        "createdAt": time_of(offset),
+        "path": "/agents/test",
+    })
+    .to_string()
+}
+
+/// A `context-added` line.
+pub fn ctx(offset: i64, payload: Value) -> String {
+    event(offset, "context-added", payload)
+}
+
+pub fn user(offset: i64, content: &str) -> String {
+    ctx(
+        offset,
+        json!({"role": "user", "actor": {"type": "user", "origin": "web"}, "content": content}),
+    )
+}
+
+pub fn system_prompt(offset: i64, content: &str) -> String {
+    ctx(
+        offset,
+        json!({"role": "system", "key": "agent/system-prompt", "content": content}),
+    )
+}
+
+pub fn keyed(offset: i64, role: &str, key: &str, content: &str) -> String {
+    ctx(
+        offset,
+        json!({"role": role, "key": key, "content": content}),
+    )
+}
+
+pub fn request(offset: i64) -> String {
+    event(
+        offset,
+        "llm-request-requested",
+        json!({"model": "test-model"}),
+    )
+}
+
+pub fn compaction(offset: i64, cutoff: Value, content: &str) -> String {
+    ctx(
+        offset,
+        json!({
+            "role": "developer",
+            "content": content,
+            "compaction": {"replacesHistoryThrough": cutoff, "usage": {"inputTokens": 4321, "outputTokens": 123}},
+        }),
+    )
+}
+
+/// Reads lines as the importer does: one record a line, the iterate reader's checks included.
+pub fn stored(lines: &[String]) -> Vec<StoredEvent> {
+    let mut reader = Reader::new(Dialect::Iterate);
+    let mut byte_start = 0u64;
+    lines
+        .iter()
+        .enumerate()
+        .map(|(index, line)| {
+            let record = RawRecord {
+                seq: index as u64,
+                line: index as u64 + 1,
+                byte_start,
+                byte_len: line.len() as u64,
+                bytes: line.as_bytes().to_vec(),
+            };
+            byte_start += line.len() as u64 + 1;
+            let read = read_record(&mut reader, &record);
+            StoredEvent {
+                seq: record.seq,
+                line: record.line,
+                byte_start: record.byte_start,
+                byte_len: record.byte_len,
+                raw: record.bytes,
+                offset: read.offset,
+                kind: read.kind,
+                created_at: read.created_at,
+                summary: read.summary,
+                diagnostics: read.diagnostics,
+            }
+        })
+        .collect()
+}
+
+pub fn journal(lines: &[String]) -> IterateJournal {
+    IterateJournal::from_stored(&stored(lines))
+}
+
+/// Every diagnostic a journal gets: those of reading and those of folding.
+pub fn diagnostics(lines: &[String]) -> Vec<Diagnostic> {
+    let stored = stored(lines);
+    let mut all: Vec<Diagnostic> = stored
+        .iter()
+        .flat_map(|e| e.diagnostics.iter().cloned())
+        .collect();
+    all.extend(
+        journalscope::iterate::analyse(&stored)
+            .diagnostics
+            .into_iter()
+            .map(|(_, d)| d),
+    );
+    all
+}
+
+pub fn codes_at(diagnostics: &[Diagnostic], offset: i64) -> Vec<String> {
+    diagnostics
+        .iter()
+        .filter(|d| d.offset == Some(offset))
+        .map(|d| d.code.clone())
+        .collect()
+}

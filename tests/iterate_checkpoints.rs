@@ -1,0 +1,47 @@
+//! Checkpointed folding must be invisible: the projection at any offset is the same whether it
+//! is folded from the start or resumed from a checkpoint.
+
+mod common;
+
+use journalscope::iterate::projection::fold_through;
+
+#[test]
+fn projection_from_checkpoints_equals_a_fold_from_the_start_at_every_offset() {
+    let mut text = Vec::new();
+    // Enough events for several checkpoints, with compactions and offset gaps.
+    journalscope::bench::write_synthetic(&mut text, 9_000, 5).expect("write to memory");
+    let lines: Vec<String> = String::from_utf8(text)
+        .expect("utf-8")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let journal = common::journal(&lines);
+    let last = journal.events.last().map_or(0, |e| e.offset);
+    for at in (0..=last + 1)
+        .step_by(97)
+        .chain([2047, 2048, 2049, 4096, last])
+    {
+        assert_eq!(
+            journal.projection_at(at),
+            fold_through(&journal.events, at),
+            "checkpoints must not change the projection at @{at}"
+        );
+    }
+}
+
+#[test]
+fn a_journal_whose_offsets_go_backwards_still_folds_every_event_at_or_below_the_offset() {
+    let lines = vec![
+        common::system_prompt(5, "prompt"),
+        common::user(9, "late"),
+        common::user(7, "out of order"),
+    ];
+    let journal = common::journal(&lines);
+    let at_seven = journal.projection_at(7);
+    let offsets: Vec<i64> = at_seven.history.iter().map(|i| i.offset).collect();
+    assert_eq!(
+        offsets,
+        [7],
+        "the event at @7 counts at @7 though it comes after @9"
+    );
+}

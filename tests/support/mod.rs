@@ -1,0 +1,392 @@
+//! A stream server for tests and demos: serves a JSONL journal over Server-Sent Events, NDJSON
+//! (chunked HTTP) and WebSocket on 127.0.0.1, honouring `?offset=` (inclusive), `Last-Event-ID`
+//! (exclusive) and `?offset=latest`, and, when asked, refusing connections, pausing, and
+//! cutting connections at random byte positions (mid-frame and mid-chunk included). HTTP and
+//! WebSocket framing are written by hand so that a cut can fall anywhere on the wire.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+
+/// Which faults a server injects. All randomness comes from `seed`, per connection.
+#[derive(Debug, Clone)]
+pub struct Faults {
+    pub seed: u64,
+    /// Connections cut on purpose, at most.
+    pub max_cuts: u64,
+    /// A cut falls uniformly within this many body bytes of the connection's start.
+    pub cut_within: usize,
+    /// Every n-th connection is answered 503 (0: never).
+    pub refuse_every: u64,
+    /// Longest pause between two writes, in milliseconds (0: no pauses).
+    pub pause_ms: u64,
+}
+
+impl Faults {
+    pub fn none() -> Faults {
+        Faults {
+            seed: 0,
+            max_cuts: 0,
+            cut_within: 0,
+            refuse_every: 0,
+            pause_ms: 0,
+        }
+    }
+
+    pub fn harsh(seed: u64) -> Faults {
+        Faults {
+            seed,
+            max_cuts: 40,
+            cut_within: 1500,
+            refuse_every: 9,
+            pause_ms: 15,
+        }
+    }
+}
+
+/// Header a request must carry, else 401.
+#[derive(Debug, Clone)]
+pub struct Required {
+    pub name: String,
+    pub value: String,
+}
+
+struct Shared {
+    events: Vec<(i64, String)>,
+    faults: Faults,
+    required: Option<Required>,
+    connections: AtomicU64,
+    cuts: AtomicU64,
+    refusals: AtomicU64,
+}
+
+pub struct StreamServer {
+    pub addr: SocketAddr,
+    shared: Arc<Shared>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+/// Reads a JSONL journal into (offset, line) pairs.
+pub fn load_journal(path: &std::path::Path) -> io::Result<Vec<(i64, String)>> {
+    let text = std::fs::read_to_string(path)?;
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+            let offset = value
+                .get("offset")
+                .and_then(serde_json::Value::as_i64)
+                .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "no offset"))?;
+            Ok((offset, line.to_string()))
+        })
+        .collect()
+}
+
+impl StreamServer {
+    /// Listens on 127.0.0.1:`port` (0 picks a free port) on a runtime of its own.
+    pub fn start(
+        events: Vec<(i64, String)>,
+        faults: Faults,
+        required: Option<Required>,
+        port: u16,
+    ) -> io::Result<StreamServer> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()?;
+        let listener = runtime.block_on(TcpListener::bind(("127.0.0.1", port)))?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            events,
+            faults,
+            required,
+            connections: AtomicU64::new(0),
+            cuts: AtomicU64::new(0),
+            refusals: AtomicU64::new(0),
+        });
+        let accepting = Arc::clone(&shared);
+        runtime.spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                let shared = Arc::clone(&accepting);
+                let number = shared.connections.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let _ = serve(socket, shared, number).await;
+                });
+            }
+        });
+        Ok(StreamServer {
+            addr,
+            shared,
+            runtime: Some(runtime),
+        })
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        let scheme = if path.starts_with("/ws") {
+            "ws"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}{path}", self.addr)
+    }
+
+    pub fn cuts(&self) -> u64 {
+        self.shared.cuts.load(Ordering::SeqCst)
+    }
+
+    pub fn refusals(&self) -> u64 {
+        self.shared.refusals.load(Ordering::SeqCst)
+    }
+
+    pub fn connections(&self) -> u64 {
+        self.shared.connections.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for StreamServer {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// xorshift64*: reproducible, and enough for choosing cut points.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        if n == 0 {
+            return 0;
+        }
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+    }
+}
+
+struct Request {
+    path: String,
+    query: HashMap<String, String>,
+    headers: HashMap<String, String>,
+}
+
+async fn read_request(socket: &mut TcpStream) -> io::Result<Request> {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = tokio::time::timeout(Duration::from_secs(5), socket.read(&mut byte))
+            .await
+            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "slow request"))??;
+        if n == 0 || head.len() > 64 * 1024 {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "no request"));
+        }
+        head.extend_from_slice(&byte[..n]);
+    }
+    let text = String::from_utf8_lossy(&head).into_owned();
+    let mut lines = text.split("\r\n");
+    let target = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .unwrap_or("/")
+        .to_string();
+    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+    let query = query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    Ok(Request {
+        path: path.to_string(),
+        query,
+        headers,
+    })
+}
+
+fn ws_frame(opcode: u8, payload: &[u8]) -> Vec<u8> {
+    let mut frame = vec![0x80 | opcode];
+    match payload.len() {
+        n if n < 126 => frame.push(n as u8),
+        n if n < 65_536 => {
+            frame.push(126);
+            frame.extend_from_slice(&(n as u16).to_be_bytes());
+        }
+        n => {
+            frame.push(127);
+            frame.extend_from_slice(&(n as u64).to_be_bytes());
+        }
+    }
+    frame.extend_from_slice(payload);
+    frame
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Sse,
+    Ndjson,
+    Ws,
+}
+
+/// Wraps `data` for the wire: an HTTP chunk, or raw WebSocket frame bytes.
+fn wire(kind: Kind, data: &[u8]) -> Vec<u8> {
+    if kind == Kind::Ws {
+        return data.to_vec();
+    }
+    let mut out = format!("{:x}\r\n", data.len()).into_bytes();
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\r\n");
+    out
+}
+
+async fn serve(mut socket: TcpStream, shared: Arc<Shared>, number: u64) -> io::Result<()> {
+    let request = read_request(&mut socket).await?;
+    let faults = &shared.faults;
+    let mut rng = Rng::new(faults.seed ^ (number + 1).wrapping_mul(0x1000_0000_01B3));
+    if faults.refuse_every > 0 && number % faults.refuse_every == faults.refuse_every - 1 {
+        shared.refusals.fetch_add(1, Ordering::SeqCst);
+        socket
+            .write_all(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            .await?;
+        return Ok(());
+    }
+    if let Some(required) = &shared.required {
+        if request.headers.get(&required.name.to_ascii_lowercase()) != Some(&required.value) {
+            socket
+                .write_all(
+                    b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                )
+                .await?;
+            return Ok(());
+        }
+    }
+    let kind = match request.path.as_str() {
+        "/sse" => Kind::Sse,
+        "/ndjson" => Kind::Ndjson,
+        "/ws" => Kind::Ws,
+        _ => {
+            socket
+                .write_all(
+                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                )
+                .await?;
+            return Ok(());
+        }
+    };
+    let events = &shared.events;
+    let last_id = request
+        .headers
+        .get("last-event-id")
+        .and_then(|v| v.parse::<i64>().ok());
+    let start = match (
+        kind,
+        last_id,
+        request.query.get("offset").map(String::as_str),
+    ) {
+        (Kind::Sse, Some(id), _) => events.partition_point(|(o, _)| *o <= id),
+        (_, _, Some("latest")) => events.len(),
+        (_, _, Some(n)) => match n.parse::<i64>() {
+            Ok(n) => events.partition_point(|(o, _)| *o < n),
+            Err(_) => 0,
+        },
+        _ => 0,
+    };
+    let wrap = request.query.get("wrap").cloned();
+    let mut body = Vec::new();
+    if kind == Kind::Sse {
+        body.extend_from_slice(b": journal served for tests\n\n");
+    }
+    for (offset, line) in &events[start..] {
+        let data = match &wrap {
+            Some(id) => format!(r#"{{"streamId":"{id}","path":"/test","event":{line}}}"#),
+            None => line.clone(),
+        };
+        match kind {
+            Kind::Sse => body.extend_from_slice(
+                format!("id: {offset}\nevent: message\ndata: {data}\n\n").as_bytes(),
+            ),
+            Kind::Ndjson => body.extend_from_slice(format!("{data}\n").as_bytes()),
+            Kind::Ws => body.extend_from_slice(&ws_frame(0x1, data.as_bytes())),
+        }
+    }
+    let head = match kind {
+        Kind::Ws => {
+            let key = request
+                .headers
+                .get("sec-websocket-key")
+                .cloned()
+                .unwrap_or_default();
+            format!(
+                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {}\r\n\r\n",
+                derive_accept_key(key.as_bytes())
+            )
+        }
+        _ => format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+            if kind == Kind::Sse { "text/event-stream" } else { "application/x-ndjson" }
+        ),
+    };
+    socket.write_all(head.as_bytes()).await?;
+    let cut = if faults.max_cuts > 0
+        && shared
+            .cuts
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |c| {
+                (c < faults.max_cuts).then_some(c + 1)
+            })
+            .is_ok()
+    {
+        Some(rng.below(faults.cut_within.max(1) as u64) as usize)
+    } else {
+        None
+    };
+    let mut pos = 0usize;
+    while pos < body.len() {
+        let end = (pos + 1 + rng.below(512) as usize).min(body.len());
+        let piece = &body[pos..end];
+        if let Some(cut) = cut.filter(|c| *c < end) {
+            let framed = wire(kind, piece);
+            // Cut inside this piece's bytes on the wire: a frame (and a chunk) left unfinished.
+            let keep = (cut - pos.min(cut)).min(framed.len().saturating_sub(1));
+            socket.write_all(&framed[..keep.max(1)]).await?;
+            socket.flush().await?;
+            return Ok(());
+        }
+        socket.write_all(&wire(kind, piece)).await?;
+        pos = end;
+        if faults.pause_ms > 0 && rng.below(6) == 0 {
+            tokio::time::sleep(Duration::from_millis(rng.below(faults.pause_ms))).await;
+        }
+    }
+    socket.flush().await?;
+    // Live: nothing new is ever written, so keep the connection open with heartbeats. A cut
+    // drawn beyond the body falls here: the connection dies while idle.
+    loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if cut.is_some() {
+            return Ok(());
+        }
+        let beat = match kind {
+            Kind::Sse => wire(kind, b": keepalive\n\n"),
+            Kind::Ndjson => wire(kind, b"\n"),
+            Kind::Ws => ws_frame(0x9, b""),
+        };
+        socket.write_all(&beat).await?;
+    }
+}

@@ -1,0 +1,373 @@
+//! Tailing real servers with real faults: the test server cuts connections at random points
+//! (mid-frame included), pauses and refuses; whatever happens, the store must end up holding
+//! the fixture exactly: same offsets, same bytes, none missing, none twice.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use journalscope::store::Store;
+use journalscope::tail::{
+    self, Backoff, Header, Source, StartAt, TailOptions, TailStatus, TailUpdate,
+};
+use support::{load_journal, Faults, Required, StreamServer};
+
+/// No test may hang: every wait ends here at the latest.
+const BOUND: Duration = Duration::from_secs(90);
+
+fn fixture() -> Vec<(i64, String)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tail/iterate-200.jsonl");
+    load_journal(&path).expect("fixture journal loads")
+}
+
+fn quick_options() -> TailOptions {
+    TailOptions {
+        backoff: Backoff {
+            initial: Duration::from_millis(2),
+            max: Duration::from_millis(20),
+            factor: 2.0,
+            jitter: 0.5,
+            max_attempts: Some(200),
+        },
+        flush_interval: Duration::from_millis(10),
+        ..TailOptions::default()
+    }
+}
+
+/// Collects updates until `enough` says stop, failing the test on a failed status or timeout.
+fn collect_until(
+    updates: &mpsc::Receiver<TailUpdate>,
+    mut enough: impl FnMut(&[TailUpdate]) -> bool,
+) -> Vec<TailUpdate> {
+    let deadline = Instant::now() + BOUND;
+    let mut seen = Vec::new();
+    while !enough(&seen) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match updates.recv_timeout(left) {
+            Ok(update) => {
+                if let TailUpdate::Status {
+                    status: TailStatus::Failed { reason },
+                } = &update
+                {
+                    panic!("the tail failed: {reason}");
+                }
+                seen.push(update);
+            }
+            Err(err) => panic!(
+                "no progress within {BOUND:?} ({err}); {} events so far",
+                events_in(&seen)
+            ),
+        }
+    }
+    seen
+}
+
+fn events_in(updates: &[TailUpdate]) -> usize {
+    updates
+        .iter()
+        .filter(|u| matches!(u, TailUpdate::Event { .. }))
+        .count()
+}
+
+/// Stored events as (offset, verbatim bytes).
+type Landed = Vec<(Option<i64>, Vec<u8>)>;
+
+fn stored(db: &Path) -> (usize, Landed) {
+    let store = Store::open(db).expect("store opens");
+    let journals: i64 = store
+        .connection()
+        .query_row("SELECT count(*) FROM journals", [], |r| r.get(0))
+        .expect("count journals");
+    let events = match store.latest_journal().expect("read journals") {
+        Some(journal) => store.events(journal.id).expect("events"),
+        None => Vec::new(),
+    };
+    (
+        journals as usize,
+        events.into_iter().map(|e| (e.offset, e.raw)).collect(),
+    )
+}
+
+fn expected() -> Landed {
+    fixture()
+        .into_iter()
+        .map(|(o, line)| (Some(o), line.into_bytes()))
+        .collect()
+}
+
+fn tail_through_faults(path: &str, seed: u64) {
+    let server = StreamServer::start(fixture(), Faults::harsh(seed), None, 0).expect("server");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db: PathBuf = dir.path().join("tail.sqlite");
+    let (send, updates) = mpsc::channel();
+    let source = Source::parse(&server.url(path), vec![]).expect("valid URL");
+    let handle = tail::start(&db, source, quick_options(), move |u| {
+        let _ = send.send(u);
+    })
+    .expect("tail starts");
+    let total = fixture().len();
+    let seen = collect_until(&updates, |seen| events_in(seen) >= total);
+    let summary = handle.stop().expect("tail stops cleanly");
+    assert!(
+        server.cuts() >= 20,
+        "at least 20 forced disconnects on {path}, got {}",
+        server.cuts()
+    );
+    assert!(
+        seen.iter().any(|u| matches!(
+            u,
+            TailUpdate::Status {
+                status: TailStatus::Reconnecting { .. }
+            }
+        )),
+        "reconnecting was shown"
+    );
+    assert!(
+        seen.iter().any(|u| matches!(u, TailUpdate::Gap { .. })),
+        "the fixture's offset gaps are shown"
+    );
+    let (journals, events) = stored(&db);
+    assert_eq!(journals, 1, "disconnects never start a new generation");
+    assert_eq!(events.len(), total, "every event stored exactly once");
+    assert_eq!(
+        events,
+        expected(),
+        "stored events equal the fixture byte for byte"
+    );
+    assert_eq!(
+        summary.events, total as u64,
+        "the summary counts what landed"
+    );
+}
+
+#[test]
+fn sse_survives_forced_disconnects() {
+    tail_through_faults("/sse", 11);
+}
+
+#[test]
+fn ndjson_survives_forced_disconnects() {
+    tail_through_faults("/ndjson", 12);
+}
+
+#[test]
+fn websocket_survives_forced_disconnects() {
+    tail_through_faults("/ws", 13);
+}
+
+#[test]
+fn wrapped_websocket_deliveries_are_unwrapped_and_deduplicated() {
+    tail_through_faults("/ws?wrap=stream-1", 14);
+}
+
+#[test]
+fn pause_buffers_and_resume_lands_everything() {
+    let server = StreamServer::start(fixture(), Faults::none(), None, 0).expect("server");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("tail.sqlite");
+    let (send, updates) = mpsc::channel();
+    let source = Source::parse(&server.url("/ndjson"), vec![]).expect("valid URL");
+    let handle = tail::start(&db, source, quick_options(), move |u| {
+        let _ = send.send(u);
+    })
+    .expect("tail starts");
+    // Given a paused tail
+    handle.pause();
+    let seen = collect_until(&updates, |seen| {
+        seen.iter().any(|u| {
+            matches!(u, TailUpdate::Status { status: TailStatus::Paused { buffered } } if *buffered > 0)
+        })
+    });
+    let before = events_in(&seen);
+    // When time passes, nothing lands
+    std::thread::sleep(Duration::from_millis(300));
+    let during: Vec<TailUpdate> = updates.try_iter().collect();
+    assert_eq!(events_in(&during), 0, "a paused tail lands nothing");
+    let (_, stored_while_paused) = stored(&db);
+    assert_eq!(stored_while_paused.len(), before, "and writes nothing");
+    // Then resuming lands everything that was buffered
+    handle.resume();
+    let total = fixture().len();
+    let rest = collect_until(&updates, |seen| before + events_in(seen) >= total);
+    assert!(
+        rest.iter().any(|u| matches!(
+            u,
+            TailUpdate::Status {
+                status: TailStatus::Live { .. }
+            }
+        )),
+        "live again after resuming"
+    );
+    handle.stop().expect("stops");
+    let (_, events) = stored(&db);
+    assert_eq!(events, expected(), "nothing received while paused was lost");
+}
+
+#[test]
+fn headers_are_sent_but_never_stored_and_refusal_fails_with_reason() {
+    let secret = "Bearer very-secret-token-42";
+    let required = Required {
+        name: "Authorization".to_string(),
+        value: secret.to_string(),
+    };
+    let server = StreamServer::start(fixture(), Faults::none(), Some(required), 0).expect("server");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("tail.sqlite");
+
+    // Without the header the server refuses for good: the tail fails and says why.
+    let (send, updates) = mpsc::channel();
+    let source = Source::parse(&server.url("/sse"), vec![]).expect("valid URL");
+    let handle = tail::start(&db, source, quick_options(), move |u| {
+        let _ = send.send(u);
+    })
+    .expect("tail starts");
+    let err = handle.wait().expect_err("a 401 is not retried");
+    assert!(
+        err.to_string().contains("401"),
+        "the reason names the refusal: {err}"
+    );
+    let statuses: Vec<TailUpdate> = updates.try_iter().collect();
+    assert!(
+        statuses.iter().any(|u| matches!(u, TailUpdate::Status { status: TailStatus::Failed { reason } } if reason.contains("401"))),
+        "failed status carries the reason"
+    );
+
+    // With it (and a password in the URL), everything lands and no secret is written.
+    let url = server
+        .url("/sse")
+        .replace("http://", "http://alice:pa55word@");
+    let header = Header::parse(&format!("Authorization: {secret}")).expect("header");
+    let source = Source::parse(&url, vec![header]).expect("valid URL");
+    let options = TailOptions {
+        stop_after: Some(fixture().len() as u64),
+        start: StartAt::Oldest,
+        ..quick_options()
+    };
+    let handle = tail::start(&db, source, options, |_| {}).expect("tail starts");
+    let summary = handle.wait().expect("stops after all events");
+    assert_eq!(summary.events, fixture().len() as u64, "all events landed");
+    // The same header goes along on a WebSocket upgrade.
+    let header = Header::parse(&format!("Authorization: {secret}")).expect("header");
+    let source = Source::parse(&server.url("/ws"), vec![header]).expect("valid URL");
+    let options = TailOptions {
+        stop_after: Some(5),
+        ..quick_options()
+    };
+    let summary = tail::start(&db, source, options, |_| {})
+        .expect("tail starts")
+        .wait()
+        .expect("the WebSocket upgrade carried the header");
+    assert_eq!(summary.events, 5, "WebSocket events landed");
+    drop(server);
+    let mut bytes = Vec::new();
+    for entry in std::fs::read_dir(dir.path()).expect("list db files") {
+        bytes.extend(std::fs::read(entry.expect("entry").path()).expect("read db file"));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(
+        !text.contains("very-secret-token-42"),
+        "header value never stored"
+    );
+    assert!(!text.contains("pa55word"), "URL password never stored");
+    let store = Store::open(&db).expect("store");
+    let url: String = store
+        .connection()
+        .query_row(
+            "SELECT url FROM streams ORDER BY journal_id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .expect("stream row");
+    assert_eq!(
+        url,
+        server_url_without_secrets(&url),
+        "stored URL has no userinfo"
+    );
+}
+
+fn server_url_without_secrets(url: &str) -> String {
+    url.replace("alice:pa55word@", "")
+}
+
+#[test]
+fn a_restart_resumes_after_the_stored_offset() {
+    let server = StreamServer::start(fixture(), Faults::none(), None, 0).expect("server");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("tail.sqlite");
+    for (run, count) in [(1, 50u64), (2, 150u64)] {
+        let source = Source::parse(&server.url("/ndjson"), vec![]).expect("valid URL");
+        let options = TailOptions {
+            stop_after: Some(count),
+            ..quick_options()
+        };
+        let summary = tail::start(&db, source, options, |_| {})
+            .expect("tail starts")
+            .wait()
+            .expect("stops by itself");
+        assert_eq!(
+            summary.events, count,
+            "run {run} landed what it was asked to"
+        );
+    }
+    let (journals, events) = stored(&db);
+    assert_eq!(
+        journals, 1,
+        "the second run appended to the first run's journal"
+    );
+    assert_eq!(events, expected(), "no event missing or twice across runs");
+}
+
+#[test]
+fn from_an_offset_or_latest_starts_there() {
+    let server = StreamServer::start(fixture(), Faults::none(), None, 0).expect("server");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let from = fixture()[100].0;
+    let source = Source::parse(&server.url("/ws"), vec![]).expect("valid URL");
+    let options = TailOptions {
+        start: StartAt::Offset(from),
+        stop_after: Some(10),
+        ..quick_options()
+    };
+    let db = dir.path().join("from.sqlite");
+    tail::start(&db, source, options, |_| {})
+        .expect("tail starts")
+        .wait()
+        .expect("stops after 10");
+    let (_, events) = stored(&db);
+    assert_eq!(
+        events,
+        expected()[100..110].to_vec(),
+        "starts at the given offset"
+    );
+
+    let (send, updates) = mpsc::channel();
+    let source = Source::parse(&server.url("/sse"), vec![]).expect("valid URL");
+    let options = TailOptions {
+        start: StartAt::Latest,
+        ..quick_options()
+    };
+    let db = dir.path().join("latest.sqlite");
+    let handle = tail::start(&db, source, options, move |u| {
+        let _ = send.send(u);
+    })
+    .expect("tail starts");
+    collect_until(&updates, |seen| {
+        seen.iter().any(|u| {
+            matches!(
+                u,
+                TailUpdate::Status {
+                    status: TailStatus::Live { .. }
+                }
+            )
+        })
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        events_in(&updates.try_iter().collect::<Vec<_>>()),
+        0,
+        "latest skips history"
+    );
+    handle.stop().expect("stops");
+}
