@@ -27,20 +27,7 @@ core-test:
 bench:
 	$(CARGO) run --release --package journalscope -- bench --events 1000000
 
-# What Tauri needs on Debian, plus what the end-to-end tests drive the window with.
-SYSTEM_PACKAGES := build-essential pkg-config curl file libssl-dev libxdo-dev \
-	libwebkit2gtk-4.1-dev libayatana-appindicator3-dev librsvg2-dev \
-	webkit2gtk-driver xvfb xauth fonts-dejavu-core imagemagick
-SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-
+# What Tauri needs on Debian, what the end-to-end tests drive the window with, and the UI's
+# npm packages: installed when missing, never asked about.
 system-deps:
-	@missing=$$(for p in $(SYSTEM_PACKAGES); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
-	done); \
-	if [ -n "$$missing" ]; then \
-		echo "installing Debian packages:" $$missing; \
-		$(SUDO) apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing </dev/null; \
-	fi
-	@command -v tauri-driver >/dev/null || [ -x "$$HOME/.cargo/bin/tauri-driver" ] || \
-		$(CARGO) install tauri-driver --locked
+	scripts/desktop-deps.sh --e2e
