@@ -446,6 +446,59 @@ async fn hostile(c: &Client) -> Outcome {
     Ok(())
 }
 
+async fn open_demo(c: &Client, demo: &str) -> Outcome {
+    wait_for(c, "[data-testid=home]")
+        .await?
+        .click()
+        .await
+        .map_err(err("home"))?;
+    wait_for(c, &format!("[data-testid=demo-{demo}]"))
+        .await?
+        .click()
+        .await
+        .map_err(err("demo button"))?;
+    wait_until(
+        c,
+        "the demo to open",
+        &format!("const f = document.querySelector('[data-testid=file-name]'); return !!f && f.textContent.includes('{demo_file}') && !document.querySelector('[data-testid=import-progress]');",
+            demo_file = if demo == "ag-ui" { "agui-demo" } else { "agentskit-demo" }),
+    )
+    .await
+}
+
+/// AG-UI: a STATE_DELTA step shows the state tree with its changed paths highlighted and
+/// the patch beside it.
+async fn agui(c: &Client) -> Outcome {
+    open_demo(c, "ag-ui").await?;
+    goto(c, 22).await?;
+    wait_for(c, "[data-testid=agui-view]").await?;
+    wait_until(
+        c,
+        "a highlighted changed path",
+        "return document.querySelectorAll('[data-testid=agui-view] .node.changed').length > 0;",
+    )
+    .await?;
+    let patch = text_of(c, "[data-testid=agui-view] .patch").await?;
+    check(
+        patch.contains("\"op\""),
+        &format!("the step's patch is shown: {patch}"),
+    )
+}
+
+/// AgentsKit: every line carries its verdict, and the lineage tree highlights the turn of
+/// the held snapshot.
+async fn agentskit(c: &Client) -> Outcome {
+    open_demo(c, "agents-kit").await?;
+    keys(c, "G").await?;
+    wait_for(c, "[data-testid=agentskit-view]").await?;
+    wait_until(
+        c,
+        "verdicts and the selected turn",
+        "return document.querySelectorAll('[data-testid=kit-line]').length > 0 && !!document.querySelector('[data-testid=lineage-turn].selected');",
+    )
+    .await
+}
+
 async fn run_scenarios(port: u16, exported: &Path, cache: &Path) -> Vec<Outcome> {
     let hostile_path = workspace().join("tests/e2e/hostile.jsonl");
     let mut out = Vec::new();
@@ -495,6 +548,20 @@ async fn run_scenarios(port: u16, exported: &Path, cache: &Path) -> Vec<Outcome>
                 (c, r)
             },
         )
+        .await,
+    );
+    out.push(
+        scenario(port, "07-agui", &[], |c| async move {
+            let r = agui(&c).await;
+            (c, r)
+        })
+        .await,
+    );
+    out.push(
+        scenario(port, "08-agentskit", &[], |c| async move {
+            let r = agentskit(&c).await;
+            (c, r)
+        })
         .await,
     );
     out
