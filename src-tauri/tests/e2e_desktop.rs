@@ -261,6 +261,17 @@ async fn stepping(c: &Client) -> Outcome {
     wait_selected(c, 33).await?;
     keys(c, "g").await?;
     wait_selected(c, 1).await?;
+    keys(c, "?").await?;
+    wait_for(c, "[data-testid=key-help]").await?;
+    screenshot(c, "01a-key-help").await?;
+    keys(c, "?").await?;
+    // The welcome screen lists the demos and the recent files.
+    wait_for(c, "[data-testid=home]")
+        .await?
+        .click()
+        .await
+        .map_err(err("home"))?;
+    wait_for(c, "[data-testid=demo-agents-kit]").await?;
     Ok(())
 }
 
