@@ -307,7 +307,18 @@ async fn published_marks(c: &Client) -> Outcome {
         header.starts_with("@4"),
         &format!("the card starts with the exact header line: {header}"),
     )?;
-    Ok(())
+    // The text filter narrows the list to matching events, queried from SQLite.
+    wait_for(c, "[data-testid=text-filter]")
+        .await?
+        .send_keys("Deploy freeze")
+        .await
+        .map_err(err("type filter"))?;
+    wait_until(
+        c,
+        "the filtered list",
+        "const rows = document.querySelectorAll('[data-testid=event-row]'); return rows.length === 1 && rows[0].dataset.offset === '32';",
+    )
+    .await
 }
 
 /// The compaction at @25 shows before and after with dropped items struck through.
