@@ -213,7 +213,10 @@ where
     F: FnOnce(Client) -> Fut,
     Fut: std::future::Future<Output = (Client, Outcome)>,
 {
-    let c = connect(port, args).await?;
+    // A window that cannot start leaves WebKitWebDriver waiting forever: bound the session.
+    let c = tokio::time::timeout(Duration::from_secs(60), connect(port, args))
+        .await
+        .map_err(|_| format!("{name}: no session within 60 s (did the app start?)"))??;
     // The window opens its journal by itself; keys pressed during the import are ignored.
     let loaded = wait_until(
         &c,
@@ -222,7 +225,13 @@ where
     )
     .await;
     let (c, outcome) = match loaded {
-        Ok(()) => body(c).await,
+        Ok(()) => {
+            let c2 = c.clone();
+            match tokio::time::timeout(Duration::from_secs(120), body(c)).await {
+                Ok(done) => done,
+                Err(_) => (c2, Err("scenario took over 120 s".to_string())),
+            }
+        }
         Err(e) => (c, Err(e)),
     };
     let shot = screenshot(&c, name).await;
@@ -601,7 +610,11 @@ async fn desktop_end_to_end() {
     let cache = home.path().join("cache");
     let config = home.path().join("config");
     let export = home.path().join("exported-request.json");
-    let port = 4444;
+    // Not tauri-driver's default 4444: other worktrees on this machine may run their own.
+    let port = std::env::var("E2E_PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(47444);
     let _driver = Driver::start(
         port,
         &[
