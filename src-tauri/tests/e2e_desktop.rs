@@ -108,11 +108,16 @@ fn err(context: &str) -> impl Fn(fantoccini::error::CmdError) -> String + '_ {
 }
 
 async fn wait_for(c: &Client, css: &str) -> Result<Element, String> {
-    c.wait()
-        .at_most(Duration::from_secs(15))
-        .for_element(Locator::Css(css))
-        .await
-        .map_err(|e| format!("waiting for `{css}`: {e}"))
+    // Retries on any error: WebKitWebDriver can answer a find with an error (not "no such
+    // element") while the page re-renders.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        match c.find(Locator::Css(css)).await {
+            Ok(e) => return Ok(e),
+            Err(e) if Instant::now() > deadline => return Err(format!("waiting for `{css}`: {e}")),
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
 }
 
 /// Polls a script until it returns true.
