@@ -19,7 +19,12 @@ if [ -z "${DISPLAY:-}" ] || [ -n "${E2E_DISPLAY:-}" ]; then
   Xvfb "$display" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
   xvfb_pid=$!
   export DISPLAY="$display"
-  sleep 1
+  # A loaded machine can take seconds to open the display; an app started before it dies.
+  for _ in $(seq 1 100); do
+    [ -S "/tmp/.X11-unix/X${display#:}" ] && break
+    kill -0 "$xvfb_pid" 2>/dev/null || { echo "e2e: Xvfb $display did not start" >&2; exit 1; }
+    sleep 0.1
+  done
 fi
 cleanup() {
   if [ -n "$xvfb_pid" ]; then

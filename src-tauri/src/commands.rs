@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use journalscope::agentskit::{SnapshotAt, TurnsReport};
+use journalscope::agui::{AgUiStep, RunSpan};
 use journalscope::import::{ImportControl, ImportProgress};
 use journalscope::iterate::view::{CompactionView, ProjectionView, RequestSummary, RequestView};
 use journalscope::iterate::Transport;
@@ -244,6 +246,33 @@ pub async fn compaction_at(
     offset: i64,
 ) -> Result<CompactionView, IpcError> {
     session.with(|j| j.compaction(offset))
+}
+
+#[tauri::command]
+pub async fn agui_step(session: State<'_, Session>, seq: u64) -> Result<AgUiStep, IpcError> {
+    session.with(|j| j.agui_step(seq))
+}
+
+#[tauri::command]
+pub async fn agui_runs(session: State<'_, Session>) -> Result<Vec<RunSpan>, IpcError> {
+    session.with(|j| j.agui_runs())
+}
+
+#[tauri::command]
+pub async fn agentskit_state(
+    session: State<'_, Session>,
+    seq: u64,
+    thread: Option<String>,
+) -> Result<SnapshotAt, IpcError> {
+    session.with(|j| j.agentskit_state(seq, thread.as_deref()))
+}
+
+#[tauri::command]
+pub async fn agentskit_turns(
+    session: State<'_, Session>,
+    thread: Option<String>,
+) -> Result<TurnsReport, IpcError> {
+    session.with(|j| j.agentskit_turns(thread.as_deref()))
 }
 
 /// Writes the exact provider body (`request_body`, the bytes of the CLI's `request -o`).

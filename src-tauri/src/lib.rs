@@ -40,6 +40,10 @@ pub fn run() {
             commands::request_at,
             commands::compaction_at,
             commands::export_request,
+            commands::agui_step,
+            commands::agui_runs,
+            commands::agentskit_state,
+            commands::agentskit_turns,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

@@ -108,11 +108,16 @@ fn err(context: &str) -> impl Fn(fantoccini::error::CmdError) -> String + '_ {
 }
 
 async fn wait_for(c: &Client, css: &str) -> Result<Element, String> {
-    c.wait()
-        .at_most(Duration::from_secs(15))
-        .for_element(Locator::Css(css))
-        .await
-        .map_err(|e| format!("waiting for `{css}`: {e}"))
+    // Retries on any error: WebKitWebDriver can answer a find with an error (not "no such
+    // element") while the page re-renders.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        match c.find(Locator::Css(css)).await {
+            Ok(e) => return Ok(e),
+            Err(e) if Instant::now() > deadline => return Err(format!("waiting for `{css}`: {e}")),
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
 }
 
 /// Polls a script until it returns true.
@@ -213,7 +218,10 @@ where
     F: FnOnce(Client) -> Fut,
     Fut: std::future::Future<Output = (Client, Outcome)>,
 {
-    let c = connect(port, args).await?;
+    // A window that cannot start leaves WebKitWebDriver waiting forever: bound the session.
+    let c = tokio::time::timeout(Duration::from_secs(60), connect(port, args))
+        .await
+        .map_err(|_| format!("{name}: no session within 60 s (did the app start?)"))??;
     // The window opens its journal by itself; keys pressed during the import are ignored.
     let loaded = wait_until(
         &c,
@@ -222,7 +230,13 @@ where
     )
     .await;
     let (c, outcome) = match loaded {
-        Ok(()) => body(c).await,
+        Ok(()) => {
+            let c2 = c.clone();
+            match tokio::time::timeout(Duration::from_secs(120), body(c)).await {
+                Ok(done) => done,
+                Err(_) => (c2, Err("scenario took over 120 s".to_string())),
+            }
+        }
         Err(e) => (c, Err(e)),
     };
     let shot = screenshot(&c, name).await;
@@ -261,6 +275,17 @@ async fn stepping(c: &Client) -> Outcome {
     wait_selected(c, 33).await?;
     keys(c, "g").await?;
     wait_selected(c, 1).await?;
+    keys(c, "?").await?;
+    wait_for(c, "[data-testid=key-help]").await?;
+    screenshot(c, "01a-key-help").await?;
+    keys(c, "?").await?;
+    // The welcome screen lists the demos and the recent files.
+    wait_for(c, "[data-testid=home]")
+        .await?
+        .click()
+        .await
+        .map_err(err("home"))?;
+    wait_for(c, "[data-testid=demo-agents-kit]").await?;
     Ok(())
 }
 
@@ -296,7 +321,18 @@ async fn published_marks(c: &Client) -> Outcome {
         header.starts_with("@4"),
         &format!("the card starts with the exact header line: {header}"),
     )?;
-    Ok(())
+    // The text filter narrows the list to matching events, queried from SQLite.
+    wait_for(c, "[data-testid=text-filter]")
+        .await?
+        .send_keys("Deploy freeze")
+        .await
+        .map_err(err("type filter"))?;
+    wait_until(
+        c,
+        "the filtered list",
+        "const rows = document.querySelectorAll('[data-testid=event-row]'); return rows.length === 1 && rows[0].dataset.offset === '32';",
+    )
+    .await
 }
 
 /// The compaction at @25 shows before and after with dropped items struck through.
@@ -446,6 +482,59 @@ async fn hostile(c: &Client) -> Outcome {
     Ok(())
 }
 
+async fn open_demo(c: &Client, demo: &str) -> Outcome {
+    wait_for(c, "[data-testid=home]")
+        .await?
+        .click()
+        .await
+        .map_err(err("home"))?;
+    wait_for(c, &format!("[data-testid=demo-{demo}]"))
+        .await?
+        .click()
+        .await
+        .map_err(err("demo button"))?;
+    wait_until(
+        c,
+        "the demo to open",
+        &format!("const f = document.querySelector('[data-testid=file-name]'); return !!f && f.textContent.includes('{demo_file}') && !document.querySelector('[data-testid=import-progress]');",
+            demo_file = if demo == "ag-ui" { "agui-demo" } else { "agentskit-demo" }),
+    )
+    .await
+}
+
+/// AG-UI: a STATE_DELTA step shows the state tree with its changed paths highlighted and
+/// the patch beside it.
+async fn agui(c: &Client) -> Outcome {
+    open_demo(c, "ag-ui").await?;
+    goto(c, 22).await?;
+    wait_for(c, "[data-testid=agui-view]").await?;
+    wait_until(
+        c,
+        "a highlighted changed path",
+        "return document.querySelectorAll('[data-testid=agui-view] .node.changed').length > 0;",
+    )
+    .await?;
+    let patch = text_of(c, "[data-testid=agui-view] .patch").await?;
+    check(
+        patch.contains("\"op\""),
+        &format!("the step's patch is shown: {patch}"),
+    )
+}
+
+/// AgentsKit: every line carries its verdict, and the lineage tree highlights the turn of
+/// the held snapshot.
+async fn agentskit(c: &Client) -> Outcome {
+    open_demo(c, "agents-kit").await?;
+    keys(c, "G").await?;
+    wait_for(c, "[data-testid=agentskit-view]").await?;
+    wait_until(
+        c,
+        "verdicts and the selected turn",
+        "return document.querySelectorAll('[data-testid=kit-line]').length > 0 && !!document.querySelector('[data-testid=lineage-turn].selected');",
+    )
+    .await
+}
+
 async fn run_scenarios(port: u16, exported: &Path, cache: &Path) -> Vec<Outcome> {
     let hostile_path = workspace().join("tests/e2e/hostile.jsonl");
     let mut out = Vec::new();
@@ -497,6 +586,20 @@ async fn run_scenarios(port: u16, exported: &Path, cache: &Path) -> Vec<Outcome>
         )
         .await,
     );
+    out.push(
+        scenario(port, "07-agui", &[], |c| async move {
+            let r = agui(&c).await;
+            (c, r)
+        })
+        .await,
+    );
+    out.push(
+        scenario(port, "08-agentskit", &[], |c| async move {
+            let r = agentskit(&c).await;
+            (c, r)
+        })
+        .await,
+    );
     out
 }
 
@@ -512,7 +615,11 @@ async fn desktop_end_to_end() {
     let cache = home.path().join("cache");
     let config = home.path().join("config");
     let export = home.path().join("exported-request.json");
-    let port = 4444;
+    // Not tauri-driver's default 4444: other worktrees on this machine may run their own.
+    let port = std::env::var("E2E_PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(47444);
     let _driver = Driver::start(
         port,
         &[

@@ -7,6 +7,10 @@ import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 import { writeText } from "@tauri-apps/plugin-clipboard-manager";
 import type {
+  AgentsKitSnapshotAt,
+  AgentsKitTurnsReport,
+  AgUiRunSpan,
+  AgUiStep,
   CompactionView,
   Demo,
   EventDetail,
@@ -67,6 +71,12 @@ export const backend = {
   /** Without a path the backend asks with the native save dialog. */
   exportRequest: (offset: number, transport: Transport, path?: string) =>
     call<Exported>("export_request", { offset, transport, path: path ?? null }),
+
+  aguiStep: (seq: number) => call<AgUiStep>("agui_step", { seq }),
+  aguiRuns: () => call<AgUiRunSpan[]>("agui_runs"),
+  agentskitState: (seq: number, thread: string | null) =>
+    call<AgentsKitSnapshotAt>("agentskit_state", { seq, thread }),
+  agentskitTurns: (thread: string | null) => call<AgentsKitTurnsReport>("agentskit_turns", { thread }),
 
   async pickJournal(): Promise<string | null> {
     const picked = await open({

@@ -29,6 +29,10 @@ describe("digit grouping in UI labels", () => {
       parts.filter((p) => "offset" in p).map((p) => ("offset" in p ? p.offset : -1)),
       "both offsets become links",
     ).toEqual([8114, 8011]);
+    const withRefs = '@7 key="k" refs=["/integrations/github/install-789@244"] updates=@3';
+    const linked = headerParts(withRefs).filter((p) => "offset" in p);
+    expect(linked.map((p) => p.text), "offsets of other streams inside refs stay text").toEqual(["@7", "@3"]);
+    expect(headerParts(withRefs).map((p) => p.text).join(""), "still verbatim").toBe(withRefs);
   });
 
   it("formats progress figures", () => {

@@ -21,12 +21,18 @@ export function headerLabel(header: string): string {
   return header.replace(/@(\d{4,})/g, (_m, d: string) => `@${groupDigits(Number(d))}`);
 }
 
-/** Splits a header into text and `@N` offset links, keeping every character verbatim. */
+/**
+ * Splits a header into text and offset links, keeping every character verbatim. Only the
+ * item's own `@N` (at the start) and `updates=@N` link: offsets inside `refs=[...]` belong to
+ * other streams.
+ */
 export function headerParts(header: string): ({ text: string } | { offset: number; text: string })[] {
   const parts: ({ text: string } | { offset: number; text: string })[] = [];
   const re = /@(\d+)/g;
   let last = 0;
   for (let m = re.exec(header); m; m = re.exec(header)) {
+    const own = m.index === 0 || header.slice(0, m.index).endsWith(" updates=");
+    if (!own) continue;
     if (m.index > last) parts.push({ text: header.slice(last, m.index) });
     parts.push({ offset: Number(m[1]), text: m[0] });
     last = m.index + m[0].length;

@@ -66,6 +66,25 @@ export function badgeText(kind: string): string {
       return "○";
     case "coalesced":
       return "⟲";
+    case "accepted":
+      return "✓";
+    case "duplicate":
+      return "=";
+    case "stale":
+      return "↶";
+    case "foreign-session":
+      return "⇄";
+    case "malformed":
+      return "✕";
+    case "not-a-snapshot":
+      return "·";
+    case "run-start":
+      return "▶";
+    case "run-end":
+    case "run-finished":
+      return "■";
+    case "state-delta":
+      return "Δ";
     default:
       return kind.slice(0, 3);
   }

@@ -5,6 +5,10 @@ import { backend } from "./backend";
 import type { Action } from "./keys";
 import { otherTransport } from "./roles";
 import type {
+  AgentsKitSnapshotAt,
+  AgentsKitTurnsReport,
+  AgUiRunSpan,
+  AgUiStep,
   CompactionView,
   Demo,
   EventDetail,
@@ -41,6 +45,12 @@ export const ui = $state({
   request: null as RequestView | null,
   compaction: null as CompactionView | null,
   boundarySeq: null as number | null,
+  agui: null as AgUiStep | null,
+  runs: [] as AgUiRunSpan[],
+  kit: null as AgentsKitSnapshotAt | null,
+  turns: null as AgentsKitTurnsReport | null,
+  /** AgentsKit session the cursor follows; null lets the core pick the journal's own. */
+  thread: null as string | null,
   help: false,
   goto: false,
   dropHover: false,
@@ -65,6 +75,8 @@ function fail(e: unknown) {
 async function afterOpen(info: JournalInfo) {
   ui.info = info;
   ui.screen = "journal";
+  // The native title is set by the backend; this keeps the page's own title in step.
+  document.title = `${info.fileName} — Journalscope`;
   ui.filterTypes = [];
   ui.filterText = "";
   ui.selectedSeq = null;
@@ -73,7 +85,14 @@ async function afterOpen(info: JournalInfo) {
   ui.request = null;
   ui.compaction = null;
   ui.boundarySeq = null;
+  ui.agui = null;
+  ui.runs = [];
+  ui.kit = null;
+  ui.turns = null;
+  ui.thread = null;
   ui.listVersion += 1;
+  if (info.dialect === "ag-ui") ui.runs = await backend.aguiRuns().catch(() => []);
+  if (info.dialect === "agents-kit") ui.turns = await backend.agentskitTurns(null).catch(() => null);
   const [types, timeline] = await Promise.all([backend.eventTypes(), backend.timeline(600)]);
   ui.types = types;
   ui.timeline = timeline;
@@ -153,6 +172,12 @@ export async function select(seq: number) {
       } else {
         ui.centre = "projection";
       }
+    } else if (ui.info?.dialect === "ag-ui") {
+      const step = await backend.aguiStep(seq);
+      if (ticket === selecting) ui.agui = step;
+    } else if (ui.info?.dialect === "agents-kit") {
+      const kit = await backend.agentskitState(seq, ui.thread);
+      if (ticket === selecting) ui.kit = kit;
     }
   } catch (e) {
     if (ticket === selecting) fail(e);
@@ -283,6 +308,17 @@ export async function exportRequest() {
   try {
     const r = await backend.exportRequest(ui.request.snapshot.requestOffset, ui.transport);
     ui.notice = r.path ? `exported ${r.bytes} bytes to ${r.path}` : "export cancelled";
+  } catch (e) {
+    fail(e);
+  }
+}
+
+/** Follows another AgentsKit session: the turns report and the snapshot are re-read for it. */
+export async function setThread(thread: string | null) {
+  ui.thread = thread;
+  try {
+    ui.turns = await backend.agentskitTurns(thread);
+    if (ui.selectedSeq !== null) ui.kit = await backend.agentskitState(ui.selectedSeq, thread);
   } catch (e) {
     fail(e);
   }

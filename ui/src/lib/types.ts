@@ -35,3 +35,12 @@ export type { ImportStatus } from "../generated/ImportStatus";
 export type { IpcError } from "../generated/IpcError";
 export type { RecentFile } from "../generated/RecentFile";
 export type { Startup } from "../generated/Startup";
+
+// AG-UI and AgentsKit views.
+export type { AgUiStep } from "../generated/AgUiStep";
+export type { AgUiRunSpan } from "../generated/AgUiRunSpan";
+export type { AgUiPathChange } from "../generated/AgUiPathChange";
+export type { AgentsKitSnapshotAt } from "../generated/AgentsKitSnapshotAt";
+export type { AgentsKitTurnsReport } from "../generated/AgentsKitTurnsReport";
+export type { AgentsKitLineageNode } from "../generated/AgentsKitLineageNode";
+export type { AgentsKitVerdict } from "../generated/AgentsKitVerdict";
