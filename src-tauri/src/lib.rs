@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod ipc;
+pub mod live;
 pub mod recent;
 
 use commands::Session;
@@ -21,6 +22,7 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_clipboard_manager::init())
         .manage(Session::new(launch_path))
+        .manage(live::Live::default())
         .invoke_handler(tauri::generate_handler![
             commands::startup,
             commands::open_file,
@@ -40,6 +42,11 @@ pub fn run() {
             commands::request_at,
             commands::compaction_at,
             commands::export_request,
+            live::follow_journal,
+            live::connect_stream,
+            live::live_state,
+            live::live_pause,
+            live::stop_live,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {
