@@ -62,7 +62,7 @@ function fail(e: unknown) {
   ui.error = e as IpcError;
 }
 
-async function afterOpen(info: JournalInfo) {
+export async function afterOpen(info: JournalInfo) {
   ui.info = info;
   ui.screen = "journal";
   ui.filterTypes = [];

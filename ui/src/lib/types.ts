@@ -35,3 +35,8 @@ export type { ImportStatus } from "../generated/ImportStatus";
 export type { IpcError } from "../generated/IpcError";
 export type { RecentFile } from "../generated/RecentFile";
 export type { Startup } from "../generated/Startup";
+export type { ConnectRequest } from "../generated/ConnectRequest";
+export type { GenerationReason } from "../generated/GenerationReason";
+export type { LiveChange } from "../generated/LiveChange";
+export type { LiveState } from "../generated/LiveState";
+export type { TailStatus } from "../generated/TailStatus";
