@@ -49,6 +49,16 @@ pub struct LiveState {
     pub status: TailStatus,
     /// Paused by the user: arrivals are buffered by the tail until resumed.
     pub paused: bool,
+    /// Grows with every change, across tails: events emitted from different threads may
+    /// reach the webview out of order, and the higher revision is the newer state.
+    #[ts(type = "number")]
+    pub revision: u64,
+}
+
+static REVISION: AtomicU64 = AtomicU64::new(1);
+
+fn next_revision() -> u64 {
+    REVISION.fetch_add(1, Ordering::SeqCst)
 }
 
 /// Sent after the open journal was reloaded because events landed.
@@ -246,6 +256,7 @@ pub fn live_pause(
     let state = {
         let mut state = running.state.lock().unwrap_or_else(|e| e.into_inner());
         state.paused = paused;
+        state.revision = next_revision();
         state.clone()
     };
     let _ = app.emit(STATUS_EVENT, &state);
@@ -272,6 +283,7 @@ fn start(
         label,
         status: TailStatus::Connecting { attempt: 0 },
         paused: false,
+        revision: next_revision(),
     }));
     let token = live.token.fetch_add(1, Ordering::SeqCst) + 1;
     let (send, updates) = mpsc::channel();
@@ -385,6 +397,7 @@ impl Watcher {
         let state = {
             let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             state.status = status;
+            state.revision = next_revision();
             state.clone()
         };
         let _ = self.app.emit(STATUS_EVENT, &state);
@@ -504,6 +517,7 @@ mod tests {
                 events: 200,
             },
             paused: false,
+            revision: 7,
         };
         let json = serde_json::to_value(&state).expect("serializes");
         assert_eq!(

@@ -13,4 +13,9 @@ label: string, status: TailStatus,
 /**
  * Paused by the user: arrivals are buffered by the tail until resumed.
  */
-paused: boolean, };
+paused: boolean, 
+/**
+ * Grows with every change, across tails: events emitted from different threads may
+ * reach the webview out of order, and the higher revision is the newer state.
+ */
+revision: number, };

@@ -36,6 +36,10 @@ export function noteNavigation(nav: Navigation) {
 }
 
 let followedDb: string | null = null;
+/** States arrive as events and as command answers, in any order: keep the newest. */
+function adopt(state: LiveState) {
+  if (!live.state || state.revision > live.state.revision) live.state = state;
+}
 
 /** Called whenever the window shows another database: follow its file if it has one. */
 export async function followOpenJournal(dbPath: string | null) {
@@ -46,14 +50,15 @@ export async function followOpenJournal(dbPath: string | null) {
     const state = await backend.followJournal();
     // A stream the window just switched to keeps its follow mode; a file starts unfollowed.
     if (state?.source === "file" && before?.label !== state.label) live.following = false;
-    live.state = state;
+    if (state === null) live.state = null;
+    else adopt(state);
   } catch (e) {
     fail(e);
   }
 }
 
 export function onStatus(state: LiveState) {
-  live.state = state;
+  adopt(state);
 }
 
 let applying: Promise<unknown> = Promise.resolve();
@@ -72,11 +77,12 @@ async function applyChange(change: LiveChange) {
     }
     await afterOpen(change.info);
   } else {
+    // The list refetches first: new rows are what the user waits for.
     ui.info = change.info;
+    live.version += 1;
     const [types, timeline] = await Promise.all([backend.eventTypes(), backend.timeline(600)]);
     ui.types = types;
     ui.timeline = timeline;
-    live.version += 1;
   }
   const next = selectionAfterGrowth(live.following, ui.selectedSeq, change.info.eventCount, change.reset);
   if (next !== null) await select(next);
@@ -84,7 +90,7 @@ async function applyChange(change: LiveChange) {
 
 export async function connect(request: ConnectRequest): Promise<IpcError | null> {
   try {
-    live.state = await backend.connectStream(request);
+    adopt(await backend.connectStream(request));
     live.following = true;
     live.notice = "";
     return null;
@@ -100,7 +106,7 @@ export async function togglePause() {
     return;
   }
   try {
-    live.state = await backend.livePause(!live.state.paused);
+    adopt(await backend.livePause(!live.state.paused));
   } catch (e) {
     fail(e);
   }
