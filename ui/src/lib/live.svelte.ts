@@ -50,6 +50,8 @@ export async function followOpenJournal(dbPath: string | null) {
     const state = await backend.followJournal();
     // A stream the window just switched to keeps its follow mode; a file starts unfollowed.
     if (state?.source === "file" && before?.label !== state.label) live.following = false;
+    // A notice about the previous source means nothing for this one.
+    if (state?.label !== before?.label) live.notice = "";
     if (state === null) live.state = null;
     else adopt(state);
   } catch (e) {
