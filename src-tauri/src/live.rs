@@ -336,7 +336,12 @@ impl Watcher {
     }
 
     fn run(mut self, updates: mpsc::Receiver<TailUpdate>) {
-        let mut pending = Pending::default();
+        // A stream's database may hold events from an earlier connection: show them at once
+        // rather than after the next arrival (which, started at `latest`, may be far off).
+        let mut pending = Pending {
+            dirty: self.kind == LiveSource::Stream,
+            ..Pending::default()
+        };
         let mut reloaded = Instant::now() - RELOAD_EVERY;
         loop {
             let wait = if pending.dirty {
@@ -422,9 +427,11 @@ impl Watcher {
             other if !self.opened && self.kind == LiveSource::Stream => {
                 match Journal::open_quietly(&self.db) {
                     Ok(journal) => (journal, true),
-                    Err(e) => {
+                    // Nothing landed yet (an empty store cannot be opened): the next
+                    // arrival tries again, and the window keeps what it shows meanwhile.
+                    Err(_) => {
                         *guard = other;
-                        return Err(e);
+                        return Ok(());
                     }
                 }
             }
