@@ -246,6 +246,25 @@ where
 async fn live_stream(c: &Client, stream_port: u16) -> Outcome {
     keys(c, "o").await?;
     let url = wait_for(c, "[data-testid=connect-url]").await?;
+    // Something that is not a stream URL is refused in the dialog, with its code.
+    url.send_keys("ftp://nowhere")
+        .await
+        .map_err(err("type a bad URL"))?;
+    wait_for(c, "[data-testid=connect-submit]")
+        .await?
+        .click()
+        .await
+        .map_err(err("click Connect"))?;
+    let refused = wait_for(c, "[data-testid=connect-error]")
+        .await?
+        .text()
+        .await
+        .map_err(err("error text"))?;
+    check(
+        refused.contains("invalid-target"),
+        &format!("a non-stream URL is refused as invalid-target: {refused}"),
+    )?;
+    url.clear().await.map_err(err("clear the URL"))?;
     url.send_keys(&format!("http://127.0.0.1:{stream_port}/sse"))
         .await
         .map_err(err("type the URL"))?;
