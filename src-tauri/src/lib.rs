@@ -24,6 +24,11 @@ pub fn run() {
         .manage(Session::new(launch_path))
         .manage(live::Live::default())
         .invoke_handler(tauri::generate_handler![
+            live::follow_journal,
+            live::connect_stream,
+            live::live_state,
+            live::live_pause,
+            live::stop_live,
             commands::startup,
             commands::open_file,
             commands::open_demo,
@@ -42,11 +47,6 @@ pub fn run() {
             commands::request_at,
             commands::compaction_at,
             commands::export_request,
-            live::follow_journal,
-            live::connect_stream,
-            live::live_state,
-            live::live_pause,
-            live::stop_live,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {
