@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the desktop end-to-end tests: builds the UI and the app, starts Xvfb, and runs the
-# fantoccini test, which starts and stops tauri-driver itself. Bounded by `timeout -k`.
+# Runs the desktop end-to-end tests: builds the UI, the app and the tail_server example (the
+# live tests stream from it), starts Xvfb, and runs the fantoccini tests, which start and stop
+# tauri-driver themselves. Bounded by `timeout -k`.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -11,6 +12,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 (cd ui && npm run build)
 cargo build -p journalscope-app
 cargo build -p journalscope --bin journalscope
+cargo build -p journalscope --example tail_server
 
 mkdir -p target/e2e-screenshots
 display="${E2E_DISPLAY:-:97}"
@@ -35,4 +37,4 @@ cleanup() {
 trap cleanup EXIT
 
 timeout -k 20 "${E2E_TIMEOUT:-900}" \
-  cargo test -p journalscope-app --test e2e_desktop -- --ignored --test-threads=1 --nocapture
+  cargo test -p journalscope-app --test e2e_desktop --test e2e_live -- --ignored --test-threads=1 --nocapture

@@ -41,12 +41,15 @@ impl Session {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Option<Journal>> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Option<Journal>> {
         // A panic while holding the lock leaves a journal that is still readable.
         self.journal.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn with<T>(&self, f: impl FnOnce(&Journal) -> Result<T, JournalError>) -> Result<T, IpcError> {
+    pub(crate) fn with<T>(
+        &self,
+        f: impl FnOnce(&Journal) -> Result<T, JournalError>,
+    ) -> Result<T, IpcError> {
         let guard = self.lock();
         let journal = guard.as_ref().ok_or_else(IpcError::no_journal)?;
         f(journal).map_err(ipc_error)

@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod ipc;
+pub mod live;
 pub mod recent;
 
 use commands::Session;
@@ -21,7 +22,13 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_clipboard_manager::init())
         .manage(Session::new(launch_path))
+        .manage(live::Live::default())
         .invoke_handler(tauri::generate_handler![
+            live::follow_journal,
+            live::connect_stream,
+            live::live_state,
+            live::live_pause,
+            live::stop_live,
             commands::startup,
             commands::open_file,
             commands::open_demo,

@@ -12,6 +12,7 @@ import type {
   AgUiRunSpan,
   AgUiStep,
   CompactionView,
+  ConnectRequest,
   Demo,
   EventDetail,
   EventPage,
@@ -20,6 +21,8 @@ import type {
   ImportStatus,
   IpcError,
   JournalInfo,
+  LiveChange,
+  LiveState,
   ProjectionView,
   RecentFile,
   RequestSummary,
@@ -92,6 +95,21 @@ export const backend = {
   },
 
   copyText: (text: string) => writeText(text),
+
+  /** Follows the open journal's file (a no-op for what is already followed). */
+  followJournal: () => call<LiveState | null>("follow_journal"),
+  connectStream: (request: ConnectRequest) => call<LiveState>("connect_stream", { request }),
+  liveState: () => call<LiveState | null>("live_state"),
+  livePause: (paused: boolean) => call<LiveState>("live_pause", { paused }),
+  stopLive: () => call<void>("stop_live"),
+
+  onLiveStatus(handler: (s: LiveState) => void): Promise<UnlistenFn> {
+    return listen<LiveState>("live-status", (e) => handler(e.payload));
+  },
+
+  onLiveChanged(handler: (c: LiveChange) => void): Promise<UnlistenFn> {
+    return listen<LiveChange>("live-changed", (e) => handler(e.payload));
+  },
 
   onImportProgress(handler: (s: ImportStatus) => void): Promise<UnlistenFn> {
     return listen<ImportStatus>("import-progress", (e) => handler(e.payload));

@@ -12,6 +12,8 @@ export type Action =
   | { kind: "filter" }
   | { kind: "transport" }
   | { kind: "open" }
+  | { kind: "connect" }
+  | { kind: "pause" }
   | { kind: "escape" };
 
 export interface KeyPress {
@@ -30,11 +32,13 @@ export const BINDINGS: { keys: string; label: string }[] = [
   { keys: "J / K", label: "previous / next request" },
   { keys: "c / C", label: "next / previous compaction" },
   { keys: "e / E", label: "next / previous diagnostic" },
-  { keys: "g / G", label: "first / last event" },
+  { keys: "g / G", label: "first / last event (G follows a live journal)" },
   { keys: "Ctrl+G", label: "go to offset" },
   { keys: "t", label: "switch transport (openai / workers-ai)" },
   { keys: "/", label: "filter events by text" },
   { keys: "Ctrl+O", label: "open a journal" },
+  { keys: "o", label: "connect to a stream" },
+  { keys: "=", label: "pause / resume live ingestion" },
   { keys: "?", label: "show or hide these keys" },
   { keys: "Esc", label: "close the overlay" },
 ];
@@ -79,6 +83,10 @@ export function actionFor(press: KeyPress): Action | null {
       return { kind: "filter" };
     case "t":
       return { kind: "transport" };
+    case "o":
+      return { kind: "connect" };
+    case "=":
+      return { kind: "pause" };
     case "Escape":
       return { kind: "escape" };
     default:

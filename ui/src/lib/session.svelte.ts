@@ -72,7 +72,7 @@ function fail(e: unknown) {
   ui.error = e as IpcError;
 }
 
-async function afterOpen(info: JournalInfo) {
+export async function afterOpen(info: JournalInfo) {
   ui.info = info;
   ui.screen = "journal";
   // The native title is set by the backend; this keeps the page's own title in step.

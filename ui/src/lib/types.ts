@@ -28,6 +28,12 @@ export type { StepTarget } from "../generated/StepTarget";
 export type { Timeline } from "../generated/Timeline";
 export type { Transport } from "../generated/Transport";
 export type { TypeCount } from "../generated/TypeCount";
+// Live ingestion (src-tauri/src/live.rs and the core's tail).
+export type { ConnectRequest } from "../generated/ConnectRequest";
+export type { GenerationReason } from "../generated/GenerationReason";
+export type { LiveChange } from "../generated/LiveChange";
+export type { LiveState } from "../generated/LiveState";
+export type { TailStatus } from "../generated/TailStatus";
 
 // Shapes owned by the desktop shell (src-tauri/src/ipc.rs).
 export type { Exported } from "../generated/Exported";
