@@ -12,7 +12,7 @@ use crate::diagnostic::Diagnostic;
 
 pub const SYSTEM_PROMPT_KEY: &str = "agent/system-prompt";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Lane {
     System,
     History,
@@ -103,6 +103,12 @@ pub struct Projection {
     pub diagnostics: Vec<Diagnostic>,
     /// Set by the last `apply` when it was a valid compaction.
     pub last_compaction: Option<AppliedCompaction>,
+    /// Where the last `apply` put an item (appended, replaced in place, or a summary).
+    pub last_item: Option<(Lane, usize)>,
+    /// The position of the newest item of each key in each lane, so that a keyed update finds
+    /// its slot without scanning a long lane. Appends and in-place replacements never move
+    /// items; compaction does, and rebuilds it.
+    slots: std::collections::HashMap<(Lane, String), usize>,
 }
 
 /// Why a compaction item was ignored, if it was.
@@ -151,6 +157,7 @@ impl Projection {
     /// Folds one event in. Events must come in file order.
     pub fn apply(&mut self, event: &IterateEvent) {
         self.last_compaction = None;
+        self.last_item = None;
         self.at = Some(self.at.map_or(event.offset, |at| at.max(event.offset)));
         match &event.kind {
             EventKind::ContextAdded(context) => self.add_context(event, context),
@@ -211,20 +218,17 @@ impl Projection {
         let published_through = self.published_through;
         let mut item = Item::from_context(event, context);
         let Some(key) = &context.key else {
-            self.lane_mut(lane).push(item);
+            self.push(lane, item);
             return;
         };
-        let slot = self
-            .lane(lane)
-            .iter()
-            .rposition(|existing| existing.key.as_deref() == Some(key.as_str()));
+        let slot = self.slots.get(&(lane, key.clone())).copied();
         match slot {
-            None => self.lane_mut(lane).push(item),
+            None => self.push(lane, item),
             Some(index) => {
                 let existing = &self.lane(lane)[index];
                 if existing.is_published(published_through) {
                     item.updates_offset = Some(existing.offset);
-                    self.lane_mut(lane).push(item);
+                    self.push(lane, item);
                 } else {
                     // Unpublished: replace in place, keeping position and updatesOffset.
                     let mut coalesced = existing.coalesced.clone();
@@ -232,6 +236,27 @@ impl Projection {
                     item.updates_offset = existing.updates_offset;
                     item.coalesced = coalesced;
                     self.lane_mut(lane)[index] = item;
+                    self.last_item = Some((lane, index));
+                }
+            }
+        }
+    }
+
+    fn push(&mut self, lane: Lane, item: Item) {
+        let index = self.lane(lane).len();
+        if let Some(key) = &item.key {
+            self.slots.insert((lane, key.clone()), index);
+        }
+        self.lane_mut(lane).push(item);
+        self.last_item = Some((lane, index));
+    }
+
+    fn rebuild_slots(&mut self) {
+        self.slots.clear();
+        for lane in [Lane::System, Lane::History] {
+            for index in 0..self.lane(lane).len() {
+                if let Some(key) = self.lane(lane)[index].key.clone() {
+                    self.slots.insert((lane, key), index);
                 }
             }
         }
@@ -295,6 +320,8 @@ impl Projection {
             collapsed,
         });
         self.history = std::iter::once(summary).chain(kept).collect();
+        self.rebuild_slots();
+        self.last_item = Some((Lane::History, 0));
         self.published_through = Some(self.published_through.map_or(cutoff, |p| p.max(cutoff)));
     }
 }

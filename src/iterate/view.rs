@@ -373,20 +373,37 @@ impl IterateJournal {
 
     /// Every request in file order, from one pass over the journal.
     pub fn requests(&self) -> Vec<RequestSummary> {
+        // Where offsets increase, a request publishes every item folded so far, so the items
+        // it newly publishes are those added since the last request: counted as they come
+        // instead of rescanning the projection at every request.
+        let monotonic = self.checkpoints.is_some();
         let mut projection = Projection::default();
         let mut summaries = Vec::new();
         let mut compactions = 0u64;
+        let mut added_since = 0u64;
         for event in &self.events {
             let before = projection.published_through;
+            let size = projection.system.len() + projection.history.len();
             projection.apply(event);
             if projection.last_compaction.is_some() {
                 compactions += 1;
+                added_since = projection
+                    .items()
+                    .filter(|(_, item)| !item.is_published(projection.published_through))
+                    .count() as u64;
+            } else if projection.system.len() + projection.history.len() > size {
+                added_since += 1;
             }
             if let EventKind::RequestRequested { model } = &event.kind {
-                let newly = projection
-                    .items()
-                    .filter(|(_, item)| !item.is_published(before))
-                    .count() as u64;
+                let newly = if monotonic {
+                    added_since
+                } else {
+                    projection
+                        .items()
+                        .filter(|(_, item)| !item.is_published(before))
+                        .count() as u64
+                };
+                added_since = 0;
                 summaries.push(RequestSummary {
                     offset: event.offset,
                     model: model.clone(),
@@ -394,7 +411,7 @@ impl IterateJournal {
                     published_through: projection.published_through.unwrap_or(event.offset),
                     newly_published: newly,
                     compactions_before: compactions,
-                    items: projection.items().count() as u64,
+                    items: (projection.system.len() + projection.history.len()) as u64,
                 });
                 compactions = 0;
             }
@@ -502,7 +519,12 @@ impl IterateJournal {
                         analysis.marks.push(mark("compaction", note));
                     }
                     let lane = Lane::of(context.role);
-                    if let Some(item) = projection.lane(lane).iter().find(|i| i.seq == event.seq) {
+                    if let Some(item) = projection
+                        .last_item
+                        .filter(|(touched, _)| *touched == lane)
+                        .and_then(|(_, index)| projection.lane(lane).get(index))
+                        .filter(|item| item.seq == event.seq)
+                    {
                         for transport in Transport::ALL {
                             let role = provider_role(item, transport);
                             if role.rule.is_downgrade() {
