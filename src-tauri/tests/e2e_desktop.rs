@@ -503,7 +503,8 @@ async fn open_demo(c: &Client, demo: &str) -> Outcome {
 }
 
 /// AG-UI: a STATE_DELTA step shows the state tree with its changed paths highlighted and
-/// the patch beside it.
+/// the patch beside it; a failing patch is shown in red with its reason; a MESSAGES_SNAPSHOT
+/// marks what it did to each message.
 async fn agui(c: &Client) -> Outcome {
     open_demo(c, "ag-ui").await?;
     goto(c, 22).await?;
@@ -518,11 +519,28 @@ async fn agui(c: &Client) -> Outcome {
     check(
         patch.contains("\"op\""),
         &format!("the step's patch is shown: {patch}"),
+    )?;
+    screenshot(c, "07a-agui-state-delta").await?;
+    // @23 is the demo's failing patch: state unchanged, reason shown.
+    goto(c, 23).await?;
+    let failure = text_of(c, "[data-testid=patch-failure]").await?;
+    check(
+        failure.contains("patch failed"),
+        &format!("a failing patch says why: {failure}"),
+    )?;
+    screenshot(c, "07b-agui-failed-patch").await?;
+    // @33 is the MESSAGES_SNAPSHOT that reorders, drops and preserves.
+    goto(c, 33).await?;
+    wait_until(
+        c,
+        "reconciliation marks",
+        "const f = [...document.querySelectorAll('[data-testid=agui-view] .fate')].map(e => e.textContent.trim()); return ['replaced', 'appended', 'dropped', 'kept-client-only'].every(k => f.includes(k));",
     )
+    .await
 }
 
-/// AgentsKit: every line carries its verdict, and the lineage tree highlights the turn of
-/// the held snapshot.
+/// AgentsKit: every line carries its verdict, the lineage tree highlights the turn of the held
+/// snapshot, and clicking another turn jumps to its first snapshot.
 async fn agentskit(c: &Client) -> Outcome {
     open_demo(c, "agents-kit").await?;
     keys(c, "G").await?;
@@ -531,6 +549,33 @@ async fn agentskit(c: &Client) -> Outcome {
         c,
         "verdicts and the selected turn",
         "return document.querySelectorAll('[data-testid=kit-line]').length > 0 && !!document.querySelector('[data-testid=lineage-turn].selected');",
+    )
+    .await?;
+    let verdicts = js(
+        c,
+        "return [...document.querySelectorAll('[data-testid=kit-line]')].map(e => e.textContent).join(' ');",
+    )
+    .await?;
+    let verdicts = verdicts.as_str().unwrap_or_default().to_string();
+    for verdict in [
+        "accepted",
+        "duplicate",
+        "stale",
+        "foreign-session",
+        "malformed",
+        "not-a-snapshot",
+    ] {
+        check(
+            verdicts.contains(verdict),
+            &format!("the {verdict} verdict is shown: {verdicts}"),
+        )?;
+    }
+    let first_turn = wait_for(c, "[data-testid=lineage-turn]").await?;
+    first_turn.click().await.map_err(err("lineage turn"))?;
+    wait_until(
+        c,
+        "the first turn's snapshot to be selected",
+        "const s = document.querySelector('[data-testid=lineage-turn].selected'); return !!s && s === document.querySelector('[data-testid=lineage-turn]');",
     )
     .await
 }
