@@ -36,5 +36,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-timeout -k 20 "${E2E_TIMEOUT:-900}" \
-  cargo test -p journalscope-app --test e2e_desktop --test e2e_live -- --ignored --test-threads=1 --nocapture
+# Every src-tauri/tests/e2e_*.rs is an end-to-end test binary.
+suites=()
+for f in src-tauri/tests/e2e_*.rs; do
+  suites+=(--test "$(basename "$f" .rs)")
+done
+timeout -k 20 "${E2E_TIMEOUT:-1800}" \
+  cargo test -p journalscope-app "${suites[@]}" -- --ignored --test-threads=1 --nocapture

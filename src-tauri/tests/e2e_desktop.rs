@@ -3,257 +3,17 @@
 //! with `make e2e`. Every scenario starts its own app, saves a screenshot under
 //! target/e2e-screenshots/, and all scenarios run even when one fails.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::Command;
 
-use fantoccini::actions::{InputSource, KeyAction, KeyActions};
-use fantoccini::elements::Element;
-use fantoccini::{Client, ClientBuilder, Locator};
+use fantoccini::Client;
 use serde_json::{json, Value};
 
-type Outcome = Result<(), String>;
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("src-tauri sits in the workspace")
-        .to_path_buf()
-}
-
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target"))
-}
-
-/// Cargo builds the app for its integration tests, with this test's features
-/// (with the default `custom-protocol` feature, so it serves the built UI, not a dev server).
-fn app_binary() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_journalscope-app"))
-}
-
-fn cli_binary() -> PathBuf {
-    target_dir().join("debug").join("journalscope")
-}
-
-/// tauri-driver, stopped with SIGTERM (SIGKILL would leave WebKitWebDriver holding our pipes).
-struct Driver {
-    child: Child,
-}
-
-impl Driver {
-    fn start(port: u16, env: &[(&str, &Path)]) -> Driver {
-        let mut cmd = Command::new("tauri-driver");
-        cmd.args([
-            "--port",
-            &port.to_string(),
-            "--native-port",
-            &(port + 1).to_string(),
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let child = cmd
-            .spawn()
-            .expect("tauri-driver on PATH (scripts/desktop-deps.sh --e2e installs it)");
-        Driver { child }
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-async fn connect(port: u16, args: &[String]) -> Result<Client, String> {
-    let mut caps = serde_json::Map::new();
-    caps.insert("browserName".into(), json!("wry"));
-    caps.insert(
-        "tauri:options".into(),
-        json!({"application": app_binary(), "args": args}),
-    );
-    let url = format!("http://127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        match ClientBuilder::native()
-            .capabilities(caps.clone())
-            .connect(&url)
-            .await
-        {
-            Ok(c) => return Ok(c),
-            Err(e) if Instant::now() > deadline => return Err(format!("connect: {e}")),
-            Err(_) => tokio::time::sleep(Duration::from_millis(250)).await,
-        }
-    }
-}
-
-fn err(context: &str) -> impl Fn(fantoccini::error::CmdError) -> String + '_ {
-    move |e| format!("{context}: {e}")
-}
-
-async fn wait_for(c: &Client, css: &str) -> Result<Element, String> {
-    // Retries on any error: WebKitWebDriver can answer a find with an error (not "no such
-    // element") while the page re-renders.
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        match c.find(Locator::Css(css)).await {
-            Ok(e) => return Ok(e),
-            Err(e) if Instant::now() > deadline => return Err(format!("waiting for `{css}`: {e}")),
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    }
-}
-
-/// Polls a script until it returns true.
-async fn wait_until(c: &Client, what: &str, script: &str) -> Outcome {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let v = c.execute(script, vec![]).await.map_err(err("execute"))?;
-        if v == Value::Bool(true) {
-            return Ok(());
-        }
-        if Instant::now() > deadline {
-            return Err(format!("timed out waiting for {what}"));
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-async fn keys(c: &Client, text: &str) -> Outcome {
-    let mut seq = KeyActions::new("keyboard".into());
-    for ch in text.chars() {
-        seq = seq
-            .then(KeyAction::Down { value: ch })
-            .then(KeyAction::Up { value: ch });
-    }
-    c.perform_actions(seq).await.map_err(err("keys"))
-}
-
-async fn ctrl(c: &Client, ch: char) -> Outcome {
-    let control = '\u{e009}';
-    let seq = KeyActions::new("keyboard".into())
-        .then(KeyAction::Down { value: control })
-        .then(KeyAction::Down { value: ch })
-        .then(KeyAction::Up { value: ch })
-        .then(KeyAction::Up { value: control });
-    c.perform_actions(seq).await.map_err(err("ctrl chord"))
-}
-
-async fn selected_offset(c: &Client) -> Result<Option<i64>, String> {
-    let d = wait_for(c, "[data-testid=detail]").await?;
-    Ok(d.attr("data-offset")
-        .await
-        .map_err(err("detail offset"))?
-        .and_then(|s| s.parse().ok()))
-}
-
-async fn wait_selected(c: &Client, offset: i64) -> Outcome {
-    let script = format!(
-        "const d = document.querySelector('[data-testid=detail]'); return !!d && d.dataset.offset === '{offset}';"
-    );
-    if let Err(e) = wait_until(c, &format!("selection @{offset}"), &script).await {
-        let now = selected_offset(c).await.ok().flatten();
-        return Err(format!("{e} (selected is {now:?})"));
-    }
-    Ok(())
-}
-
-async fn goto(c: &Client, offset: i64) -> Outcome {
-    ctrl(c, 'g').await?;
-    let input = wait_for(c, "[data-testid=goto-input]").await?;
-    let enter = fantoccini::key::Key::Enter;
-    input
-        .send_keys(&format!("{offset}{}", char::from(enter)))
-        .await
-        .map_err(err("type offset"))?;
-    wait_selected(c, offset).await
-}
-
-async fn card(c: &Client, scope: &str, offset: i64) -> Result<Element, String> {
-    wait_for(
-        c,
-        &format!("{scope} [data-testid=item-card][data-offset='{offset}']"),
-    )
-    .await
-}
-
-async fn attr(e: &Element, name: &str) -> Result<String, String> {
-    Ok(e.attr(name).await.map_err(err("attr"))?.unwrap_or_default())
-}
-
-async fn screenshot(c: &Client, name: &str) -> Outcome {
-    let dir = target_dir().join("e2e-screenshots");
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let png = c.screenshot().await.map_err(err("screenshot"))?;
-    std::fs::write(dir.join(format!("{name}.png")), png).map_err(|e| e.to_string())
-}
-
-fn check(cond: bool, what: &str) -> Outcome {
-    if cond {
-        Ok(())
-    } else {
-        Err(what.to_string())
-    }
-}
-
-/// Runs one scenario in a fresh app and always leaves a screenshot.
-async fn scenario<F, Fut>(port: u16, name: &str, args: &[String], body: F) -> Outcome
-where
-    F: FnOnce(Client) -> Fut,
-    Fut: std::future::Future<Output = (Client, Outcome)>,
-{
-    // A window that cannot start leaves WebKitWebDriver waiting forever: bound the session.
-    let c = tokio::time::timeout(Duration::from_secs(60), connect(port, args))
-        .await
-        .map_err(|_| format!("{name}: no session within 60 s (did the app start?)"))??;
-    // The window opens its journal by itself; keys pressed during the import are ignored.
-    let loaded = wait_until(
-        &c,
-        "the journal to open",
-        "const d = document.querySelector('[data-testid=detail]'); return !!d && d.dataset.seq !== '' && !document.querySelector('[data-testid=import-progress]');",
-    )
-    .await;
-    let (c, outcome) = match loaded {
-        Ok(()) => {
-            let c2 = c.clone();
-            match tokio::time::timeout(Duration::from_secs(120), body(c)).await {
-                Ok(done) => done,
-                Err(_) => (c2, Err("scenario took over 120 s".to_string())),
-            }
-        }
-        Err(e) => (c, Err(e)),
-    };
-    let shot = screenshot(&c, name).await;
-    let _ = c.close().await;
-    outcome.and(shot).map_err(|e| format!("{name}: {e}"))
-}
+mod common;
+use common::*;
 
 // Scenarios. Offsets refer to the bundled iterate demo (demo/iterate-demo.jsonl) and to
 // tests/e2e/hostile.jsonl.
-
-async fn text_of(c: &Client, css: &str) -> Result<String, String> {
-    wait_for(c, css).await?.text().await.map_err(err("text"))
-}
-
-async fn js(c: &Client, script: &str) -> Result<Value, String> {
-    c.execute(script, vec![]).await.map_err(err("execute"))
-}
 
 /// Stepping with the keyboard moves the selection and the projection follows it.
 async fn stepping(c: &Client) -> Outcome {
@@ -333,6 +93,7 @@ async fn published_marks(c: &Client) -> Outcome {
         "const rows = document.querySelectorAll('[data-testid=event-row]'); return rows.length === 1 && rows[0].dataset.offset === '32';",
     )
     .await
+    .map(drop)
 }
 
 /// The compaction at @25 shows before and after with dropped items struck through.
@@ -500,6 +261,7 @@ async fn open_demo(c: &Client, demo: &str) -> Outcome {
             demo_file = if demo == "ag-ui" { "agui-demo" } else { "agentskit-demo" }),
     )
     .await
+    .map(drop)
 }
 
 /// AG-UI: a STATE_DELTA step shows the state tree with its changed paths highlighted and
@@ -537,6 +299,7 @@ async fn agui(c: &Client) -> Outcome {
         "const f = [...document.querySelectorAll('[data-testid=agui-view] .fate')].map(e => e.textContent.trim()); return ['replaced', 'appended', 'dropped', 'kept-client-only'].every(k => f.includes(k));",
     )
     .await
+    .map(drop)
 }
 
 /// AgentsKit: every line carries its verdict, the lineage tree highlights the turn of the held
@@ -578,6 +341,7 @@ async fn agentskit(c: &Client) -> Outcome {
         "const s = document.querySelector('[data-testid=lineage-turn].selected'); return !!s && s === document.querySelector('[data-testid=lineage-turn]');",
     )
     .await
+    .map(drop)
 }
 
 async fn run_scenarios(port: u16, exported: &Path, cache: &Path) -> Vec<Outcome> {
@@ -651,37 +415,9 @@ async fn run_scenarios(port: u16, exported: &Path, cache: &Path) -> Vec<Outcome>
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs a display, WebKitWebDriver and tauri-driver: run `make e2e`"]
 async fn desktop_end_to_end() {
-    assert!(
-        app_binary().exists(),
-        "build the app first: {}",
-        app_binary().display()
-    );
-    let home = tempfile::tempdir().expect("temp home");
-    let cache = home.path().join("cache");
-    let config = home.path().join("config");
-    let export = home.path().join("exported-request.json");
-    // Not tauri-driver's default 4444: other worktrees on this machine may run their own.
-    let port = std::env::var("E2E_PORT")
-        .ok()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(47444);
-    let _driver = Driver::start(
-        port,
-        &[
-            ("JOURNALSCOPE_CACHE_DIR", &cache),
-            ("XDG_CONFIG_HOME", &config),
-            ("JOURNALSCOPE_EXPORT_PATH", &export),
-        ],
-    );
-    let mut failures = Vec::new();
-    for outcome in run_scenarios(port, &export, &cache).await {
-        if let Err(e) = outcome {
-            eprintln!("FAILED {e}");
-            failures.push(e);
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "end-to-end scenarios failed: {failures:#?}"
-    );
+    let export_dir = tempfile::tempdir().expect("temp export dir");
+    let export = export_dir.path().join("exported-request.json");
+    let harness = Harness::start(&[("JOURNALSCOPE_EXPORT_PATH", &export)]);
+    let outcomes = run_scenarios(harness.port, &export, &harness.cache).await;
+    assert_all(outcomes, "desktop end-to-end scenarios");
 }
