@@ -6,7 +6,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 FILE ?=
 
-.PHONY: run test lint core-test bench system-deps
+.PHONY: run test lint core-test bench system-deps fuzz
 
 # Desktop targets (ui-deps, ui-build, ui-test, app-build, e2e, run-app) live beside the app.
 -include mk/desktop.mk
@@ -31,3 +31,19 @@ bench:
 # npm packages: installed when missing, never asked about.
 system-deps:
 	scripts/desktop-deps.sh --e2e
+
+# Fuzzing (not part of `test`): each cargo-fuzz target of fuzz/ runs FUZZ_SECONDS, seeded with
+# the test fixtures; a crash stops the run and leaves its input in fuzz/artifacts/<target>/.
+# Nightly and cargo-fuzz are installed when missing.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := line_reader sse_frames iterate_reducer agui_reducer agentskit_reducer
+
+fuzz:
+	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
+	@for target in $(FUZZ_TARGETS); do \
+		mkdir -p $(CURDIR)/fuzz/corpus/$$target || exit 1; \
+		echo "fuzz: $$target for $(FUZZ_SECONDS) s"; \
+		$(CARGO) +nightly fuzz run $$target $(CURDIR)/fuzz/corpus/$$target $(CURDIR)/tests/fixtures \
+			-- -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=4096 || exit 1; \
+	done

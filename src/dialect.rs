@@ -83,11 +83,13 @@ impl Reader {
         }
     }
 
-    /// A reader positioned after `last`, the newest stored event of the journal.
-    pub fn resume(dialect: Dialect, last: Option<&crate::store::StoredEvent>) -> Reader {
+    /// A reader positioned after what a journal already holds, `highest_offset` being the
+    /// highest offset stored: a resumed read then judges the next record exactly as reading
+    /// the whole file in one go would have.
+    pub fn resume(dialect: Dialect, highest_offset: Option<i64>) -> Reader {
         let mut reader = Reader::new(dialect);
-        if let (Reader::Iterate(inner), Some(last)) = (&mut reader, last) {
-            inner.resume_after(last.offset);
+        if let Reader::Iterate(inner) = &mut reader {
+            inner.resume_after(highest_offset);
         }
         reader
     }

@@ -30,6 +30,8 @@ pub enum ImportError {
     Store(#[from] StoreError),
     #[error("import cancelled")]
     Cancelled,
+    #[error("{path} is not a journal: it holds binary data and no line of JSON")]
+    NotAJournal { path: PathBuf },
 }
 
 /// How an import related to what the store already had.
@@ -112,6 +114,11 @@ pub fn import_file(
     let raw = fs::read(path).map_err(read_err)?;
     let compressed = source::is_gzip(&raw);
     let bytes = source::decode(raw).map_err(read_err)?;
+    if source::looks_binary(&bytes) {
+        return Err(ImportError::NotAJournal {
+            path: path.to_path_buf(),
+        });
+    }
     let name = source_name(path);
     let previous = store
         .latest_journal()?
@@ -208,8 +215,19 @@ pub fn detect_dialect(bytes: &[u8], framing: Framing) -> Dialect {
 /// Reads one record: parses it and lets the dialect read its columns. A record that is not
 /// JSON is kept with an `invalid-json` error.
 pub fn read_record(reader: &mut Reader, record: &RawRecord) -> ReadEvent {
-    match serde_json::from_slice::<Value>(&record.bytes) {
-        Ok(value) => reader.read(record, Some(&value)),
+    match crate::record_json::parse(&record.bytes) {
+        Ok(parsed) => {
+            let mut read = reader.read(record, Some(&parsed.value));
+            for key in parsed.duplicate_keys {
+                read.diagnostics.push(Diagnostic::warning(
+                    record.line,
+                    read.offset,
+                    "duplicate-key",
+                    format!("key {key:?} appears twice in one object: the last one counts"),
+                ));
+            }
+            read
+        }
         Err(err) => {
             let mut read = reader.read(record, None);
             read.diagnostics.insert(
@@ -229,6 +247,10 @@ pub fn read_record(reader: &mut Reader, record: &RawRecord) -> ReadEvent {
 /// Appends the records of `bytes` after what `journal` already holds, then refreshes the
 /// derived tables. `complete` says the source ends here for good (an import); a follower
 /// passes false so that a half-written last record waits for its end.
+///
+/// Each batch commits with the position it reached, so a process killed mid-import leaves a
+/// prefix of whole records that the next import resumes after; the last batch commits with
+/// the fold's analysis, so a finished import never lacks its derived tables.
 pub fn ingest(
     store: &Store,
     journal: &JournalRow,
@@ -248,54 +270,70 @@ pub fn ingest(
     let consumed = start + split.consumed;
     let total = bytes.len() as u64;
     let added = split.records.len() as u64;
-    store.transaction(|store| -> Result<(), ImportError> {
-        let last = store.last_event(journal.id)?;
-        let mut reader = Reader::resume(journal.dialect, last.as_ref());
-        let mut done = 0u64;
-        for chunk in split.records.chunks(BATCH) {
-            if control.cancelled() {
-                return Err(ImportError::Cancelled);
-            }
-            let batch: Vec<(RawRecord, ReadEvent)> = chunk
-                .iter()
-                .map(|record| (record.clone(), read_record(&mut reader, record)))
-                .collect();
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&bytes[..start]);
+    let mut hashed = start;
+    let mut reader = Reader::resume(journal.dialect, store.highest_offset(journal.id)?);
+    let mut done = 0u64;
+    let mut chunks = split.records.chunks(BATCH).peekable();
+    loop {
+        let chunk = chunks.next().unwrap_or(&[]);
+        let next = chunks.peek().and_then(|c| c.first());
+        if control.cancelled() {
+            return Err(ImportError::Cancelled);
+        }
+        // Where this batch leaves the source: the start of the next record (its line not yet
+        // counted), or the end of what the split consumed.
+        let (reached, lines, ends_mid_line) = match next {
+            Some(record) => (record.byte_start as usize, record.line - 1, false),
+            None => (
+                consumed,
+                journal.imported_lines + split.lines,
+                complete
+                    && journal.framing == Framing::Jsonl
+                    && consumed > 0
+                    && bytes[consumed - 1] != b'\n',
+            ),
+        };
+        hasher.update(&bytes[hashed..reached]);
+        hashed = reached;
+        let content_hash = hasher.finalize().to_hex().to_string();
+        let batch: Vec<(RawRecord, ReadEvent)> = chunk
+            .iter()
+            .map(|record| (record.clone(), read_record(&mut reader, record)))
+            .collect();
+        store.transaction(|store| -> Result<(), ImportError> {
             store.append(journal.id, &batch)?;
-            done += chunk.len() as u64;
-            let reached = chunk
-                .last()
-                .map_or(start as u64, |r| r.byte_start + r.byte_len);
-            (control.progress)(ImportProgress {
-                done_bytes: reached,
-                total_bytes: total,
-                events: seq + done,
-            });
-        }
-        let ends_mid_line = complete
-            && journal.framing == Framing::Jsonl
-            && consumed > 0
-            && bytes[consumed - 1] != b'\n';
-        store.record_position(
-            journal.id,
-            &SourcePosition {
-                size: total,
-                mtime_ns,
-                content_hash: blake3::hash(&bytes[..consumed]).to_hex().to_string(),
-                imported_bytes: consumed as u64,
-                imported_lines: journal.imported_lines + split.lines,
-                ends_mid_line,
-            },
-        )?;
-        if added > 0 || seq == 0 {
-            let events = store.events(journal.id)?;
-            store.replace_analysis(journal.id, &dialect::analyse(journal.dialect, &events))?;
-        }
+            store.record_position(
+                journal.id,
+                &SourcePosition {
+                    size: total,
+                    mtime_ns,
+                    content_hash,
+                    imported_bytes: reached as u64,
+                    imported_lines: lines,
+                    ends_mid_line,
+                },
+            )?;
+            if next.is_none() && (added > 0 || seq == 0) {
+                let events = store.events(journal.id)?;
+                store.replace_analysis(journal.id, &dialect::analyse(journal.dialect, &events))?;
+            }
+            Ok(())
+        })?;
+        done += chunk.len() as u64;
         (control.progress)(ImportProgress {
-            done_bytes: total,
+            done_bytes: if next.is_some() {
+                reached as u64
+            } else {
+                total
+            },
             total_bytes: total,
-            events: seq + added,
+            events: seq + done,
         });
-        Ok(())
-    })?;
+        if next.is_none() {
+            break;
+        }
+    }
     Ok(added)
 }

@@ -47,6 +47,9 @@ impl JournalError {
             JournalError::NotFound(_) => "not-found",
             JournalError::Import(ImportError::Cancelled) => "cancelled",
             JournalError::Import(ImportError::Read { .. }) => "unreadable",
+            JournalError::Import(ImportError::NotAJournal { .. }) => "not-a-journal",
+            JournalError::Import(ImportError::Store(StoreError::TooNew { .. }))
+            | JournalError::Store(StoreError::TooNew { .. }) => "database-too-new",
             JournalError::Import(ImportError::Store(_)) | JournalError::Store(_) => "database",
             JournalError::Iterate(IterateError::NotARequest(_)) => "not-a-request",
             JournalError::Iterate(IterateError::NotACompaction(_)) => "not-a-compaction",

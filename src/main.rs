@@ -20,7 +20,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("journalscope: error: {err:#}");
-            ExitCode::from(1)
+            ExitCode::from(cli::exit_code(&err))
         }
     }
 }

@@ -94,6 +94,24 @@ fn skip_bom(bytes: &[u8]) -> usize {
     }
 }
 
+/// How much of a file's head decides whether it is text at all.
+const BINARY_PROBE: usize = 64 * 1024;
+
+/// Whether `bytes` (already decompressed) are not a journal at all: the head holds NUL bytes,
+/// which no JSON text or SSE body contains, and no line of the head is a JSON value. A journal
+/// with one corrupted line still has lines that parse, so it is imported, not refused.
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(BINARY_PROBE)];
+    if !head.contains(&0) {
+        return false;
+    }
+    !head
+        .split(|b| *b == b'\n')
+        .map(trim_ascii)
+        .filter(|line| !line.is_empty())
+        .any(|line| serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok())
+}
+
 /// Guesses the framing from the first meaningful bytes: `[` opens an array, an SSE field name
 /// (`data:`, `event:`, `id:`, `retry:`) or comment opens an SSE body, anything else is JSONL.
 pub fn detect_framing(bytes: &[u8]) -> Framing {
@@ -507,6 +525,23 @@ mod tests {
             detect_framing(b"not json"),
             Framing::Jsonl,
             "text is JSONL with errors"
+        );
+    }
+
+    #[test]
+    fn binary_is_told_from_a_journal_with_one_corrupted_line() {
+        assert!(
+            looks_binary(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"),
+            "an image is not a journal"
+        );
+        assert!(
+            !looks_binary(b"{\"offset\":1}\n\x00garbage\n"),
+            "one NUL-damaged line does not refuse the journal"
+        );
+        assert!(!looks_binary(b""), "an empty file is an empty journal");
+        assert!(
+            !looks_binary(b"not json\n"),
+            "text without NULs is a journal with errors"
         );
     }
 

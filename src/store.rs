@@ -32,6 +32,10 @@ pub enum StoreError {
     Empty,
 }
 
+/// How long a connection waits for another one's write before giving up: long enough for any
+/// batch a tail or an import commits, short enough that a wedged writer is reported.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Schema changes, oldest first. Never edit a released entry: add a new one.
 const MIGRATIONS: &[&str] = &[
     // 1: raw events and the journals they came from.
@@ -182,6 +186,7 @@ impl Store {
             path: path.to_path_buf(),
             source,
         })?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         let has_schema: bool = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_master WHERE name = 'journals'",
@@ -211,6 +216,9 @@ impl Store {
     }
 
     fn configure(&self, path: &Path) -> Result<(), StoreError> {
+        // First, so that even switching to WAL waits (boundedly) for a writer in another
+        // process instead of failing at once with "database is locked".
+        self.conn.busy_timeout(BUSY_TIMEOUT)?;
         self.conn
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(|source| StoreError::Open {
@@ -218,7 +226,6 @@ impl Store {
                 source,
             })?;
         self.conn.pragma_update(None, "synchronous", "NORMAL")?;
-        self.conn.busy_timeout(std::time::Duration::from_secs(5))?;
         self.migrate(path)
     }
 
@@ -234,13 +241,23 @@ impl Store {
                 known,
             });
         }
-        for (index, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-            let tx = self.conn.unchecked_transaction()?;
-            tx.execute_batch(sql)?;
-            tx.pragma_update(None, "user_version", index as i64 + 1)?;
-            tx.commit()?;
+        if version == known {
+            return Ok(());
         }
-        Ok(())
+        // Two processes may open a new database at once: the write lock is taken first and the
+        // version read again under it, so only one of them migrates.
+        self.transaction(|store| -> Result<(), StoreError> {
+            let version: i64 = store
+                .conn
+                .pragma_query_value(None, "user_version", |row| row.get(0))?;
+            for (index, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+                store.conn.execute_batch(sql)?;
+                store
+                    .conn
+                    .pragma_update(None, "user_version", index as i64 + 1)?;
+            }
+            Ok(())
+        })
     }
 
     pub fn connection(&self) -> &Connection {
@@ -423,6 +440,15 @@ impl Store {
             [journal_id],
             |row| row.get::<_, i64>(0),
         )? as u64)
+    }
+
+    /// The highest offset a journal holds, for resuming its reader.
+    pub fn highest_offset(&self, journal_id: i64) -> Result<Option<i64>, StoreError> {
+        Ok(self.conn.query_row(
+            "SELECT max(offset) FROM events WHERE journal_id = ?1",
+            [journal_id],
+            |row| row.get(0),
+        )?)
     }
 
     pub fn last_event(&self, journal_id: i64) -> Result<Option<StoredEvent>, StoreError> {

@@ -200,3 +200,39 @@ fn given_lineage_in_another_session_when_folded_then_it_is_not_this_sessions_tre
         "in s2 the retry's parent is unknown, so it is a root"
     );
 }
+
+#[test]
+fn a_lineage_chain_as_long_as_the_journal_is_cut_into_roots_instead_of_overflowing_the_stack() {
+    // Given 1,000 turns, each regenerating the one before, when the lineage tree is built and
+    // rendered, then no branch nests deeper than the cap and every cut is a warning.
+    let mut lines = vec![snapshot("s1", "t0", 1)];
+    for turn in 1..1_000u64 {
+        let parent = format!("t{}", turn - 1);
+        lines.push(with_lineage(
+            snapshot("s1", &format!("t{turn}"), turn + 1),
+            "regenerate",
+            &parent,
+            &format!("{parent}-a"),
+        ));
+    }
+    let events = journal(&lines);
+    let report = turns(&events, None);
+    fn deepest(node: &LineageNode) -> usize {
+        1 + node.children.iter().map(deepest).max().unwrap_or(0)
+    }
+    let depth = report.lineage.iter().map(deepest).max().unwrap_or(0);
+    assert!(
+        depth <= journalscope::agentskit::lineage::MAX_LINEAGE_DEPTH,
+        "no branch is deeper than the cap ({depth})"
+    );
+    assert_eq!(report.lineage.len(), 5, "the chain is shown as five roots");
+    let cuts = codes(&events)
+        .into_iter()
+        .filter(|(_, code, _)| code == "lineage-too-deep")
+        .count();
+    assert_eq!(cuts, 4, "each cut says so");
+    assert!(
+        serde_json::to_string(&report).is_ok(),
+        "the report serialises for the desktop"
+    );
+}

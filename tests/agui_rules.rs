@@ -765,3 +765,37 @@ fn given_nested_steps_when_stepping_then_the_open_steps_are_listed_and_a_stray_f
         "stray finish flagged"
     );
 }
+
+#[test]
+fn state_that_patches_would_nest_without_bound_is_refused_not_overflowing_the_stack() {
+    // Given a chain {"a": {"a": … 1}}, when every delta copies the whole state onto its own
+    // leaf, then its depth doubles each time; once past the cap the delta fails like any
+    // patch and the state stays.
+    let mut events = vec![
+        start("r1"),
+        json!({"type": "STATE_SNAPSHOT", "snapshot": {"a": 1}}),
+    ];
+    let mut chain = 1;
+    for _ in 0..14 {
+        events.push(json!({"type": "STATE_DELTA", "delta": [
+            {"op": "copy", "from": "", "path": "/a".repeat(chain)}
+        ]}));
+        chain *= 2;
+    }
+    events.push(finish("r1"));
+    let stored = journal(&events);
+    let failures = analyse(&stored)
+        .diagnostics
+        .into_iter()
+        .filter(|(_, d)| d.code == "patch-failed" && d.message.contains("deeper than"))
+        .count();
+    assert!(
+        failures > 0,
+        "a delta past the depth cap fails for that reason"
+    );
+    let state = final_state(&stored);
+    assert!(
+        serde_json::to_string(&state).is_ok(),
+        "the state that is left serialises"
+    );
+}

@@ -1,5 +1,6 @@
 //! Property tests of the iterate fold on generated journals: request bytes never depend on
-//! what comes after the request, and the projection's invariants hold at every offset.
+//! what comes after the request, folding is deterministic, and the projection's invariants
+//! hold at every offset.
 
 mod common;
 
@@ -103,6 +104,25 @@ proptest! {
                 let then = prefix.request(offset, transport).expect("a request").body();
                 let now = whole.request(offset, transport).expect("a request").body();
                 prop_assert_eq!(then, now, "request @{} on {:?} renders the same bytes after later events", offset, transport);
+            }
+        }
+    }
+
+    #[test]
+    fn the_fold_is_deterministic((lines, kinds) in journal_lines()) {
+        let one = journal(&lines);
+        let two = journal(&lines);
+        prop_assert_eq!(one.analyse(), two.analyse(), "folding twice finds the same diagnostics and marks");
+        for &(at, is_request) in &kinds {
+            prop_assert_eq!(one.projection_at(at), two.projection_at(at), "the projection at @{} is the same on every fold", at);
+            if is_request {
+                for transport in Transport::ALL {
+                    prop_assert_eq!(
+                        one.request(at, transport).expect("a request").body(),
+                        two.request(at, transport).expect("a request").body(),
+                        "request @{} renders the same bytes on every fold", at
+                    );
+                }
             }
         }
     }

@@ -150,6 +150,32 @@ pub fn lineage(journal: &Journal, session: &str) -> LineageTree {
         }
     }
 
+    // A chain of turns as long as the journal would make every recursive walk of the tree
+    // (building, rendering, serialising, the desktop's view) exhaust the stack: past the cap a
+    // turn starts a new root, and says so.
+    for (slot, depth) in depths(&parent).into_iter().enumerate() {
+        if depth == 0 || depth % MAX_LINEAGE_DEPTH != 0 {
+            continue;
+        }
+        parent[slot] = None;
+        if let Some((declared, at)) = &turns[slot].lineage {
+            let line = &journal.lines[*at];
+            diagnostics.push((
+                line.seq,
+                Diagnostic::warning(
+                    line.line,
+                    Some(line.offset),
+                    "lineage-too-deep",
+                    format!(
+                        "turn {} ({}) is {depth} turns below its root; shown as a new root",
+                        turns[slot].id,
+                        declared.operation.as_str()
+                    ),
+                ),
+            ));
+        }
+    }
+
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); turns.len()];
     let mut roots = Vec::new();
     for (slot, p) in parent.iter().enumerate() {
@@ -164,6 +190,32 @@ pub fn lineage(journal: &Journal, session: &str) -> LineageTree {
         .collect();
     diagnostics.sort_by_key(|(seq, _)| *seq);
     LineageTree { roots, diagnostics }
+}
+
+/// How many turns deep the lineage tree may nest before a turn is shown as a new root.
+pub const MAX_LINEAGE_DEPTH: usize = 200;
+
+/// Each turn's distance from its root (0 for a root), found without recursion; parents never
+/// form a cycle.
+fn depths(parent: &[Option<usize>]) -> Vec<usize> {
+    let mut depth: Vec<Option<usize>> = vec![None; parent.len()];
+    for start in 0..parent.len() {
+        let mut chain = Vec::new();
+        let mut at = Some(start);
+        let mut base = 0;
+        while let Some(slot) = at {
+            if let Some(known) = depth[slot] {
+                base = known + 1;
+                break;
+            }
+            chain.push(slot);
+            at = parent[slot];
+        }
+        for (above, slot) in chain.iter().rev().enumerate() {
+            depth[*slot] = Some(base + above);
+        }
+    }
+    depth.into_iter().map(|d| d.unwrap_or(0)).collect()
 }
 
 /// Whether following parents from `from` reaches `target`; parents placed so far never form a

@@ -171,6 +171,26 @@ fn malformed(patch: &Value) -> Option<String> {
     None
 }
 
+/// The deepest state a patch may build. Each event is parsed with a nesting limit, but patches
+/// (a `copy` of the whole state under itself, repeated) could otherwise grow a state deep
+/// enough to exhaust the stack when it is rendered, serialised or dropped.
+pub const MAX_STATE_DEPTH: usize = 512;
+
+/// Nesting depth of a value (a scalar is 1), measured without recursion.
+fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(value, 1usize)];
+    while let Some((value, level)) = pending.pop() {
+        deepest = deepest.max(level);
+        match value {
+            Value::Array(items) => pending.extend(items.iter().map(|v| (v, level + 1))),
+            Value::Object(fields) => pending.extend(fields.values().map(|v| (v, level + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// Applies an RFC 6902 patch atomically: the document is only replaced when every operation
 /// applies. The error names the operation index and its path.
 pub fn apply_patch(doc: &Value, patch: &Value) -> Result<Value, String> {
@@ -189,6 +209,9 @@ pub fn apply_patch(doc: &Value, patch: &Value) -> Result<Value, String> {
     // The work happens on a copy, so the unsafe (non-reverting) variant is atomic here and
     // cannot hit the crate's panic on a failed revert.
     match json_patch::patch_unsafe(&mut next, &parsed) {
+        Ok(()) if depth(&next) > MAX_STATE_DEPTH => Err(format!(
+            "the patched state would nest deeper than {MAX_STATE_DEPTH} levels"
+        )),
         Ok(()) => Ok(next),
         Err(error) => Err(format!(
             "operation {} at {:?}: {}",

@@ -11,9 +11,10 @@ use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use journalscope::dialect::Dialect;
-use journalscope::import::{ImportControl, ImportProgress};
+use journalscope::import::{ImportControl, ImportError, ImportProgress};
 use journalscope::iterate::Transport;
-use journalscope::journal::{Demo, Journal};
+use journalscope::journal::{Demo, Journal, JournalError};
+use journalscope::store::StoreError;
 use journalscope::{agentskit, agui};
 
 #[derive(Parser, Debug)]
@@ -182,6 +183,44 @@ fn require(journal: &Journal, dialect: Dialect, command: &str) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The exit status of a failed command, as the README's CLI section documents it: 3 for a file
+/// that is not a journal at all, 4 for a database written by a newer Journalscope, 1 otherwise
+/// (clap itself exits 2 for a bad argument).
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    // `#[error(transparent)]` wrappers hide their inner error from the source chain, so each
+    // layer is looked at by type.
+    for cause in err.chain() {
+        let code = match cause.downcast_ref::<JournalError>() {
+            Some(JournalError::Import(inner)) => Some(import_exit_code(inner)),
+            Some(JournalError::Store(inner)) => Some(store_exit_code(inner)),
+            Some(_) => Some(1),
+            None => cause
+                .downcast_ref::<ImportError>()
+                .map(import_exit_code)
+                .or_else(|| cause.downcast_ref::<StoreError>().map(store_exit_code)),
+        };
+        if let Some(code) = code {
+            return code;
+        }
+    }
+    1
+}
+
+fn import_exit_code(err: &ImportError) -> u8 {
+    match err {
+        ImportError::NotAJournal { .. } => 3,
+        ImportError::Store(inner) => store_exit_code(inner),
+        _ => 1,
+    }
+}
+
+fn store_exit_code(err: &StoreError) -> u8 {
+    match err {
+        StoreError::TooNew { .. } => 4,
+        _ => 1,
+    }
 }
 
 pub fn run(cli: Cli) -> Result<()> {

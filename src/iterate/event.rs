@@ -206,9 +206,46 @@ fn parse_context(
             None
         }
     };
-    let list = |field: &str| match payload.get(field) {
+    let mut list = |field: &str| match payload.get(field) {
         Some(Value::Array(items)) => items.clone(),
-        _ => Vec::new(),
+        None | Some(Value::Null) => Vec::new(),
+        Some(other) => {
+            diagnostics.push(Diagnostic::warning(
+                line,
+                Some(offset),
+                "field-not-list",
+                format!("{field} is {other}, not a list: treated as empty"),
+            ));
+            Vec::new()
+        }
+    };
+    let refs = list("refs");
+    let files = list("files");
+    if let Some(actor) = payload
+        .get("actor")
+        .filter(|a| !a.is_null() && !a.is_object())
+    {
+        diagnostics.push(Diagnostic::warning(
+            line,
+            Some(offset),
+            "actor-not-object",
+            format!(
+                "actor is {actor}, not an object: treated as an external actor of unknown type"
+            ),
+        ));
+    }
+    let llm_request_offset = match payload.get("llmRequestOffset") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.is_i64() => n.as_i64(),
+        Some(other) => {
+            diagnostics.push(Diagnostic::warning(
+                line,
+                Some(offset),
+                "field-not-integer",
+                format!("llmRequestOffset is {other}, not an integer offset: ignored"),
+            ));
+            None
+        }
     };
     let behaviour = match payload
         .get("llmRequestPolicy")
@@ -233,10 +270,10 @@ fn parse_context(
         content,
         key,
         actor: payload.get("actor").filter(|a| !a.is_null()).cloned(),
-        refs: list("refs"),
-        files: list("files"),
+        refs,
+        files,
         behaviour,
-        llm_request_offset: payload.get("llmRequestOffset").and_then(Value::as_i64),
+        llm_request_offset,
         compaction: payload.get("compaction").filter(|c| !c.is_null()).cloned(),
     })
 }

@@ -102,6 +102,14 @@ impl Reader {
                 None
             }
         };
+        if let Some(offset) = offset.filter(|o| *o < 0) {
+            diagnostics.push(Diagnostic::warning(
+                line,
+                Some(offset),
+                "negative-offset",
+                format!("offset {offset} is negative: journal offsets count up from 0"),
+            ));
+        }
         if let (Some(offset), Some(last)) = (offset, self.last_offset) {
             if offset <= last {
                 diagnostics.push(Diagnostic::error(

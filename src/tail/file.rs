@@ -16,7 +16,6 @@ use crate::dialect::{self, Dialect, Reader};
 use crate::source::{self, Position};
 use crate::store::{JournalRow, NewJournal, SourcePosition, Store};
 
-use super::recorder::read_event;
 use super::remote::Board;
 use super::update::{GenerationReason, TailStatus, TailUpdate, TailedEvent};
 use super::{Command, Notify, TailError, TailOptions, TailSummary};
@@ -213,7 +212,8 @@ impl Follower {
                     } else {
                         GenerationReason::FileTruncated
                     })
-                } else if blake3::hash(&bytes[..imported]).to_hex().as_str() != journal.content_hash
+                } else if (imported > 0
+                    && blake3::hash(&bytes[..imported]).to_hex().as_str() != journal.content_hash)
                     || (journal.ends_mid_line && bytes.len() > imported)
                 {
                     Some(GenerationReason::FileReplaced)
@@ -327,13 +327,11 @@ impl Follower {
         let added = split.records.len() as u64;
         let store = &self.store;
         let landed = store.transaction(|store| -> Result<Vec<TailedEvent>, TailError> {
-            let last = store.last_event(journal.id)?;
-            let mut reader = Reader::resume(journal.dialect, last.as_ref());
+            let mut reader = Reader::resume(journal.dialect, store.highest_offset(journal.id)?);
             let mut batch = Vec::with_capacity(split.records.len());
             let mut landed = Vec::with_capacity(split.records.len());
             for record in split.records {
-                let value: Option<Value> = serde_json::from_slice(&record.bytes).ok();
-                let read = read_event(&mut reader, &record, value.as_ref());
+                let read = crate::import::read_record(&mut reader, &record);
                 landed.push(TailedEvent {
                     journal_id: journal.id,
                     seq: record.seq,

@@ -317,7 +317,10 @@ fn load_generation(store: &Store, journal_id: i64) -> Result<Generation, StoreEr
     Ok(Generation {
         journal_id,
         dialect: journal.dialect,
-        reader: Reader::resume(journal.dialect, events.last()),
+        reader: Reader::resume(
+            journal.dialect,
+            events.iter().filter_map(|e| e.offset).max(),
+        ),
         seq: events.len() as u64,
         bytes: journal.imported_bytes,
         lines: journal.imported_lines,

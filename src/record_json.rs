@@ -1,0 +1,149 @@
+//! A record's JSON text parsed into a value in one pass, noticing what a plain parse forgives
+//! silently: a key that appears twice in one object (the last one counts, as in JavaScript, so
+//! the reader and the fold agree with what the producer's own runtime would have seen). The
+//! nesting limit of `serde_json` still applies, so no input can exhaust the stack.
+
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
+use serde_json::{Map, Number, Value};
+
+/// A parsed record and the keys that were given more than once in one of its objects.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedRecord {
+    pub value: Value,
+    /// Each repeated key once per repetition, in the order they were met.
+    pub duplicate_keys: Vec<String>,
+}
+
+pub fn parse(bytes: &[u8]) -> Result<ParsedRecord, serde_json::Error> {
+    let mut duplicate_keys = Vec::new();
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let value = ValueSeed {
+        duplicates: &mut duplicate_keys,
+    }
+    .deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(ParsedRecord {
+        value,
+        duplicate_keys,
+    })
+}
+
+struct ValueSeed<'a> {
+    duplicates: &'a mut Vec<String>,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(ValueSeed {
+            duplicates: &mut *self.duplicates,
+        })? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let mut map = Map::new();
+        while let Some(key) = access.next_key::<String>()? {
+            let value = access.next_value_seed(ValueSeed {
+                duplicates: &mut *self.duplicates,
+            })?;
+            match map.entry(key) {
+                Entry::Occupied(mut slot) => {
+                    self.duplicates.push(slot.key().clone());
+                    slot.insert(value);
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(value);
+                }
+            }
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_like_serde_json_and_names_repeated_keys() {
+        let text = br#"{"offset":2,"offset":3,"payload":{"role":"user","role":"system","n":[1,-2,2.5,null,true]}}"#;
+        let parsed = parse(text).expect("valid JSON");
+        let plain: Value = serde_json::from_slice(text).expect("valid JSON");
+        assert_eq!(
+            parsed.value, plain,
+            "the value is what serde_json gives: the last key counts"
+        );
+        assert_eq!(
+            parsed.duplicate_keys,
+            ["offset", "role"],
+            "every repeated key is named"
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(
+            parse(deep.as_bytes()).is_err(),
+            "the recursion limit refuses 100,000 levels"
+        );
+    }
+
+    #[test]
+    fn trailing_text_is_an_error() {
+        assert!(parse(b"{} {}").is_err(), "one record holds one value");
+        assert!(parse(b"1e400").is_err(), "numbers beyond f64 are refused");
+    }
+}

@@ -1,0 +1,271 @@
+//! Killing the CLI with SIGKILL at random moments (from a seeded generator) while it imports or
+//! tails a journal leaves a database that opens, passes `PRAGMA integrity_check` and holds a
+//! prefix of the journal's records with no half-written event; running the same command again
+//! resumes from there and ends with the whole journal, exactly once.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use journalscope::store::{Store, StoredEvent};
+
+const BIN: &str = env!("CARGO_BIN_EXE_journalscope");
+const PREFIX: &str = "events.iterate.com/agent/";
+
+/// splitmix64: a seeded, dependency-free source of kill moments.
+struct Moments(u64);
+
+impl Moments {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, bound: u64) -> u64 {
+        self.next() % bound.max(1)
+    }
+}
+
+fn line(offset: u64) -> String {
+    if offset == 1 {
+        return format!(
+            r#"{{"offset":1,"type":"{PREFIX}context-added","payload":{{"role":"system","key":"agent/system-prompt","content":"Be brief."}}}}"#
+        );
+    }
+    if offset.is_multiple_of(10) {
+        return format!(
+            r#"{{"offset":{offset},"type":"{PREFIX}llm-request-requested","payload":{{"model":"m"}}}}"#
+        );
+    }
+    format!(
+        r#"{{"offset":{offset},"type":"{PREFIX}context-added","payload":{{"role":"user","content":"message {offset}: the quick brown fox jumps over the lazy dog"}}}}"#
+    )
+}
+
+fn lines(count: u64) -> Vec<String> {
+    (1..=count).map(line).collect()
+}
+
+/// Opens the database as a later run would and checks it: integrity, and every generation's
+/// events are the journal's first records, whole. Returns the newest generation's count.
+fn check(db: &Path, expected: &[String], moment: &str) -> usize {
+    if !db.exists() {
+        return 0;
+    }
+    let store = Store::open(db).unwrap_or_else(|e| panic!("{moment}: the database opens: {e}"));
+    let integrity: String = store
+        .connection()
+        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+        .expect("integrity_check runs");
+    assert_eq!(integrity, "ok", "{moment}: the database is intact");
+    let ids: Vec<i64> = {
+        let mut stmt = store
+            .connection()
+            .prepare("SELECT id FROM journals ORDER BY id")
+            .expect("prepare");
+        let rows = stmt
+            .query_map([], |row| row.get(0))
+            .expect("query journals");
+        rows.collect::<Result<_, _>>().expect("journal ids")
+    };
+    for id in &ids {
+        let events: Vec<StoredEvent> = store.events(*id).expect("read events");
+        for (i, event) in events.iter().enumerate() {
+            assert_eq!(event.seq, i as u64, "{moment}: no gap in generation {id}");
+            assert_eq!(
+                event.raw_text(),
+                expected[i],
+                "{moment}: event {i} of generation {id} is the journal's record {i}, whole"
+            );
+        }
+    }
+    store
+        .latest_journal()
+        .expect("latest journal")
+        .map_or(0, |j| store.event_count(j.id).expect("count") as usize)
+}
+
+fn spawn(args: &[&str], cache: &Path) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .env("JOURNALSCOPE_CACHE_DIR", cache)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the CLI starts")
+}
+
+fn kill(mut child: Child) {
+    // SIGKILL: no destructor, no rollback, no flush runs in the child.
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn an_import_killed_at_random_moments_resumes_to_the_whole_journal() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let expected = lines(24_000);
+    let file = dir.path().join("journal.jsonl");
+    std::fs::write(&file, expected.join("\n") + "\n").expect("write journal");
+    let file_text = file.to_string_lossy().into_owned();
+
+    // How long a whole import takes here decides the window kills fall in.
+    let reference = dir.path().join("reference.sqlite");
+    let began = Instant::now();
+    let status = Command::new(BIN)
+        .args(["import", &file_text, "--db", &reference.to_string_lossy()])
+        .env("JOURNALSCOPE_CACHE_DIR", dir.path())
+        .stdout(Stdio::null())
+        .status()
+        .expect("reference import");
+    assert!(status.success(), "an uninterrupted import succeeds");
+    let whole = began.elapsed().as_millis() as u64;
+
+    let mut moments = Moments(0x5EED_1DEA);
+    let mut kills = 0;
+    let mut partial = 0;
+    for round in 0..4 {
+        let db = dir.path().join(format!("killed-{round}.sqlite"));
+        let db_text = db.to_string_lossy().into_owned();
+        let mut held = 0;
+        for attempt in 0..5 {
+            let child = spawn(&["import", &file_text, "--db", &db_text], dir.path());
+            std::thread::sleep(Duration::from_millis(moments.below(whole)));
+            kill(child);
+            kills += 1;
+            let moment = format!("round {round}, kill {attempt}");
+            let now = check(&db, &expected, &moment);
+            assert!(
+                now >= held,
+                "{moment}: a resumed import never loses what an earlier run stored"
+            );
+            if now > 0 && now < expected.len() {
+                partial += 1;
+            }
+            eprintln!("{moment}: {now} events held");
+            held = now;
+        }
+        let status = Command::new(BIN)
+            .args(["import", &file_text, "--db", &db_text])
+            .env("JOURNALSCOPE_CACHE_DIR", dir.path())
+            .stdout(Stdio::null())
+            .status()
+            .expect("final import");
+        assert!(status.success(), "round {round}: the last run finishes");
+        let count = check(&db, &expected, &format!("round {round}, finished"));
+        assert_eq!(
+            count,
+            expected.len(),
+            "round {round}: the resumed import holds the whole journal, once"
+        );
+        let diagnostics = |db: &Path| {
+            Command::new(BIN)
+                .args(["diagnostics", &db.to_string_lossy(), "--json"])
+                .output()
+                .expect("diagnostics")
+                .stdout
+        };
+        assert_eq!(
+            diagnostics(&db),
+            diagnostics(&reference),
+            "round {round}: a resumed import reports what an uninterrupted one does"
+        );
+    }
+    assert!(kills >= 20, "at least 20 kills");
+    assert!(
+        partial >= 3,
+        "kills landed mid-import and later runs resumed from there ({partial} times)"
+    );
+}
+
+#[test]
+fn a_tail_killed_at_random_moments_resumes_without_gaps_or_duplicates() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let expected = lines(1_500);
+    let file = dir.path().join("growing.jsonl");
+    std::fs::write(&file, "").expect("create journal");
+    let file_text = file.to_string_lossy().into_owned();
+    let db = dir.path().join("tail.sqlite");
+    let db_text = db.to_string_lossy().into_owned();
+
+    // The writer appends in uneven pieces, often stopping mid-line, while tails come and go.
+    let writer = {
+        let file = file.clone();
+        let text = expected.join("\n") + "\n";
+        std::thread::spawn(move || {
+            let mut moments = Moments(0xF11E);
+            let mut out = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&file)
+                .expect("open for append");
+            let bytes = text.as_bytes();
+            let mut at = 0;
+            while at < bytes.len() {
+                let piece = (1 + moments.below(500) as usize).min(bytes.len() - at);
+                out.write_all(&bytes[at..at + piece]).expect("append");
+                out.flush().expect("flush");
+                at += piece;
+                std::thread::sleep(Duration::from_millis(moments.below(12)));
+            }
+        })
+    };
+
+    let mut moments = Moments(0x7A11);
+    let mut held = 0;
+    let mut partial = 0;
+    for kill_no in 0..20 {
+        let child = spawn(&["tail", &file_text, "--db", &db_text], dir.path());
+        std::thread::sleep(Duration::from_millis(50 + moments.below(400)));
+        kill(child);
+        let moment = format!("tail kill {kill_no}");
+        let now = check(&db, &expected, &moment);
+        assert!(
+            now >= held,
+            "{moment}: a resumed tail never loses what an earlier run stored"
+        );
+        eprintln!("{moment}: {now} events held");
+        if now > 0 && now < expected.len() {
+            partial += 1;
+        }
+        held = now;
+    }
+    assert!(
+        partial >= 10,
+        "most kills landed while the file grew ({partial} of 20)"
+    );
+    writer.join().expect("writer finishes");
+
+    // A last tail catches up with the finished file.
+    let child = spawn(&["tail", &file_text, "--db", &db_text], dir.path());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let count = check(&db, &expected, "catching up");
+        if count == expected.len() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the last tail catches up ({count} of {} so far)",
+            expected.len()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    kill(child);
+    let store = Store::open(&db).expect("open");
+    let generations: i64 = store
+        .connection()
+        .query_row(
+            "SELECT count(*) FROM journals WHERE id IN (SELECT journal_id FROM events)",
+            [],
+            |row| row.get(0),
+        )
+        .expect("count generations");
+    assert_eq!(
+        generations, 1,
+        "restarts resume the same generation rather than starting over"
+    );
+}

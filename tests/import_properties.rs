@@ -1,0 +1,123 @@
+//! Property tests of importing: whatever lines a journal holds (events, text, invalid UTF-8,
+//! blank lines, CRLF, a BOM, a cut last line), the stored records export back to exactly the
+//! file's bytes, and importing a file in two growths stores what importing it whole does.
+
+use std::path::Path;
+
+use journalscope::import::{import_file, ImportControl, ImportKind};
+use journalscope::store::{Store, StoredEvent};
+use proptest::prelude::*;
+
+const PREFIX: &str = "events.iterate.com/agent/";
+
+fn line() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        4 => (0i64..50, "[a-z ]{0,12}").prop_map(|(offset, text)| format!(
+            r#"{{"offset":{offset},"type":"{PREFIX}context-added","payload":{{"role":"user","content":"{text}"}}}}"#
+        ).into_bytes()),
+        1 => (0i64..50).prop_map(|offset| format!(
+            r#"{{"offset":{offset},"type":"{PREFIX}llm-request-requested","payload":{{"model":"m"}}}}"#
+        ).into_bytes()),
+        1 => "[ -~]{0,30}".prop_map(String::into_bytes),
+        // Any bytes but a newline or NUL: invalid UTF-8 included.
+        1 => proptest::collection::vec(1u8..=255, 0..30)
+            .prop_map(|bytes| bytes.into_iter().filter(|b| *b != b'\n').collect()),
+        1 => "[ \t]{0,3}".prop_map(String::into_bytes),
+    ]
+}
+
+fn journal() -> impl Strategy<Value = Vec<u8>> {
+    (
+        any::<bool>(),
+        proptest::collection::vec((line(), any::<bool>()), 0..40),
+        any::<bool>(),
+    )
+        .prop_map(|(bom, lines, cut_last)| {
+            let mut out = Vec::new();
+            if bom {
+                out.extend_from_slice(b"\xEF\xBB\xBF");
+            }
+            let count = lines.len();
+            for (index, (text, crlf)) in lines.into_iter().enumerate() {
+                out.extend_from_slice(&text);
+                if cut_last && index + 1 == count {
+                    break;
+                }
+                out.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+            }
+            out
+        })
+}
+
+fn import(store: &Store, path: &Path) -> ImportKind {
+    let mut progress = |_| {};
+    let mut control = ImportControl {
+        progress: &mut progress,
+        cancel: None,
+    };
+    import_file(store, path, &mut control)
+        .expect("a journal of any lines imports")
+        .kind
+}
+
+fn events(store: &Store) -> Vec<StoredEvent> {
+    let journal = store
+        .latest_journal()
+        .expect("read journals")
+        .expect("a journal");
+    store.events(journal.id).expect("read events")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn stored_records_export_back_to_the_original_bytes(file in journal()) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("journal.jsonl");
+        std::fs::write(&path, &file).expect("write journal");
+        let store = Store::in_memory().expect("store");
+        import(&store, &path);
+        let mut covered = vec![false; file.len()];
+        for event in events(&store) {
+            let start = event.byte_start as usize;
+            let end = start + event.byte_len as usize;
+            prop_assert_eq!(&file[start..end], &event.raw[..], "record {} is its span of the file, verbatim", event.seq);
+            covered[start..end].iter_mut().for_each(|c| *c = true);
+        }
+        // Export: the records put back at their spans, everything between is line breaks,
+        // blank-line whitespace or the BOM; so no byte the user wrote is lost.
+        let body_start = if file.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+        for (index, byte) in file.iter().enumerate().skip(body_start) {
+            prop_assert!(covered[index] || byte.is_ascii_whitespace(), "byte {} ({:#04x}) belongs to a record", index, byte);
+        }
+    }
+
+    #[test]
+    fn importing_a_file_as_it_grows_stores_what_importing_it_whole_does(file in journal(), cut in any::<prop::sample::Index>()) {
+        // Growth is cut on a line boundary, as an appending writer leaves it.
+        let breaks: Vec<usize> = file.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1).collect();
+        prop_assume!(!breaks.is_empty());
+        let at = breaks[cut.index(breaks.len())];
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("journal.jsonl");
+
+        let whole = Store::in_memory().expect("store");
+        std::fs::write(&path, &file).expect("write journal");
+        import(&whole, &path);
+
+        let grown = Store::in_memory().expect("store");
+        std::fs::write(&path, &file[..at]).expect("write the first part");
+        import(&grown, &path);
+        std::fs::write(&path, &file).expect("write the rest");
+        let kind = import(&grown, &path);
+        prop_assert!(matches!(kind, ImportKind::Appended | ImportKind::Unchanged), "growth is read as appended records, not {:?}", kind);
+        prop_assert_eq!(events(&grown), events(&whole), "records, positions and read diagnostics match");
+        let id = |store: &Store| store.latest_journal().expect("journals").expect("a journal").id;
+        prop_assert_eq!(
+            grown.diagnostics(id(&grown)).expect("diagnostics"),
+            whole.diagnostics(id(&whole)).expect("diagnostics"),
+            "fold diagnostics match"
+        );
+    }
+}

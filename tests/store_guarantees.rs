@@ -1,0 +1,199 @@
+//! What the store promises the people who open it: a database written by a newer Journalscope
+//! is refused with a clear message (and its own exit status and error code) instead of being
+//! misread, and readers (the desktop's windows) never see "database is locked" while a tail
+//! writes to the same database; two readers of the same journal agree.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use journalscope::journal::{Journal, JournalError};
+use journalscope::store::{Store, StoreError};
+
+const BIN: &str = env!("CARGO_BIN_EXE_journalscope");
+const PREFIX: &str = "events.iterate.com/agent/";
+
+fn line(offset: u64) -> String {
+    format!(
+        r#"{{"offset":{offset},"type":"{PREFIX}context-added","payload":{{"role":"user","content":"message {offset}"}}}}"#
+    )
+}
+
+fn journal_file(dir: &Path, count: u64) -> std::path::PathBuf {
+    let path = dir.join("journal.jsonl");
+    let text: String = (1..=count).map(|o| line(o) + "\n").collect();
+    std::fs::write(&path, text).expect("write journal");
+    path
+}
+
+#[test]
+fn a_database_from_a_newer_version_is_refused_with_a_clear_message() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = journal_file(dir.path(), 3);
+    let db = dir.path().join("journal.sqlite");
+    let status = Command::new(BIN)
+        .args([
+            "import",
+            &file.to_string_lossy(),
+            "--db",
+            &db.to_string_lossy(),
+        ])
+        .stdout(Stdio::null())
+        .status()
+        .expect("import");
+    assert!(status.success(), "the journal imports");
+    {
+        let store = Store::open(&db).expect("open");
+        store
+            .connection()
+            .pragma_update(None, "user_version", 999)
+            .expect("pretend a newer version wrote it");
+    }
+    let before = std::fs::read(&db).expect("read database");
+
+    let out = Command::new(BIN)
+        .args(["events", &db.to_string_lossy()])
+        .output()
+        .expect("events");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "a newer database exits with the documented status 4: {stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.contains("newer Journalscope") && stderr.contains("schema 999"),
+        "the message says what is wrong: {stderr}"
+    );
+    assert!(out.stdout.is_empty(), "nothing is misread onto stdout");
+
+    let out = Command::new(BIN)
+        .args([
+            "import",
+            &file.to_string_lossy(),
+            "--db",
+            &db.to_string_lossy(),
+        ])
+        .output()
+        .expect("import into the newer database");
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "importing into a newer database is refused too"
+    );
+    assert_eq!(
+        std::fs::read(&db).expect("read database"),
+        before,
+        "a refused database is left as it was"
+    );
+
+    match Journal::open_quietly(&db) {
+        Err(err @ JournalError::Store(StoreError::TooNew { .. })) => assert_eq!(
+            err.code(),
+            "database-too-new",
+            "the desktop gets a stable error code"
+        ),
+        Err(other) => panic!("expected a too-new refusal, got {other}"),
+        Ok(_) => panic!("a newer database must not open"),
+    }
+}
+
+#[test]
+fn readers_never_see_a_locked_database_while_a_tail_writes_and_agree() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("growing.jsonl");
+    std::fs::write(&file, line(1) + "\n").expect("create journal");
+    let db = dir.path().join("tail.sqlite");
+    let total = 600u64;
+    let mut tail = Command::new(BIN)
+        .args([
+            "tail",
+            &file.to_string_lossy(),
+            "--db",
+            &db.to_string_lossy(),
+            "--max-events",
+            &total.to_string(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tail starts");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !db.exists() || Journal::open_quietly(&db).is_err() {
+        assert!(Instant::now() < deadline, "the tail creates its database");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    let writing = Arc::new(AtomicBool::new(true));
+    let windows: Vec<_> = (0..2)
+        .map(|window| {
+            let db = db.clone();
+            let writing = Arc::clone(&writing);
+            std::thread::spawn(move || {
+                let mut reads = 0u64;
+                let mut last = 0u64;
+                while writing.load(Ordering::Relaxed) || reads == 0 {
+                    let journal = Journal::open_quietly(&db).unwrap_or_else(|e| {
+                        panic!("window {window}: reading while a tail writes never fails: {e}")
+                    });
+                    let count = journal.info().expect("info").event_count;
+                    assert!(count >= last, "window {window}: what was seen stays");
+                    last = count;
+                    reads += 1;
+                }
+                reads
+            })
+        })
+        .collect();
+
+    {
+        let mut out = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .expect("open for append");
+        for offset in 2..=total {
+            out.write_all((line(offset) + "\n").as_bytes())
+                .expect("append");
+            if offset % 20 == 0 {
+                out.flush().expect("flush");
+                std::thread::sleep(Duration::from_millis(15));
+            }
+        }
+    }
+    let status = tail.wait().expect("tail ends after --max-events");
+    assert!(status.success(), "the tail lands every event and stops");
+    writing.store(false, Ordering::Relaxed);
+    for window in windows {
+        assert!(
+            window.join().expect("window thread") > 0,
+            "each window read"
+        );
+    }
+
+    let one = Journal::open_quietly(&db).expect("window one");
+    let two = Journal::open_quietly(&db).expect("window two");
+    assert_eq!(
+        one.info().expect("info").event_count,
+        total,
+        "every event landed"
+    );
+    let raws = |journal: &Journal| -> Vec<Vec<u8>> {
+        journal
+            .store()
+            .events(journal.row().id)
+            .expect("events")
+            .into_iter()
+            .map(|e| e.raw)
+            .collect()
+    };
+    assert_eq!(raws(&one), raws(&two), "two windows see the same events");
+    assert_eq!(
+        one.diagnostics(),
+        two.diagnostics(),
+        "two windows see the same diagnostics"
+    );
+}
