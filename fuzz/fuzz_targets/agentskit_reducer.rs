@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = agentskit::analyse(&stored);
     let report = agentskit::turns(&stored, None);
     let _ = agentskit::render_turns_text(&report);
-    for at in 0..=stored.len() as i64 {
+    for at in 0..=stored.len().min(64) as i64 {
         let state = agentskit::state_at(&stored, at, None);
         let _ = agentskit::render_state_text(&state);
     }
