@@ -132,7 +132,11 @@ pub fn detect_framing(bytes: &[u8]) -> Framing {
                 .iter()
                 .any(|field| trimmed.starts_with(field))
         {
-            return Framing::Sse;
+            return if sse_plausible(&bytes[start..]) {
+                Framing::Sse
+            } else {
+                Framing::Jsonl
+            };
         }
         // A heading or other text before the first frame (as captured SSE files often have)
         // says nothing yet; keep looking.
@@ -142,6 +146,21 @@ pub fn detect_framing(bytes: &[u8]) -> Framing {
         return Framing::Jsonl;
     }
     Framing::Jsonl
+}
+
+/// SSE framing drops every line that is not a field, so it is only chosen when the head holds
+/// a `data:` line and no line that is itself a JSON object: a JSONL journal whose first line
+/// happens to start with a colon keeps all its lines.
+fn sse_plausible(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(BINARY_PROBE)];
+    let mut has_data = false;
+    for line in head.split(|b| *b == b'\n').map(trim_ascii) {
+        if line.starts_with(b"{") {
+            return false;
+        }
+        has_data |= line.starts_with(b"data:");
+    }
+    has_data
 }
 
 fn trim_ascii(bytes: &[u8]) -> &[u8] {
@@ -520,7 +539,16 @@ mod tests {
             Framing::Sse,
             "heading then data"
         );
-        assert_eq!(detect_framing(b": hi\n"), Framing::Sse, "comment");
+        assert_eq!(
+            detect_framing(b": hi\ndata: {}\n"),
+            Framing::Sse,
+            "comment then data"
+        );
+        assert_eq!(
+            detect_framing(b": not a comment\n{\"offset\":1}\n"),
+            Framing::Jsonl,
+            "a colon line before JSON objects is JSONL, so no line is dropped"
+        );
         assert_eq!(
             detect_framing(b"not json"),
             Framing::Jsonl,

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use journalscope::import::{import_file, ImportControl, ImportKind};
+use journalscope::source::{detect_framing, Framing};
 use journalscope::store::{Store, StoredEvent};
 use proptest::prelude::*;
 
@@ -73,6 +74,8 @@ proptest! {
 
     #[test]
     fn stored_records_export_back_to_the_original_bytes(file in journal()) {
+        // A capture of Server-Sent Events keeps its frames' data, not its lines: another test.
+        prop_assume!(detect_framing(&file) != Framing::Sse);
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("journal.jsonl");
         std::fs::write(&path, &file).expect("write journal");
@@ -120,4 +123,36 @@ proptest! {
             "fold diagnostics match"
         );
     }
+}
+
+#[test]
+fn a_resumed_import_judges_offsets_against_the_highest_stored_offset() {
+    // Regression: a resumed reader compared the next offset with the last stored event's
+    // offset (3) rather than the highest (5), so @4 went unreported after a restart.
+    let event = |offset: i64| {
+        format!(
+            r#"{{"offset":{offset},"type":"{PREFIX}context-added","payload":{{"role":"user","content":"x"}}}}"#
+        )
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("journal.jsonl");
+    let store = Store::in_memory().expect("store");
+    std::fs::write(&path, format!("{}\n{}\n", event(5), event(3))).expect("write");
+    import(&store, &path);
+    std::fs::write(&path, format!("{}\n{}\n{}\n", event(5), event(3), event(4))).expect("grow");
+    assert_eq!(
+        import(&store, &path),
+        ImportKind::Appended,
+        "the growth is appended"
+    );
+    let flagged: Vec<u64> = events(&store)
+        .into_iter()
+        .filter(|e| {
+            e.diagnostics
+                .iter()
+                .any(|d| d.code == "offset-not-increasing")
+        })
+        .map(|e| e.line)
+        .collect();
+    assert_eq!(flagged, [2, 3], "@3 and @4 both follow @5");
 }
