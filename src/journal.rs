@@ -53,6 +53,7 @@ impl JournalError {
             JournalError::Import(ImportError::Store(_)) | JournalError::Store(_) => "database",
             JournalError::Iterate(IterateError::NotARequest(_)) => "not-a-request",
             JournalError::Iterate(IterateError::NotACompaction(_)) => "not-a-compaction",
+            JournalError::Iterate(IterateError::NoEarlierRequest(_)) => "no-earlier-request",
             JournalError::WrongDialect { .. } => "wrong-dialect",
             JournalError::NoSuchEvent(_) => "no-such-event",
             JournalError::Demo { .. } => "demo",
@@ -856,5 +857,37 @@ impl<T> OptionalRow<T> for Result<T, rusqlite::Error> {
             Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
             Err(err) => Err(StoreError::Sql(err)),
         }
+    }
+}
+
+/// Request diff and cache-prefix stability (`iterate::diff`).
+impl Journal {
+    /// Two requests compared, each rendered on its own transport (`from`, `to`); `from`
+    /// defaults to the request before `to`.
+    pub fn request_diff(
+        &self,
+        from: Option<i64>,
+        to: i64,
+        transports: (Transport, Transport),
+    ) -> Result<crate::iterate::diff::RequestDiff, JournalError> {
+        let journal = self.iterate()?;
+        let from = match from {
+            Some(from) => from,
+            None => {
+                // Validates `to` first, so a bad offset says so rather than "no earlier request".
+                journal.request(to, transports.1)?;
+                journal
+                    .request_before(to)
+                    .ok_or(IterateError::NoEarlierRequest(to))?
+            }
+        };
+        Ok(journal.request_diff((from, transports.0), (to, transports.1))?)
+    }
+
+    pub fn cache_report(
+        &self,
+        transport: Transport,
+    ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
+        Ok(self.iterate()?.cache_report(transport)?)
     }
 }

@@ -329,3 +329,26 @@ fn write_export(target: &Path, body: &[u8]) -> Result<(), IpcError> {
         )
     })
 }
+
+/// Two requests compared (`journalscope diff`): `from` defaults to the request before `to`;
+/// `from_transport` defaults to `transport`.
+#[tauri::command]
+pub async fn request_diff(
+    session: State<'_, Session>,
+    from: Option<i64>,
+    to: i64,
+    transport: Transport,
+    from_transport: Option<Transport>,
+) -> Result<journalscope::iterate::diff::RequestDiff, IpcError> {
+    let transports = (from_transport.unwrap_or(transport), transport);
+    session.with(|j| j.request_diff(from, to, transports))
+}
+
+/// Prefix stability across every request (`journalscope cache`).
+#[tauri::command]
+pub async fn cache_report(
+    session: State<'_, Session>,
+    transport: Transport,
+) -> Result<journalscope::iterate::diff::CacheReport, IpcError> {
+    session.with(|j| j.cache_report(transport))
+}

@@ -51,6 +51,8 @@ pub fn run() {
             commands::agui_runs,
             commands::agentskit_state,
             commands::agentskit_turns,
+            commands::request_diff,
+            commands::cache_report,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

@@ -2,6 +2,7 @@
 //! into its cached database on first use), a database written by `import`, or `demo`.
 
 mod output;
+mod prefix;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -113,6 +114,34 @@ enum Command {
     },
     /// Follow a growing journal file or a remote stream, printing events as they land.
     Tail(journalscope::tail::TailArgs),
+    /// Two requests side by side: common prefix, first difference, why the prefix broke.
+    Diff {
+        journal: String,
+        /// The earlier request (default: the request before --to).
+        #[arg(long)]
+        from: Option<i64>,
+        /// The later request (default: the last request).
+        #[arg(long)]
+        to: Option<i64>,
+        #[arg(long, value_enum, default_value_t = TransportArg::Openai)]
+        transport: TransportArg,
+        /// Render --from on this transport instead of --transport.
+        #[arg(long, value_enum)]
+        from_transport: Option<TransportArg>,
+        /// Render --to on this transport instead of --transport.
+        #[arg(long, value_enum)]
+        to_transport: Option<TransportArg>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Prefix stability: each request's cached prefix against the ideal, breaks explained.
+    Cache {
+        journal: String,
+        #[arg(long, value_enum, default_value_t = TransportArg::Openai)]
+        transport: TransportArg,
+        #[arg(long)]
+        json: bool,
+    },
     /// AgentsKit: every line's cursor verdict and the lineage tree.
     Turns {
         journal: String,
@@ -353,6 +382,47 @@ pub fn run(cli: Cli) -> Result<()> {
                     "filtered event page  {:.1} ms",
                     report.filtered_event_page_ms
                 )?;
+            }
+        }
+        Command::Diff {
+            journal,
+            from,
+            to,
+            transport,
+            from_transport,
+            to_transport,
+            json,
+        } => {
+            let journal = open(&journal, None)?;
+            require(&journal, Dialect::Iterate, "diff")?;
+            let to = match to {
+                Some(to) => to,
+                None => match journal.requests()?.last() {
+                    Some(last) => last.offset,
+                    None => bail!("the journal has no requests to diff"),
+                },
+            };
+            let from_transport: Transport = from_transport.unwrap_or(transport).into();
+            let to_transport: Transport = to_transport.unwrap_or(transport).into();
+            let diff = journal.request_diff(from, to, (from_transport, to_transport))?;
+            if json {
+                output::json(&mut out, &diff)?;
+            } else {
+                prefix::diff(&mut out, &diff)?;
+            }
+        }
+        Command::Cache {
+            journal,
+            transport,
+            json,
+        } => {
+            let journal = open(&journal, None)?;
+            require(&journal, Dialect::Iterate, "cache")?;
+            let report = journal.cache_report(transport.into())?;
+            if json {
+                output::json(&mut out, &report)?;
+            } else {
+                prefix::cache(&mut out, &report)?;
             }
         }
         Command::Turns {

@@ -1,6 +1,7 @@
 //! The iterate agent-stream dialect: reading its envelopes, folding `context-added` and
 //! request events into the projection the model sees, and rendering request snapshots.
 
+pub mod diff;
 pub mod event;
 pub mod projection;
 mod reader;

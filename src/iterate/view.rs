@@ -20,6 +20,8 @@ pub enum IterateError {
     NotARequest(i64),
     #[error("offset {0} is not a compaction (a developer context-added with compaction metadata)")]
     NotACompaction(i64),
+    #[error("request @{0} is the first request: there is no earlier one to diff against")]
+    NoEarlierRequest(i64),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]

@@ -11,6 +11,7 @@ import type {
   AgentsKitTurnsReport,
   AgUiRunSpan,
   AgUiStep,
+  CacheReport,
   CompactionView,
   ConnectRequest,
   Demo,
@@ -25,6 +26,7 @@ import type {
   LiveState,
   ProjectionView,
   RecentFile,
+  RequestDiff,
   RequestSummary,
   RequestView,
   Startup,
@@ -74,6 +76,11 @@ export const backend = {
   /** Without a path the backend asks with the native save dialog. */
   exportRequest: (offset: number, transport: Transport, path?: string) =>
     call<Exported>("export_request", { offset, transport, path: path ?? null }),
+
+  /** `from` null: the request before `to`. `fromTransport` null: the same as `to`'s. */
+  requestDiff: (from: number | null, to: number, transport: Transport, fromTransport: Transport | null = null) =>
+    call<RequestDiff>("request_diff", { from, to, transport, fromTransport }),
+  cacheReport: (transport: Transport) => call<CacheReport>("cache_report", { transport }),
 
   aguiStep: (seq: number) => call<AgUiStep>("agui_step", { seq }),
   aguiRuns: () => call<AgUiRunSpan[]>("agui_runs"),

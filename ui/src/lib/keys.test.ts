@@ -44,3 +44,10 @@ describe("keyboard stepping map", () => {
     expect(isTypingTarget(null), "no target").toBe(false);
   });
 });
+
+describe("diff key", () => {
+  it("d opens the diff of the selected request and is listed in the help", () => {
+    expect(actionFor({ key: "d" }), "d is the diff view").toEqual({ kind: "diff" });
+    expect(BINDINGS.some((b) => b.keys === "d"), "the help overlay lists d").toBe(true);
+  });
+});

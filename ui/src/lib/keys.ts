@@ -11,6 +11,7 @@ export type Action =
   | { kind: "help" }
   | { kind: "filter" }
   | { kind: "transport" }
+  | { kind: "diff" }
   | { kind: "open" }
   | { kind: "connect" }
   | { kind: "pause" }
@@ -35,6 +36,7 @@ export const BINDINGS: { keys: string; label: string }[] = [
   { keys: "g / G", label: "first / last event (G follows a live journal)" },
   { keys: "Ctrl+G", label: "go to offset" },
   { keys: "t", label: "switch transport (openai / workers-ai)" },
+  { keys: "d", label: "diff the request against the one before / back" },
   { keys: "/", label: "filter events by text" },
   { keys: "Ctrl+O", label: "open a journal" },
   { keys: "o", label: "connect to a stream" },
@@ -83,6 +85,8 @@ export function actionFor(press: KeyPress): Action | null {
       return { kind: "filter" };
     case "t":
       return { kind: "transport" };
+    case "d":
+      return { kind: "diff" };
     case "o":
       return { kind: "connect" };
     case "=":

@@ -25,7 +25,7 @@ import type {
   TypeCount,
 } from "./types";
 
-export type Centre = "projection" | "request" | "compaction";
+export type Centre = "projection" | "request" | "compaction" | "diff";
 
 export const ui = $state({
   screen: "welcome" as "welcome" | "journal",
@@ -163,7 +163,8 @@ export async function select(seq: number) {
       ui.projection = projection;
       if (kinds.has("request") && detail.offset !== null) {
         await loadRequest(detail.offset, ticket);
-        if (ticket === selecting) ui.centre = "request";
+        // The diff view follows the selected request.
+        if (ticket === selecting) ui.centre = ui.centre === "diff" ? "diff" : "request";
       } else if (kinds.has("compaction") && detail.offset !== null) {
         const compaction = await backend.compactionAt(detail.offset);
         if (ticket !== selecting) return;
@@ -274,6 +275,10 @@ async function perform(action: Action) {
       return;
     case "transport":
       return setTransport(otherTransport(ui.transport));
+    case "diff":
+      if (ui.request) ui.centre = ui.centre === "diff" ? "request" : "diff";
+      else ui.notice = "select a request to diff it";
+      return;
     case "open":
       return pickAndOpen();
     case "escape":

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { causeLinks, elide, prefixBars } from "./prefix";
+import type { CacheEntry, CacheReport, PrefixBreak } from "./types";
+
+function entry(offset: number, previous: number | null, body: number, reused: number, lost: number, broke: PrefixBreak | null = null): CacheEntry {
+  return {
+    requestOffset: offset,
+    previousRequest: previous,
+    model: "m",
+    bodyBytes: body,
+    messages: 3,
+    reusedPrefixBytes: reused,
+    commonPrefixMessages: 2,
+    idealPrefixBytes: reused + lost,
+    lostBytes: lost,
+    resentBytes: body - reused,
+    prefixBreak: broke,
+  };
+}
+
+const broke: PrefixBreak = {
+  atMessage: 2,
+  earlierItem: 3,
+  laterItem: 9,
+  lostBytes: 50,
+  causes: [{ kind: "compaction", offset: 9, cutoff: 5, removed: [3, 5] }],
+  expected: true,
+  explanation: "compaction @9 replaced history ≤ @5 (2 item(s) removed)",
+};
+
+const report: CacheReport = {
+  transport: "openai",
+  requests: [entry(4, null, 100, 0, 0), entry(11, 4, 200, 50, 50, broke)],
+  totalBodyBytes: 300,
+  totalReusedBytes: 50,
+  totalIdealBytes: 100,
+  totalLostBytes: 50,
+  breaks: 1,
+  unexpectedBreaks: 0,
+};
+
+describe("prefix chart bars", () => {
+  it("scales every bar to the largest body and stacks reused and lost bytes", () => {
+    const bars = prefixBars(report, 200, 100);
+    expect(bars.map((b) => b.offset), "one bar per request, in order").toEqual([4, 11]);
+    expect(bars[1].body, "the largest body fills the height").toBe(100);
+    expect(bars[1].reused, "50 of 200 bytes reused is a quarter").toBe(25);
+    expect(bars[1].lost, "50 bytes lost is a quarter").toBe(25);
+    expect(bars[1].broken && bars[1].expected, "the break is marked and expected").toBe(true);
+    expect(bars[0].explanation, "the first request explains itself").toMatch(/first request/);
+    expect(bars[1].x, "bars sit side by side").toBeGreaterThan(bars[0].x + bars[0].width - 1);
+  });
+
+  it("draws nothing for a journal without requests", () => {
+    expect(prefixBars({ ...report, requests: [] }, 200, 100)).toEqual([]);
+  });
+});
+
+describe("cause links", () => {
+  it("a compaction links its summary and its cutoff; a republished slot its updates=", () => {
+    expect(causeLinks(broke.causes[0]).map((l) => l.offset), "summary then cutoff").toEqual([9, 5]);
+    expect(
+      causeLinks({ kind: "keyed-slot-republished", offset: 19, key: "agent/system-prompt", updates: 4, lane: "system" }).map((l) => l.label),
+      "the new occurrence and the one it updates",
+    ).toEqual(["item @19", "updates=@4"]);
+    expect(causeLinks({ kind: "model-change", from: "a", to: "b" }), "a model change names no offset").toEqual([]);
+  });
+});
+
+describe("elide", () => {
+  it("keeps the ends that touch a change and elides the middle", () => {
+    const text = "a".repeat(500);
+    expect(elide(text, true, false, 10), "keeps the start").toBe(`${"a".repeat(10)}…`);
+    expect(elide(text, false, true, 10), "keeps the end").toBe(`…${"a".repeat(10)}`);
+    expect(elide("short", true, true, 10), "short text stays whole").toBe("short");
+  });
+});
