@@ -2,6 +2,7 @@
 //! crate does all the journal work; this crate only adapts it to the window.
 
 pub mod commands;
+pub mod inquiry;
 pub mod ipc;
 pub mod live;
 pub mod recent;
@@ -51,6 +52,12 @@ pub fn run() {
             commands::agui_runs,
             commands::agentskit_state,
             commands::agentskit_turns,
+            inquiry::search,
+            inquiry::sql_query,
+            inquiry::run_breakpoint,
+            inquiry::bookmarks,
+            inquiry::set_bookmark,
+            inquiry::remove_bookmark,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

@@ -50,3 +50,14 @@ export type { AgentsKitSnapshotAt } from "../generated/AgentsKitSnapshotAt";
 export type { AgentsKitTurnsReport } from "../generated/AgentsKitTurnsReport";
 export type { AgentsKitLineageNode } from "../generated/AgentsKitLineageNode";
 export type { AgentsKitVerdict } from "../generated/AgentsKitVerdict";
+
+// Search, the SQL console, breakpoints and bookmarks (src/search.rs, console.rs, breakpoint.rs,
+// bookmark.rs).
+export type { Bookmark } from "../generated/Bookmark";
+export type { Breakpoint } from "../generated/Breakpoint";
+export type { BreakpointHit } from "../generated/BreakpointHit";
+export type { ConsoleQuery } from "../generated/ConsoleQuery";
+export type { ConsoleResult } from "../generated/ConsoleResult";
+export type { SearchHit } from "../generated/SearchHit";
+export type { SearchQuery } from "../generated/SearchQuery";
+export type { SearchResult } from "../generated/SearchResult";
