@@ -342,6 +342,8 @@ impl Journal {
         import_kind: ImportKind,
     ) -> Result<Journal, JournalError> {
         let row = store.latest_journal()?.ok_or(StoreError::Empty)?;
+        // After every import and every reload (a follower appended): index what is new.
+        crate::search::refresh(&store, row.id)?;
         let stored = store.events(row.id)?;
         let marks = store.marks(row.id)?;
         let diagnostics = store.diagnostics(row.id)?;
@@ -372,6 +374,11 @@ impl Journal {
             ..
         } = self;
         Journal::load(store, db_path, import_kind)
+    }
+
+    /// The database file this journal lives in.
+    pub fn db_path(&self) -> &Path {
+        &self.db_path
     }
 
     pub fn store(&self) -> &Store {
@@ -729,7 +736,7 @@ impl Journal {
             .optional_row()?)
     }
 
-    fn iterate(&self) -> Result<&IterateJournal, JournalError> {
+    pub(crate) fn iterate(&self) -> Result<&IterateJournal, JournalError> {
         self.iterate.as_ref().ok_or(JournalError::WrongDialect {
             found: self.row.dialect.as_str(),
             wanted: "iterate",

@@ -4,12 +4,16 @@
 pub mod agentskit;
 pub mod agui;
 pub mod bench;
+pub mod bookmark;
+pub mod breakpoint;
+pub mod console;
 pub mod diagnostic;
 pub mod dialect;
 pub mod import;
 pub mod iterate;
 pub mod journal;
 pub mod record_json;
+pub mod search;
 pub mod source;
 pub mod store;
 pub mod tail;

@@ -108,6 +108,25 @@ const MIGRATIONS: &[&str] = &[
         status TEXT NOT NULL,
         updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
     );",
+    // 4: derived, rebuildable full-text index of each event's text (JSON string values, not
+    // keys), trigram-tokenized so that any substring of three or more characters matches.
+    // `event_text_state` says how many events of each journal are indexed.
+    "CREATE VIRTUAL TABLE event_text USING fts5(
+        body, journal_id UNINDEXED, seq UNINDEXED, tokenize = 'trigram'
+    );
+    CREATE TABLE event_text_state (
+        journal_id INTEGER PRIMARY KEY,
+        indexed INTEGER NOT NULL
+    );",
+    // 5: bookmarks are the user's own notes, not derived: never rebuilt or dropped.
+    "CREATE TABLE bookmarks (
+        journal_id INTEGER NOT NULL REFERENCES journals(id),
+        seq INTEGER NOT NULL,
+        offset INTEGER,
+        note TEXT NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        PRIMARY KEY (journal_id, seq)
+    );",
 ];
 
 /// One stored event: the record as it was in the file, and its indexed columns.
@@ -335,6 +354,7 @@ impl Store {
         )?;
         self.conn
             .execute("DELETE FROM marks WHERE journal_id = ?1", [journal_id])?;
+        crate::search::forget(self, journal_id)?;
         self.conn.execute(
             "UPDATE journals SET superseded_by = NULL WHERE superseded_by = ?1",
             [journal_id],

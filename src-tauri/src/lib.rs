@@ -2,6 +2,7 @@
 //! crate does all the journal work; this crate only adapts it to the window.
 
 pub mod commands;
+pub mod inquiry;
 pub mod ipc;
 pub mod live;
 pub mod recent;
@@ -53,6 +54,12 @@ pub fn run() {
             commands::agentskit_turns,
             commands::request_diff,
             commands::cache_report,
+            inquiry::search,
+            inquiry::sql_query,
+            inquiry::run_breakpoint,
+            inquiry::bookmarks,
+            inquiry::set_bookmark,
+            inquiry::remove_bookmark,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

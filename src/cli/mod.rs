@@ -142,6 +142,72 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Full-text search over event text (any substring of 3+ characters), with filters.
+    Search {
+        journal: String,
+        /// Text to find (case-insensitive); "" to list everything the filters keep.
+        query: String,
+        /// Only events of this type (full type or its last segment); repeatable.
+        #[arg(long = "type")]
+        kind: Vec<String>,
+        #[arg(long, value_parser = ["system", "developer", "user", "assistant"])]
+        role: Option<String>,
+        /// The actor's type: user, github, script, agent, …
+        #[arg(long)]
+        actor: Option<String>,
+        #[arg(long)]
+        key: Option<String>,
+        #[arg(long, value_parser = ["system", "history"])]
+        lane: Option<String>,
+        /// Items published (or not) by the end of the journal, or by --at.
+        #[arg(long, value_parser = ["yes", "no"])]
+        published: Option<String>,
+        #[arg(long)]
+        at: Option<i64>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run one read-only SQL query over the journal's views (events, requests, compactions,
+    /// diagnostics, marks, bookmarks, items).
+    Sql {
+        journal: String,
+        query: String,
+        /// The offset whose projection fills `items` (default: the end).
+        #[arg(long)]
+        at: Option<i64>,
+        #[arg(long, default_value_t = journalscope::console::DEFAULT_MAX_ROWS)]
+        max_rows: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run from an offset to the next (or previous) event a breakpoint stops at.
+    Break {
+        journal: String,
+        /// Start here (the event at or before this offset); default: the start, or the end
+        /// with --backward.
+        #[arg(long)]
+        from: Option<i64>,
+        /// request | compaction | downgrade[:TRANSPORT] | key:KEY | diagnostic |
+        /// prefix-shrinks[:TRANSPORT] | sql:PREDICATE
+        #[arg(long, value_parser = parse_breakpoint)]
+        on: journalscope::breakpoint::Breakpoint,
+        #[arg(long)]
+        backward: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List bookmarks, or add (or edit) one at an offset.
+    Bookmarks {
+        journal: String,
+        #[arg(long, requires = "note")]
+        add: Option<i64>,
+        #[arg(long)]
+        note: Option<String>,
+        #[arg(long, conflicts_with = "add")]
+        remove: Option<i64>,
+        #[arg(long)]
+        json: bool,
+    },
     /// AgentsKit: every line's cursor verdict and the lineage tree.
     Turns {
         journal: String,
@@ -164,6 +230,18 @@ impl From<TransportArg> for Transport {
             TransportArg::Openai => Transport::Openai,
             TransportArg::WorkersAi => Transport::WorkersAi,
         }
+    }
+}
+
+fn parse_breakpoint(text: &str) -> Result<journalscope::breakpoint::Breakpoint, String> {
+    journalscope::breakpoint::Breakpoint::parse(text).map_err(|e| e.to_string())
+}
+
+/// The event with exactly this offset.
+fn seq_at(journal: &Journal, offset: i64) -> Result<u64> {
+    match journal.seq_of_offset(offset)? {
+        Some(seq) if journal.event(seq)?.offset == Some(offset) => Ok(seq),
+        _ => bail!("no event at @{offset}"),
     }
 }
 
@@ -424,6 +502,85 @@ pub fn run(cli: Cli) -> Result<()> {
             } else {
                 prefix::cache(&mut out, &report)?;
             }
+        }
+        Command::Search {
+            journal,
+            query,
+            kind,
+            role,
+            actor,
+            key,
+            lane,
+            published,
+            at,
+            json,
+        } => {
+            let journal = open(&journal, None)?;
+            let search = journalscope::search::SearchQuery {
+                text: Some(query),
+                types: kind,
+                role,
+                actor,
+                key,
+                lane,
+                published: published.map(|p| p == "yes"),
+                at,
+                limit: None,
+            };
+            output::search(&mut out, &journal.search(&search)?, json)?;
+        }
+        Command::Sql {
+            journal,
+            query,
+            at,
+            max_rows,
+            json,
+        } => {
+            let journal = open(&journal, None)?;
+            let result = journal.sql(&journalscope::console::ConsoleQuery {
+                sql: query,
+                at,
+                max_rows: Some(max_rows),
+                timeout_ms: None,
+            })?;
+            if json {
+                output::json(&mut out, &result)?;
+            } else {
+                write!(out, "{}", journalscope::console::render_table(&result))?;
+            }
+        }
+        Command::Break {
+            journal,
+            from,
+            on,
+            backward,
+            json,
+        } => {
+            let journal = open(&journal, None)?;
+            let start = match from {
+                Some(offset) => journal.seq_of_offset(offset)?,
+                None => None,
+            };
+            let hit = on.run(&journal, start, !backward)?;
+            output::breakpoint(&mut out, &on, from, !backward, hit.as_ref(), json)?;
+        }
+        Command::Bookmarks {
+            journal,
+            add,
+            note,
+            remove,
+            json,
+        } => {
+            let journal = open(&journal, None)?;
+            if let (Some(offset), Some(note)) = (add, note.as_deref()) {
+                journal.set_bookmark(seq_at(&journal, offset)?, note)?;
+            }
+            if let Some(offset) = remove {
+                if !journal.remove_bookmark(seq_at(&journal, offset)?)? {
+                    bail!("no bookmark at @{offset}");
+                }
+            }
+            output::bookmarks(&mut out, &journal.bookmarks()?, json)?;
         }
         Command::Turns {
             journal,

@@ -302,3 +302,90 @@ pub fn diagnostics(out: &mut dyn Write, diagnostics: &[Diagnostic], as_json: boo
     )?;
     Ok(())
 }
+
+pub fn search(
+    out: &mut dyn Write,
+    result: &journalscope::search::SearchResult,
+    as_json: bool,
+) -> Result<()> {
+    if as_json {
+        return json(out, result);
+    }
+    let plural = if result.total == 1 { "" } else { "s" };
+    writeln!(out, "{} hit{plural}", result.total)?;
+    for hit in &result.hits {
+        let kind = hit.kind.as_deref().unwrap_or("(no type)");
+        let short = kind.rsplit('/').next().unwrap_or(kind);
+        let text = hit
+            .snippet
+            .as_deref()
+            .unwrap_or(&hit.summary)
+            .replace('\n', " ⏎ ");
+        writeln!(
+            out,
+            "{:>8}  {:<22} {}",
+            offset_text(hit.offset),
+            short,
+            text
+        )?;
+    }
+    if result.truncated {
+        writeln!(out, "… {} more", result.total - result.hits.len() as u64)?;
+    }
+    Ok(())
+}
+
+pub fn breakpoint(
+    out: &mut dyn Write,
+    on: &journalscope::breakpoint::Breakpoint,
+    from: Option<i64>,
+    forward: bool,
+    hit: Option<&journalscope::breakpoint::BreakpointHit>,
+    as_json: bool,
+) -> Result<()> {
+    if as_json {
+        return json(
+            out,
+            &json!({"breakpoint": on, "from": from, "forward": forward, "hit": hit}),
+        );
+    }
+    let direction = if forward { "forward" } else { "backward" };
+    let start = from.map_or_else(
+        || {
+            if forward {
+                "the start".to_string()
+            } else {
+                "the end".to_string()
+            }
+        },
+        |o| format!("@{o}"),
+    );
+    match hit {
+        Some(hit) => writeln!(
+            out,
+            "{:>8}  {}  (running {direction} from {start} on {})",
+            offset_text(hit.offset),
+            hit.note,
+            on.describe()
+        )?,
+        None => writeln!(out, "no {} running {direction} from {start}", on.describe())?,
+    }
+    Ok(())
+}
+
+pub fn bookmarks(
+    out: &mut dyn Write,
+    bookmarks: &[journalscope::bookmark::Bookmark],
+    as_json: bool,
+) -> Result<()> {
+    if as_json {
+        return json(out, &bookmarks);
+    }
+    if bookmarks.is_empty() {
+        writeln!(out, "no bookmarks")?;
+    }
+    for b in bookmarks {
+        writeln!(out, "{:>8}  {}", offset_text(b.offset), b.note)?;
+    }
+    Ok(())
+}

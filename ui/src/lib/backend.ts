@@ -7,6 +7,13 @@ import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 import { writeText } from "@tauri-apps/plugin-clipboard-manager";
 import type {
+  Bookmark,
+  Breakpoint,
+  BreakpointHit,
+  ConsoleQuery,
+  ConsoleResult,
+  SearchQuery,
+  SearchResult,
   AgentsKitSnapshotAt,
   AgentsKitTurnsReport,
   AgUiRunSpan,
@@ -81,6 +88,13 @@ export const backend = {
   requestDiff: (from: number | null, to: number, transport: Transport, fromTransport: Transport | null = null) =>
     call<RequestDiff>("request_diff", { from, to, transport, fromTransport }),
   cacheReport: (transport: Transport) => call<CacheReport>("cache_report", { transport }),
+  search: (query: SearchQuery) => call<SearchResult>("search", { query }),
+  sqlQuery: (query: ConsoleQuery) => call<ConsoleResult>("sql_query", { query }),
+  runBreakpoint: (breakpoint: Breakpoint, from: number | null, forward: boolean) =>
+    call<BreakpointHit | null>("run_breakpoint", { breakpoint, from, forward }),
+  bookmarks: () => call<Bookmark[]>("bookmarks"),
+  setBookmark: (seq: number, note: string) => call<Bookmark>("set_bookmark", { seq, note }),
+  removeBookmark: (seq: number) => call<boolean>("remove_bookmark", { seq }),
 
   aguiStep: (seq: number) => call<AgUiStep>("agui_step", { seq }),
   aguiRuns: () => call<AgUiRunSpan[]>("agui_runs"),

@@ -15,6 +15,9 @@ export function followAfter(following: boolean, nav: Navigation): boolean {
     case "first":
     case "goto":
     case "click":
+    case "hit":
+    case "break":
+    case "bookmarkStep":
       return false;
     default:
       return following;

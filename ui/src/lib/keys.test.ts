@@ -51,3 +51,23 @@ describe("diff key", () => {
     expect(BINDINGS.some((b) => b.keys === "d"), "the help overlay lists d").toBe(true);
   });
 });
+
+describe("search, breakpoint and bookmark keys", () => {
+  it("n/N step hits, F8/F7 run breakpoints, m u/U bookmark, s and b open the drawer", () => {
+    expect(actionFor({ key: "n" }), "n is next hit").toEqual({ kind: "hit", forward: true });
+    expect(actionFor({ key: "N" }), "N is previous hit").toEqual({ kind: "hit", forward: false });
+    expect(actionFor({ key: "F8" }), "F8 runs forward").toEqual({ kind: "break", forward: true });
+    expect(actionFor({ key: "F7" }), "F7 runs backward").toEqual({ kind: "break", forward: false });
+    expect(actionFor({ key: "m" }), "m bookmarks").toEqual({ kind: "bookmark" });
+    expect(actionFor({ key: "u" }), "u is next bookmark").toEqual({ kind: "bookmarkStep", forward: true });
+    expect(actionFor({ key: "U" }), "U is previous bookmark").toEqual({ kind: "bookmarkStep", forward: false });
+    expect(actionFor({ key: "s" }), "s toggles the console").toEqual({ kind: "console" });
+    expect(actionFor({ key: "b" }), "b toggles the bookmark list").toEqual({ kind: "bookmarkList" });
+    expect(actionFor({ key: "x" }), "x stays free").toBeNull();
+  });
+
+  it("the help lists the new keys", () => {
+    const keys = BINDINGS.map((b) => b.keys);
+    for (const k of ["n / N", "F8 / F7", "m", "u / U", "s", "b"]) expect(keys, `help lists ${k}`).toContain(k);
+  });
+});

@@ -15,7 +15,13 @@ export type Action =
   | { kind: "open" }
   | { kind: "connect" }
   | { kind: "pause" }
-  | { kind: "escape" };
+  | { kind: "escape" }
+  | { kind: "hit"; forward: boolean }
+  | { kind: "break"; forward: boolean }
+  | { kind: "bookmark" }
+  | { kind: "bookmarkStep"; forward: boolean }
+  | { kind: "console" }
+  | { kind: "bookmarkList" };
 
 export interface KeyPress {
   key: string;
@@ -37,7 +43,13 @@ export const BINDINGS: { keys: string; label: string }[] = [
   { keys: "Ctrl+G", label: "go to offset" },
   { keys: "t", label: "switch transport (openai / workers-ai)" },
   { keys: "d", label: "diff the request against the one before / back" },
-  { keys: "/", label: "filter events by text" },
+  { keys: "/", label: "search event text (Enter: first hit)" },
+  { keys: "n / N", label: "next / previous search hit" },
+  { keys: "F8 / F7", label: "run to the next / previous breakpoint hit" },
+  { keys: "m", label: "bookmark the selected event (add or edit its note)" },
+  { keys: "u / U", label: "next / previous bookmark" },
+  { keys: "b", label: "show or hide the bookmark list" },
+  { keys: "s", label: "show or hide the SQL console" },
   { keys: "Ctrl+O", label: "open a journal" },
   { keys: "o", label: "connect to a stream" },
   { keys: "=", label: "pause / resume live ingestion" },
@@ -54,6 +66,24 @@ export function actionFor(press: KeyPress): Action | null {
   }
   if (press.altKey) return null;
   switch (key) {
+    case "n":
+      return { kind: "hit", forward: true };
+    case "N":
+      return { kind: "hit", forward: false };
+    case "F8":
+      return { kind: "break", forward: true };
+    case "F7":
+      return { kind: "break", forward: false };
+    case "m":
+      return { kind: "bookmark" };
+    case "u":
+      return { kind: "bookmarkStep", forward: true };
+    case "U":
+      return { kind: "bookmarkStep", forward: false };
+    case "s":
+      return { kind: "console" };
+    case "b":
+      return { kind: "bookmarkList" };
     case "j":
     case "ArrowDown":
       return step("event", true);

@@ -2,6 +2,7 @@
 // actions; every call to the backend happens here or in the components' own paging.
 
 import { backend } from "./backend";
+import { editBookmark, inquiry, runBreak, stepBookmark, stepHit } from "./inquiry.svelte";
 import type { Action } from "./keys";
 import { otherTransport } from "./roles";
 import type {
@@ -285,9 +286,24 @@ async function perform(action: Action) {
       ui.help = false;
       ui.goto = false;
       ui.error = null;
+      inquiry.editing = null;
       return;
     case "filter":
-      document.getElementById("event-filter")?.focus();
+      document.getElementById("search-box")?.focus();
+      return;
+    case "hit":
+      return stepHit(action.forward);
+    case "break":
+      return runBreak(action.forward);
+    case "bookmark":
+      return editBookmark();
+    case "bookmarkStep":
+      return stepBookmark(action.forward);
+    case "console":
+      inquiry.console = !inquiry.console;
+      return;
+    case "bookmarkList":
+      inquiry.bookmarkList = !inquiry.bookmarkList;
       return;
   }
 }

@@ -61,3 +61,14 @@ export type { PrefixBreak } from "../generated/PrefixBreak";
 export type { RequestDiff } from "../generated/RequestDiff";
 export type { RequestSide } from "../generated/RequestSide";
 export type { TextSegment } from "../generated/TextSegment";
+
+// Search, the SQL console, breakpoints and bookmarks (src/search.rs, console.rs, breakpoint.rs,
+// bookmark.rs).
+export type { Bookmark } from "../generated/Bookmark";
+export type { Breakpoint } from "../generated/Breakpoint";
+export type { BreakpointHit } from "../generated/BreakpointHit";
+export type { ConsoleQuery } from "../generated/ConsoleQuery";
+export type { ConsoleResult } from "../generated/ConsoleResult";
+export type { SearchHit } from "../generated/SearchHit";
+export type { SearchQuery } from "../generated/SearchQuery";
+export type { SearchResult } from "../generated/SearchResult";

@@ -1,0 +1,392 @@
+//! Breakpoints: predicates over a journal's events that a run stops at, forward or backward
+//! from the selected event.
+//!
+//! "The cache prefix shrinks" is judged on the exact request bytes: the cached prefix of a
+//! request is the longest common byte prefix of its body and the previous request's body (on
+//! one transport); it shrinks at a request whose cached prefix is shorter than the previous
+//! request's. The first request caches nothing, so the second cannot shrink. This is a small,
+//! self-contained computation over [`Journal::request_body`]; a richer request diff can replace
+//! it without changing the breakpoint.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::console::{Console, ConsoleError, DEFAULT_TIMEOUT_MS};
+use crate::iterate::event::{EventKind, Role};
+use crate::iterate::projection::Projection;
+use crate::iterate::roles::provider_role;
+use crate::iterate::Transport;
+use crate::journal::{Journal, JournalError};
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, TS)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+#[ts(export)]
+pub enum Breakpoint {
+    #[serde(rename = "request")]
+    NextRequest,
+    #[serde(rename = "compaction")]
+    NextCompaction,
+    /// An item whose provider role is a downgrade on `transport` (on either when absent).
+    #[serde(rename = "downgrade")]
+    NextDowngrade { transport: Option<Transport> },
+    /// An event that sets keyed slot `key`.
+    #[serde(rename = "key")]
+    KeyChanges { key: String },
+    #[serde(rename = "diagnostic")]
+    Diagnostic,
+    #[serde(rename = "prefix-shrinks")]
+    PrefixShrinks { transport: Transport },
+    /// Any SQL predicate over the console's `events` view.
+    #[serde(rename = "sql")]
+    Sql { predicate: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct BreakpointHit {
+    #[ts(type = "number")]
+    pub seq: u64,
+    #[ts(type = "number | null")]
+    pub offset: Option<i64>,
+    /// Why it stopped here.
+    pub note: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BreakpointError {
+    #[error("unknown breakpoint {0:?}: use request, compaction, downgrade[:TRANSPORT], key:KEY, diagnostic, prefix-shrinks[:TRANSPORT] or sql:PREDICATE")]
+    Unknown(String),
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error(transparent)]
+    Console(#[from] ConsoleError),
+}
+
+impl BreakpointError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            BreakpointError::Unknown(_) => "bad-breakpoint",
+            BreakpointError::Journal(e) => e.code(),
+            BreakpointError::Console(e) => e.code(),
+        }
+    }
+}
+
+impl Breakpoint {
+    /// Reads the command line's spelling: `request`, `compaction`, `downgrade`,
+    /// `downgrade:openai`, `key:K`, `diagnostic`, `prefix-shrinks[:workers-ai]`, `sql:PRED`.
+    pub fn parse(text: &str) -> Result<Breakpoint, BreakpointError> {
+        let (name, argument) = match text.split_once(':') {
+            Some((name, argument)) => (name, Some(argument)),
+            None => (text, None),
+        };
+        let transport = |argument: &str| {
+            Transport::parse(argument).ok_or_else(|| BreakpointError::Unknown(text.to_string()))
+        };
+        Ok(match (name, argument) {
+            ("request", None) => Breakpoint::NextRequest,
+            ("compaction", None) => Breakpoint::NextCompaction,
+            ("diagnostic", None) => Breakpoint::Diagnostic,
+            ("downgrade", None) => Breakpoint::NextDowngrade { transport: None },
+            ("downgrade", Some(t)) => Breakpoint::NextDowngrade {
+                transport: Some(transport(t)?),
+            },
+            ("key", Some(key)) if !key.is_empty() => Breakpoint::KeyChanges {
+                key: key.to_string(),
+            },
+            ("prefix-shrinks", None) => Breakpoint::PrefixShrinks {
+                transport: Transport::Openai,
+            },
+            ("prefix-shrinks", Some(t)) => Breakpoint::PrefixShrinks {
+                transport: transport(t)?,
+            },
+            ("sql", Some(predicate)) if !predicate.trim().is_empty() => Breakpoint::Sql {
+                predicate: predicate.to_string(),
+            },
+            _ => return Err(BreakpointError::Unknown(text.to_string())),
+        })
+    }
+
+    /// Where a run from `from` (a seq; `None` is outside the journal, before its start when
+    /// running forward and after its end when running backward) stops first.
+    pub fn run(
+        &self,
+        journal: &Journal,
+        from: Option<u64>,
+        forward: bool,
+    ) -> Result<Option<BreakpointHit>, BreakpointError> {
+        if let Breakpoint::Sql { predicate } = self {
+            return sql_hit(journal, predicate, from, forward);
+        }
+        let hits = self.hits(journal)?;
+        Ok(if forward {
+            hits.into_iter().find(|h| from.is_none_or(|f| h.seq > f))
+        } else {
+            hits.into_iter()
+                .rev()
+                .find(|h| from.is_none_or(|f| h.seq < f))
+        })
+    }
+
+    /// Every event this breakpoint stops at, in file order (a SQL predicate: the first 10,000).
+    pub fn hits(&self, journal: &Journal) -> Result<Vec<BreakpointHit>, BreakpointError> {
+        let offset_of = |seq: u64| journal.event(seq).ok().and_then(|e| e.offset);
+        let from_marks = |kind: &str| -> Vec<BreakpointHit> {
+            journal
+                .marks()
+                .iter()
+                .filter(|m| m.kind == kind)
+                .map(|m| BreakpointHit {
+                    seq: m.seq,
+                    offset: offset_of(m.seq),
+                    note: m.note.clone(),
+                })
+                .collect()
+        };
+        let mut hits = match self {
+            Breakpoint::NextRequest => from_marks("request"),
+            Breakpoint::NextCompaction => from_marks("compaction"),
+            Breakpoint::NextDowngrade { transport: None } => from_marks("downgrade"),
+            Breakpoint::NextDowngrade {
+                transport: Some(transport),
+            } => downgrades(journal, *transport)?,
+            Breakpoint::KeyChanges { key } => key_changes(journal, key)?,
+            Breakpoint::Diagnostic => journal
+                .diagnostics_with_seq()
+                .iter()
+                .map(|(seq, d)| BreakpointHit {
+                    seq: *seq,
+                    offset: d.offset.or_else(|| offset_of(*seq)),
+                    note: format!("{} {}: {}", d.severity.as_str(), d.code, d.message),
+                })
+                .collect(),
+            Breakpoint::PrefixShrinks { transport } => prefix_shrinks(journal, *transport)?,
+            Breakpoint::Sql { predicate } => {
+                let mut console = Console::open(journal, None)?;
+                let sql = format!(
+                    "SELECT seq, offset FROM events WHERE ({predicate}) ORDER BY seq LIMIT 10000"
+                );
+                let result = console.query(&sql, &[], 10_000, DEFAULT_TIMEOUT_MS)?;
+                result
+                    .rows
+                    .iter()
+                    .filter_map(|row| {
+                        Some(BreakpointHit {
+                            seq: row.first()?.as_u64()?,
+                            offset: row.get(1).and_then(|o| o.as_i64()),
+                            note: format!("sql: {predicate}"),
+                        })
+                    })
+                    .collect()
+            }
+        };
+        // One stop per event: a seq with several diagnostics or marks is one hit.
+        hits.dedup_by_key(|h| h.seq);
+        Ok(hits)
+    }
+
+    /// A short name for people: `next request`, `key github/review-task changes`, …
+    pub fn describe(&self) -> String {
+        match self {
+            Breakpoint::NextRequest => "request".to_string(),
+            Breakpoint::NextCompaction => "compaction".to_string(),
+            Breakpoint::NextDowngrade { transport: None } => "downgrade".to_string(),
+            Breakpoint::NextDowngrade { transport: Some(t) } => {
+                format!("downgrade on {}", t.as_str())
+            }
+            Breakpoint::KeyChanges { key } => format!("key {key} changes"),
+            Breakpoint::Diagnostic => "diagnostic".to_string(),
+            Breakpoint::PrefixShrinks { transport } => {
+                format!("cache prefix shrinks ({})", transport.as_str())
+            }
+            Breakpoint::Sql { predicate } => format!("sql {predicate}"),
+        }
+    }
+}
+
+fn sql_hit(
+    journal: &Journal,
+    predicate: &str,
+    from: Option<u64>,
+    forward: bool,
+) -> Result<Option<BreakpointHit>, BreakpointError> {
+    let mut console = Console::open(journal, None)?;
+    let (compare, order) = if forward { (">", "ASC") } else { ("<", "DESC") };
+    let bound = match (from, forward) {
+        (Some(seq), _) => seq as i64,
+        (None, true) => -1,
+        (None, false) => i64::MAX,
+    };
+    let sql = format!(
+        "SELECT seq, offset FROM events WHERE seq {compare} ?1 AND ({predicate})
+         ORDER BY seq {order} LIMIT 1"
+    );
+    let result = console.query(&sql, &[&bound], 1, DEFAULT_TIMEOUT_MS)?;
+    Ok(result.rows.first().and_then(|row| {
+        Some(BreakpointHit {
+            seq: row.first()?.as_u64()?,
+            offset: row.get(1).and_then(|o| o.as_i64()),
+            note: format!("sql: {predicate}"),
+        })
+    }))
+}
+
+/// Items whose provider role on `transport` is a downgrade, where they enter the projection.
+fn downgrades(journal: &Journal, transport: Transport) -> Result<Vec<BreakpointHit>, JournalError> {
+    let iterate = journal.iterate()?;
+    let mut projection = Projection::default();
+    let mut hits = Vec::new();
+    for event in &iterate.events {
+        projection.apply(event);
+        let EventKind::ContextAdded(_) = &event.kind else {
+            continue;
+        };
+        let Some(item) = projection
+            .last_item
+            .and_then(|(lane, index)| projection.lane(lane).get(index))
+            .filter(|item| item.seq == event.seq)
+        else {
+            continue;
+        };
+        let role = provider_role(item, transport);
+        if role.rule.is_downgrade() {
+            hits.push(BreakpointHit {
+                seq: event.seq,
+                offset: Some(event.offset),
+                note: format!(
+                    "{} ⇣ {} ({}) on {}",
+                    item.role.as_str(),
+                    role.role.as_str(),
+                    role.rule.as_str(),
+                    transport.as_str()
+                ),
+            });
+        }
+    }
+    Ok(hits)
+}
+
+/// Events that set keyed slot `key` (a compaction summary's key names no slot).
+fn key_changes(journal: &Journal, key: &str) -> Result<Vec<BreakpointHit>, JournalError> {
+    let iterate = journal.iterate()?;
+    Ok(iterate
+        .events
+        .iter()
+        .filter_map(|event| match &event.kind {
+            EventKind::ContextAdded(context)
+                if context.key.as_deref() == Some(key)
+                    && !(context.role == Role::Developer && context.compaction.is_some()) =>
+            {
+                let preview: String = context.content.chars().take(60).collect();
+                Some(BreakpointHit {
+                    seq: event.seq,
+                    offset: Some(event.offset),
+                    note: format!("{key} ← {}: {preview}", context.role.as_str()),
+                })
+            }
+            _ => None,
+        })
+        .collect())
+}
+
+/// The longest common prefix of two byte strings, in bytes.
+pub fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// Requests whose cached prefix (shared with the previous request) is shorter than the
+/// previous request's.
+fn prefix_shrinks(
+    journal: &Journal,
+    transport: Transport,
+) -> Result<Vec<BreakpointHit>, JournalError> {
+    let mut hits = Vec::new();
+    let mut previous: Option<Vec<u8>> = None;
+    let mut cached = 0usize;
+    for request in journal.requests()? {
+        let body = journal.request_body(request.offset, transport)?;
+        if let Some(previous) = &previous {
+            let now = common_prefix(previous, &body);
+            if now < cached {
+                if let Some(seq) = journal.seq_of_offset(request.offset)? {
+                    hits.push(BreakpointHit {
+                        seq,
+                        offset: Some(request.offset),
+                        note: format!(
+                            "cached prefix shrank from {cached} to {now} bytes ({})",
+                            transport.as_str()
+                        ),
+                    });
+                }
+            }
+            cached = now;
+        }
+        previous = Some(body);
+    }
+    Ok(hits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_reads_every_command_line_spelling() {
+        let cases = [
+            ("request", Breakpoint::NextRequest),
+            ("compaction", Breakpoint::NextCompaction),
+            ("diagnostic", Breakpoint::Diagnostic),
+            ("downgrade", Breakpoint::NextDowngrade { transport: None }),
+            (
+                "downgrade:workers-ai",
+                Breakpoint::NextDowngrade {
+                    transport: Some(Transport::WorkersAi),
+                },
+            ),
+            (
+                "key:a/b:c",
+                Breakpoint::KeyChanges {
+                    key: "a/b:c".to_string(),
+                },
+            ),
+            (
+                "prefix-shrinks",
+                Breakpoint::PrefixShrinks {
+                    transport: Transport::Openai,
+                },
+            ),
+            (
+                "sql:type LIKE '%settled'",
+                Breakpoint::Sql {
+                    predicate: "type LIKE '%settled'".to_string(),
+                },
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(
+                Breakpoint::parse(text).ok(),
+                Some(expected),
+                "spelling {text:?}"
+            );
+        }
+        for bad in ["", "key:", "downgrade:anthropic", "sql: ", "requests"] {
+            assert!(Breakpoint::parse(bad).is_err(), "{bad:?} is refused");
+        }
+    }
+
+    #[test]
+    fn common_prefix_counts_equal_leading_bytes() {
+        assert_eq!(
+            common_prefix(b"abcdef", b"abcxyz"),
+            3,
+            "stops at the first difference"
+        );
+        assert_eq!(
+            common_prefix(b"abc", b"abcdef"),
+            3,
+            "a whole shorter string"
+        );
+        assert_eq!(common_prefix(b"", b"abc"), 0, "nothing shared");
+    }
+}

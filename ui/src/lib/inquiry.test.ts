@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { breakpointOf, hitCounter, nextSeq, textTable } from "./inquiry";
+
+describe("stepping through hits", () => {
+  const seqs = [2, 5, 9];
+  it("n goes to the first hit past the selection, N to the last before it", () => {
+    expect(nextSeq(seqs, 5, true), "past a hit").toBe(9);
+    expect(nextSeq(seqs, 5, false), "before a hit").toBe(2);
+    expect(nextSeq(seqs, 6, true), "from between hits").toBe(9);
+    expect(nextSeq(seqs, 9, true), "no hit after the last").toBeNull();
+    expect(nextSeq(seqs, 2, false), "no hit before the first").toBeNull();
+    expect(nextSeq(seqs, null, true), "without a selection: the first").toBe(2);
+  });
+
+  it("the counter says which hit the selection is", () => {
+    expect(hitCounter(seqs, 5), "second of three").toBe("2 / 3");
+    expect(hitCounter(seqs, 6), "not a hit").toBe("– / 3");
+    expect(hitCounter([], 6), "nothing found").toBe("no hits");
+  });
+});
+
+describe("breakpoint selector", () => {
+  it("builds the core's breakpoint, with the transport where it matters", () => {
+    expect(breakpointOf("request", "", "openai")).toEqual({ kind: "request" });
+    expect(breakpointOf("downgrade", "", "workers-ai"), "downgrade on the shown transport").toEqual({
+      kind: "downgrade",
+      transport: "workers-ai",
+    });
+    expect(breakpointOf("key", " github/review-task ", "openai"), "key trimmed").toEqual({
+      kind: "key",
+      key: "github/review-task",
+    });
+    expect(breakpointOf("sql", "  ", "openai"), "an empty predicate is no breakpoint").toBeNull();
+  });
+});
+
+describe("console text table", () => {
+  it("aligns columns and counts rows", () => {
+    const text = textTable({ columns: ["seq", "type"], rows: [[1, "a"], [12, null]], truncated: false });
+    expect(text, "aligned with NULL for null").toBe("seq | type\n----+-----\n1   | a\n12  | NULL\n(2 rows)");
+  });
+});

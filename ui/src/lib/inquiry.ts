@@ -1,0 +1,75 @@
+// Pure helpers behind search, breakpoints and the SQL console: which hit comes next, how the
+// breakpoint selector's choice becomes a core `Breakpoint`, and a console result as a text table.
+
+import type { Breakpoint, ConsoleResult, Transport } from "./types";
+
+/** The next (or previous) seq in the sorted `seqs` strictly past `from`; none from the ends. */
+export function nextSeq(seqs: number[], from: number | null, forward: boolean): number | null {
+  if (forward) {
+    for (const s of seqs) if (from === null || s > from) return s;
+  } else {
+    for (let i = seqs.length - 1; i >= 0; i--) if (from === null || seqs[i] < from) return seqs[i];
+  }
+  return null;
+}
+
+/** "3 / 7" when the selection is the third hit, "– / 7" when it is none of them. */
+export function hitCounter(seqs: number[], selected: number | null): string {
+  if (seqs.length === 0) return "no hits";
+  const i = selected === null ? -1 : seqs.indexOf(selected);
+  return `${i < 0 ? "–" : i + 1} / ${seqs.length}`;
+}
+
+export type BreakKind = "request" | "compaction" | "downgrade" | "key" | "diagnostic" | "prefix-shrinks" | "sql";
+
+export const BREAK_KINDS: { kind: BreakKind; label: string; needs?: string }[] = [
+  { kind: "request", label: "next request" },
+  { kind: "compaction", label: "next compaction" },
+  { kind: "downgrade", label: "next downgrade (this transport)" },
+  { kind: "key", label: "key K changes", needs: "key" },
+  { kind: "diagnostic", label: "next diagnostic" },
+  { kind: "prefix-shrinks", label: "cache prefix shrinks" },
+  { kind: "sql", label: "SQL predicate over events", needs: "predicate" },
+];
+
+/** The core breakpoint for a selector choice; null while a needed argument is empty. */
+export function breakpointOf(kind: BreakKind, argument: string, transport: Transport): Breakpoint | null {
+  const arg = argument.trim();
+  switch (kind) {
+    case "request":
+      return { kind: "request" };
+    case "compaction":
+      return { kind: "compaction" };
+    case "diagnostic":
+      return { kind: "diagnostic" };
+    case "downgrade":
+      return { kind: "downgrade", transport };
+    case "prefix-shrinks":
+      return { kind: "prefix-shrinks", transport };
+    case "key":
+      return arg === "" ? null : { kind: "key", key: arg };
+    case "sql":
+      return arg === "" ? null : { kind: "sql", predicate: arg };
+  }
+}
+
+function cellText(v: unknown): string {
+  if (v === null || v === undefined) return "NULL";
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  const one = s.replace(/\n/g, "⏎");
+  return one.length > 80 ? `${one.slice(0, 79)}…` : one;
+}
+
+/** A console result as aligned plain text: header, rule, rows, and a row count. */
+export function textTable(result: ConsoleResult): string {
+  const rows = result.rows.map((r) => r.map(cellText));
+  const widths = result.columns.map((c, i) => Math.max(c.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join(" | ").trimEnd();
+  const out = [line(result.columns), widths.map((w) => "-".repeat(w)).join("-+-"), ...rows.map(line)];
+  const n = rows.length;
+  out.push(`(${n} row${n === 1 ? "" : "s"}${result.truncated ? ", truncated" : ""})`);
+  return out.join("\n");
+}
+
+/** The console's views, as the drawer's one-line reminder. */
+export const VIEW_HELP = "events · requests · compactions · diagnostics · marks · bookmarks · items (projection)";
