@@ -211,9 +211,8 @@ async fn first_request(c: &Client) -> Outcome {
 async fn diff_end_to_end() {
     let harness = Harness::start(&[]);
     let port = harness.port;
-    let cache = harness.cache.clone();
     let mut out = Vec::new();
-    let c1 = cache.clone();
+    let c1 = harness.cache.clone();
     out.push(
         scenario(port, "diff-keyed-republish", &[], |c| async move {
             let r = keyed_republish(&c, &c1).await;
@@ -221,7 +220,7 @@ async fn diff_end_to_end() {
         })
         .await,
     );
-    let c2 = cache.clone();
+    let c2 = harness.cache.clone();
     out.push(
         scenario(port, "diff-compaction-chart", &[], |c| async move {
             let r = compaction_and_chart(&c, &c2).await;

@@ -14,6 +14,12 @@ describe("followAfter", () => {
     }
   });
 
+  it("given following, when the user jumps to a search hit, a breakpoint hit or a bookmark, then following stops", () => {
+    for (const key of ["n", "N", "F8", "F7", "u", "U"]) {
+      expect(followAfter(true, actionFor({ key })!), `${key} navigates away from the newest event`).toBe(false);
+    }
+  });
+
   it("given not following, when the user goes to the last event (G), then following resumes", () => {
     expect(followAfter(false, actionFor({ key: "G" })!), "G resumes following").toBe(true);
     expect(followAfter(false, actionFor({ key: "End" })!), "End is the same action as G").toBe(true);
