@@ -18,6 +18,8 @@ import type {
   EventPage,
   EventQuery,
   Exported,
+  ExportedText,
+  ExportOptions,
   ImportStatus,
   IpcError,
   JournalInfo,
@@ -72,8 +74,10 @@ export const backend = {
     call<RequestView>("request_at", { offset, transport }),
   compactionAt: (offset: number) => call<CompactionView>("compaction_at", { offset }),
   /** Without a path the backend asks with the native save dialog. */
-  exportRequest: (offset: number, transport: Transport, path?: string) =>
-    call<Exported>("export_request", { offset, transport, path: path ?? null }),
+  exportRequest: (offset: number, transport: Transport, options: ExportOptions, path?: string) =>
+    call<Exported>("export_request", { offset, transport, options, path: path ?? null }),
+  requestExportText: (offset: number, transport: Transport, options: ExportOptions) =>
+    call<ExportedText>("request_export_text", { offset, transport, options }),
 
   aguiStep: (seq: number) => call<AgUiStep>("agui_step", { seq }),
   aguiRuns: () => call<AgUiRunSpan[]>("agui_runs"),
