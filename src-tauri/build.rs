@@ -1,3 +1,43 @@
+//! Generates the Tauri context. The app's own commands are listed here so that each gets an
+//! `allow-<command>` permission: the window may call only what capabilities/main.json grants,
+//! and tests/config_policy.rs checks this list against `generate_handler!` in src/lib.rs.
+
+const COMMANDS: &[&str] = &[
+    "follow_journal",
+    "connect_stream",
+    "live_state",
+    "live_pause",
+    "stop_live",
+    "startup",
+    "open_file",
+    "open_demo",
+    "cancel_import",
+    "recent_files",
+    "journal_info",
+    "event_types",
+    "events_page",
+    "row_of_seq",
+    "event_detail",
+    "timeline",
+    "step",
+    "seq_of_offset",
+    "projection_at",
+    "requests",
+    "request_at",
+    "compaction_at",
+    "export_request",
+    "request_export_text",
+    "agui_step",
+    "agui_runs",
+    "agentskit_state",
+    "agentskit_turns",
+];
+
 fn main() {
-    tauri_build::build()
+    let attributes = tauri_build::Attributes::new()
+        .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));
+    if let Err(error) = tauri_build::try_build(attributes) {
+        eprintln!("tauri-build: {error:#}");
+        std::process::exit(1);
+    }
 }

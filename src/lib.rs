@@ -14,6 +14,7 @@ pub mod iterate;
 pub mod journal;
 pub mod record_json;
 pub mod search;
+pub mod redact;
 pub mod source;
 pub mod store;
 pub mod tail;

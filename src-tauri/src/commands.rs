@@ -10,6 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use journalscope::agentskit::{SnapshotAt, TurnsReport};
 use journalscope::agui::{AgUiStep, RunSpan};
 use journalscope::import::{ImportControl, ImportProgress};
+use journalscope::iterate::render::{ExportFormat, ExportOptions, RequestExport};
 use journalscope::iterate::view::{CompactionView, ProjectionView, RequestSummary, RequestView};
 use journalscope::iterate::Transport;
 use journalscope::journal::{
@@ -18,7 +19,7 @@ use journalscope::journal::{
 };
 use tauri::{AppHandle, Emitter, Manager, State};
 
-use crate::ipc::{Exported, ImportStatus, IpcError, RecentFile, Startup};
+use crate::ipc::{Exported, ExportedText, ImportStatus, IpcError, RecentFile, Startup};
 use crate::recent;
 
 /// Environment variable naming where "Export…" writes instead of asking with a save dialog.
@@ -278,43 +279,83 @@ pub async fn agentskit_turns(
     session.with(|j| j.agentskit_turns(thread.as_deref()))
 }
 
-/// Writes the exact provider body (`request_body`, the bytes of the CLI's `request -o`).
-/// Without `path` it asks with the native save dialog, unless the tests named a path in
-/// `JOURNALSCOPE_EXPORT_PATH`.
+/// The request export `options` ask for, as the CLI's `request -o` writes it: the body or a
+/// `curl` command, secrets redacted unless `options.exact`.
+fn request_export(
+    session: &Session,
+    offset: i64,
+    transport: Transport,
+    options: &ExportOptions,
+) -> Result<RequestExport, IpcError> {
+    let snapshot = session.with(|j| j.request(offset, transport))?;
+    snapshot
+        .export(options)
+        .map_err(|e| IpcError::new("invalid-redaction", e.to_string()))
+}
+
+/// The export as text, for the clipboard.
+#[tauri::command]
+pub async fn request_export_text(
+    session: State<'_, Session>,
+    offset: i64,
+    transport: Transport,
+    options: ExportOptions,
+) -> Result<ExportedText, IpcError> {
+    let export = request_export(&session, offset, transport, &options)?;
+    Ok(ExportedText {
+        text: String::from_utf8_lossy(&export.bytes).into_owned(),
+        secrets: export.secrets as u64,
+        redacted: export.redacted,
+    })
+}
+
+/// Writes the export to a file. Without `path` it asks with the native save dialog, unless
+/// the tests named a path in `JOURNALSCOPE_EXPORT_PATH`.
 #[tauri::command]
 pub async fn export_request(
     app: AppHandle,
     offset: i64,
     transport: Transport,
+    options: ExportOptions,
     path: Option<String>,
 ) -> Result<Exported, IpcError> {
-    let body = app
-        .state::<Session>()
-        .with(|j| j.request_body(offset, transport))?;
+    let export = request_export(&app.state::<Session>(), offset, transport, &options)?;
     let target = match path.or_else(|| std::env::var(EXPORT_PATH_ENV).ok()) {
         Some(p) => Some(PathBuf::from(p)),
-        None => ask_save_path(&app, offset).await?,
+        None => ask_save_path(&app, offset, options.format).await?,
     };
     let Some(target) = target else {
         return Ok(Exported {
             path: None,
             bytes: 0,
+            secrets: 0,
+            redacted: export.redacted,
         });
     };
-    write_export(&target, &body)?;
+    write_export(&target, &export.bytes)?;
     Ok(Exported {
         path: Some(target.to_string_lossy().into_owned()),
-        bytes: body.len() as u64,
+        bytes: export.bytes.len() as u64,
+        secrets: export.secrets as u64,
+        redacted: export.redacted,
     })
 }
 
-async fn ask_save_path(app: &AppHandle, offset: i64) -> Result<Option<PathBuf>, IpcError> {
+async fn ask_save_path(
+    app: &AppHandle,
+    offset: i64,
+    format: ExportFormat,
+) -> Result<Option<PathBuf>, IpcError> {
     use tauri_plugin_dialog::DialogExt;
+    let (name, filter, ext) = match format {
+        ExportFormat::Body => (format!("request-{offset}.json"), "JSON", "json"),
+        ExportFormat::Curl => (format!("request-{offset}.sh"), "Shell script", "sh"),
+    };
     let dialog = app
         .dialog()
         .file()
-        .set_file_name(format!("request-{offset}.json"))
-        .add_filter("JSON", &["json"]);
+        .set_file_name(name)
+        .add_filter(filter, &[ext]);
     let picked = tauri::async_runtime::spawn_blocking(move || dialog.blocking_save_file())
         .await
         .map_err(|e| IpcError::new("internal", e.to_string()))?;

@@ -75,6 +75,20 @@ pub struct Exported {
     pub path: Option<String>,
     #[ts(type = "number")]
     pub bytes: u64,
+    /// Secrets replaced by markers; 0 for an exact export.
+    #[ts(type = "number")]
+    pub secrets: u64,
+    pub redacted: bool,
+}
+
+/// A request export returned as text (for the clipboard) instead of written to a file.
+#[derive(Debug, Clone, Serialize, TS)]
+#[ts(export)]
+pub struct ExportedText {
+    pub text: String,
+    #[ts(type = "number")]
+    pub secrets: u64,
+    pub redacted: bool,
 }
 
 #[cfg(test)]

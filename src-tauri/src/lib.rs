@@ -48,6 +48,7 @@ pub fn run() {
             commands::request_at,
             commands::compaction_at,
             commands::export_request,
+            commands::request_export_text,
             commands::agui_step,
             commands::agui_runs,
             commands::agentskit_state,

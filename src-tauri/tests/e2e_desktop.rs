@@ -162,7 +162,8 @@ async fn transport(c: &Client) -> Outcome {
     Ok(())
 }
 
-/// "Export…" writes exactly the bytes of the CLI's `request -o`.
+/// "Export…" with "exact bytes" ticked writes exactly the bytes of the CLI's
+/// `request --exact -o` (redacted exports are compared in e2e_hostile.rs).
 async fn export(c: &Client, exported: &Path, cache: &Path) -> Outcome {
     let _ = std::fs::remove_file(exported);
     goto(c, 21).await?;
@@ -173,6 +174,11 @@ async fn export(c: &Client, exported: &Path, cache: &Path) -> Outcome {
         "return document.querySelector('[data-testid=transport]').value === 'workers-ai';",
     )
     .await?;
+    wait_for(c, "[data-testid=export-exact]")
+        .await?
+        .click()
+        .await
+        .map_err(err("tick exact bytes"))?;
     wait_for(c, "[data-testid=export-request]")
         .await?
         .click()
@@ -194,6 +200,7 @@ async fn export(c: &Client, exported: &Path, cache: &Path) -> Outcome {
             "21",
             "--transport",
             "workers-ai",
+            "--exact",
             "-o",
         ])
         .arg(&cli_out)

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use journalscope_app::ipc::{Exported, ImportStatus, IpcError, RecentFile, Startup};
+use journalscope_app::ipc::{Exported, ExportedText, ImportStatus, IpcError, RecentFile, Startup};
 use journalscope_app::live::{ConnectRequest, LiveChange, LiveSource, LiveState};
 use ts_rs::{Config, TS};
 
@@ -31,6 +31,7 @@ fn given_the_ipc_types_when_regenerated_then_the_committed_typescript_matches() 
     check::<ImportStatus>(tmp.path(), &mut drift);
     check::<Startup>(tmp.path(), &mut drift);
     check::<Exported>(tmp.path(), &mut drift);
+    check::<ExportedText>(tmp.path(), &mut drift);
     check::<LiveState>(tmp.path(), &mut drift);
     check::<LiveSource>(tmp.path(), &mut drift);
     check::<LiveChange>(tmp.path(), &mut drift);

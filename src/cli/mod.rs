@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use journalscope::dialect::Dialect;
 use journalscope::import::{ImportControl, ImportError, ImportProgress};
+use journalscope::iterate::render::{ExportFormat, ExportOptions};
 use journalscope::iterate::Transport;
 use journalscope::journal::{Demo, Journal, JournalError};
 use journalscope::store::StoreError;
@@ -80,9 +81,21 @@ enum Command {
         transport: TransportArg,
         #[arg(long)]
         json: bool,
-        /// Write exactly the provider body to this file.
+        /// Write the provider body (or, with `--format curl`, the command) to this file.
+        /// Secrets in it are redacted unless `--exact`.
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
+        /// Export the provider body or a `curl` command for the transport's endpoint (to
+        /// stdout without `-o`). The command reads the API key from an environment variable.
+        #[arg(long, value_enum)]
+        format: Option<FormatArg>,
+        /// Export the body exactly as sent, secrets included.
+        #[arg(long, conflicts_with = "redact_paths")]
+        exact: bool,
+        /// Also redact the value at this JSON path (`/messages/2/content`,
+        /// `messages[*].content`); repeatable.
+        #[arg(long = "redact-path", value_name = "PATH")]
+        redact_paths: Vec<String>,
     },
     /// Every diagnostic, in file order.
     Diagnostics {
@@ -216,6 +229,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Body,
+    Curl,
+}
+
+impl From<FormatArg> for ExportFormat {
+    fn from(value: FormatArg) -> Self {
+        match value {
+            FormatArg::Body => ExportFormat::Body,
+            FormatArg::Curl => ExportFormat::Curl,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -365,24 +393,50 @@ pub fn run(cli: Cli) -> Result<()> {
             transport,
             json,
             output: file,
+            format,
+            exact,
+            redact_paths,
         } => {
             let journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "request")?;
             let snapshot = journal.request(at, transport.into())?;
-            if let Some(file) = file {
-                std::fs::write(&file, snapshot.body())
-                    .with_context(|| format!("cannot write {}", file.display()))?;
-                if !json {
-                    writeln!(
-                        out,
-                        "wrote the {} body of request @{at} to {}",
-                        snapshot.transport.as_str(),
-                        file.display()
-                    )?;
-                    return Ok(());
-                }
+            if file.is_none() && format.is_none() {
+                output::request(&mut out, &snapshot, json)?;
+                out.flush()?;
+                return Ok(());
             }
-            output::request(&mut out, &snapshot, json)?;
+            let options = ExportOptions {
+                format: format.map(ExportFormat::from).unwrap_or_default(),
+                exact,
+                redact_paths,
+            };
+            let export = snapshot.export(&options)?;
+            let Some(file) = file else {
+                out.write_all(&export.bytes)?;
+                out.flush()?;
+                return Ok(());
+            };
+            std::fs::write(&file, &export.bytes)
+                .with_context(|| format!("cannot write {}", file.display()))?;
+            if json {
+                output::request(&mut out, &snapshot, json)?;
+            } else {
+                let what = match options.format {
+                    ExportFormat::Body => "body",
+                    ExportFormat::Curl => "curl command",
+                };
+                let redaction = match (export.redacted, export.secrets) {
+                    (false, _) => "exact bytes".to_string(),
+                    (true, 1) => "1 secret redacted".to_string(),
+                    (true, n) => format!("{n} secrets redacted"),
+                };
+                writeln!(
+                    out,
+                    "wrote the {} {what} of request @{at} to {} ({redaction})",
+                    snapshot.transport.as_str(),
+                    file.display()
+                )?;
+            }
         }
         Command::Tail(args) => journalscope::tail::run_cli(args, &mut out)?,
         Command::Diagnostics { journal, json } => {

@@ -2,9 +2,11 @@
 //! timestamp, and the provider body. Rendering reads only the projection folded through the
 //! request's own offset, so the same journal, offset and transport always give the same bytes.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
+
+use crate::redact::{RedactError, Redactor};
 
 use super::event::Role;
 use super::projection::{Item, Lane, Projection};
@@ -123,6 +125,66 @@ impl RequestSnapshot {
     }
 }
 
+/// What an export writes: the provider body, or a `curl` command that sends it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export)]
+pub enum ExportFormat {
+    #[default]
+    Body,
+    Curl,
+}
+
+/// How to export a request. Redaction is on unless `exact` asks for the bytes as sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ExportOptions {
+    pub format: ExportFormat,
+    /// The body exactly as sent, secrets included; `redact_paths` must then be empty.
+    pub exact: bool,
+    /// JSON paths to redact besides the built-in rules (see [`crate::redact::JsonPath`]).
+    pub redact_paths: Vec<String>,
+}
+
+/// An exported request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestExport {
+    pub bytes: Vec<u8>,
+    /// How many secrets were replaced by markers (0 for an exact export).
+    pub secrets: usize,
+    pub redacted: bool,
+}
+
+impl RequestSnapshot {
+    /// The body or `curl` command, redacted unless `options.exact`.
+    pub fn export(&self, options: &ExportOptions) -> Result<RequestExport, RedactError> {
+        let exact = self.body();
+        let (body, secrets) = if options.exact {
+            if let Some(path) = options.redact_paths.iter().find(|p| !p.trim().is_empty()) {
+                return Err(RedactError::BadPath {
+                    path: path.clone(),
+                    reason: "exact bytes redact nothing; drop the path or the exact option",
+                });
+            }
+            (exact, 0)
+        } else {
+            let redacted =
+                Redactor::with_paths(&options.redact_paths)?.redact_json_bytes(&exact)?;
+            (redacted.bytes, redacted.secrets)
+        };
+        let bytes = match options.format {
+            ExportFormat::Body => body,
+            ExportFormat::Curl => curl_command(self, &body, !options.exact).into_bytes(),
+        };
+        Ok(RequestExport {
+            bytes,
+            secrets,
+            redacted: !options.exact,
+        })
+    }
+}
+
 /// The tail message's text.
 pub fn timestamp_message(created_at: Option<&str>) -> String {
     match created_at {
@@ -173,4 +235,65 @@ pub fn render(
 
 fn lane_name(lane: Lane) -> &'static str {
     lane.as_str()
+}
+
+/// A provider's endpoint for `curl`, as shell words: the URL, and the environment variable the
+/// credential is read from when the command runs. The credential itself is never written.
+struct Endpoint {
+    /// Shell text that expands to the URL (already quoted).
+    url: String,
+    key_var: &'static str,
+}
+
+fn endpoint(transport: Transport, model: Option<&str>) -> Endpoint {
+    match transport {
+        Transport::Openai => Endpoint {
+            url: shell_quote("https://api.openai.com/v1/chat/completions"),
+            key_var: "OPENAI_API_KEY",
+        },
+        Transport::WorkersAi => {
+            // The model comes from the journal: single-quoted, never inside double quotes.
+            let model = match model {
+                Some(m) => shell_quote(m),
+                None => "\"${WORKERS_AI_MODEL:?set WORKERS_AI_MODEL}\"".to_string(),
+            };
+            Endpoint {
+                url: format!(
+                    "\"https://api.cloudflare.com/client/v4/accounts/${{CLOUDFLARE_ACCOUNT_ID:?set CLOUDFLARE_ACCOUNT_ID}}/ai/run/\"{model}"
+                ),
+                key_var: "CLOUDFLARE_API_TOKEN",
+            }
+        }
+    }
+}
+
+/// `text` as one POSIX shell word that expands to exactly `text`.
+pub fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A POSIX shell command that sends `body` to the snapshot's transport with `curl`. The body
+/// goes through `printf` (a shell builtin, so no argument-length limit) on stdin, byte for
+/// byte; the credential is an environment variable reference that fails when unset.
+pub fn curl_command(snapshot: &RequestSnapshot, body: &[u8], redacted: bool) -> String {
+    let endpoint = endpoint(snapshot.transport, snapshot.model.as_deref());
+    let body = String::from_utf8_lossy(body);
+    format!(
+        "# request @{offset} for {transport}; {what}\n\
+         printf '%s' {body} |\n  \
+         curl -sS {url} \\\n    \
+         -H \"Authorization: Bearer ${{{var}:?set {var}}}\" \\\n    \
+         -H 'Content-Type: application/json' \\\n    \
+         --data-binary @-\n",
+        offset = snapshot.request_offset,
+        transport = snapshot.transport.as_str(),
+        what = if redacted {
+            "secrets in the body are redacted"
+        } else {
+            "the body is exact"
+        },
+        body = shell_quote(&body),
+        url = endpoint.url,
+        var = endpoint.key_var,
+    )
 }

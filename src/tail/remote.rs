@@ -472,7 +472,7 @@ async fn follow(
         let reason = match outcome {
             None => continue,
             Some(Err(refusal)) if refusal.permanent => {
-                return fail(&mut recorder, board, refusal.reason);
+                return fail(&mut recorder, board, target.scrub(&refusal.reason));
             }
             Some(Err(refusal)) => refusal.reason,
             Some(Ok(mut wire)) => {
@@ -540,6 +540,9 @@ async fn follow(
         if stopping {
             break;
         }
+        // Library messages can quote the request (tungstenite's "Unable to connect to <uri>"):
+        // nothing leaves for the status, the store or the screen with a credential in it.
+        let reason = target.scrub(&reason);
         // What arrived before the cut is complete and lands now; a paused tail keeps holding it.
         if !board.paused {
             land(&mut recorder, board)?;

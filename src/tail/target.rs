@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use reqwest::Url;
 
 use super::TailError;
+use crate::redact;
 
 /// Sources a tail can follow. Streams are read; AG-UI runs and AgentsKit turns are requests
 /// whose answer is a stream, so they will need a body to POST first.
@@ -137,6 +138,11 @@ const SECRET_PARAMS: &[&str] = &[
     "sig",
 ];
 
+/// Whether a query parameter of this name carries a credential.
+fn is_secret_param(name: &str) -> bool {
+    SECRET_PARAMS.contains(&name.to_ascii_lowercase().as_str()) || redact::is_secret_name(name)
+}
+
 /// A remote stream: its address and the headers to send.
 #[derive(Clone)]
 pub struct StreamTarget {
@@ -178,14 +184,79 @@ impl StreamTarget {
         let kept: Vec<(String, String)> = url
             .query_pairs()
             .filter(|(name, _)| {
-                let lower = name.to_ascii_lowercase();
-                !POSITION_PARAMS.contains(&lower.as_str())
-                    && !SECRET_PARAMS.contains(&lower.as_str())
+                !POSITION_PARAMS.contains(&name.to_ascii_lowercase().as_str())
+                    && !is_secret_param(name)
             })
-            .map(|(n, v)| (n.into_owned(), v.into_owned()))
+            // A value shaped like a known key (`?q=sk-…`) is replaced by its marker.
+            .map(|(n, v)| (n.into_owned(), redact::redact_text(&v).0))
             .collect();
         set_query(&mut url, &kept);
+        // Tokens carried in the path (`/bot<token>/…`, `/hooks/xoxb-…`) are replaced too.
+        let (path, found) = redact::redact_text(url.path());
+        if found > 0 {
+            url.set_path(&path);
+        }
         url.to_string()
+    }
+
+    /// The credentials this target carries: userinfo, secret query values, header values.
+    fn secrets(&self) -> Vec<String> {
+        let mut secrets: Vec<String> = vec![self.url.username().to_string()];
+        if let Some(password) = self.url.password() {
+            secrets.push(password.to_string());
+        }
+        for (name, value) in self.url.query_pairs() {
+            if is_secret_param(&name) {
+                secrets.push(value.into_owned());
+            }
+        }
+        // As written in the address, too: percent-encoded forms are what a message quotes.
+        for pair in self.url.query().unwrap_or("").split('&') {
+            if let Some((name, value)) = pair.split_once('=') {
+                if is_secret_param(name) {
+                    secrets.push(value.to_string());
+                }
+            }
+        }
+        secrets.extend(self.headers.iter().map(|h| h.value().to_string()));
+        secrets.retain(|s| !s.is_empty());
+        secrets
+    }
+
+    /// `text` (an error message from a library that may quote the request) without any of
+    /// this target's credentials. The request's own address becomes the public one; a message
+    /// that would still hold a credential too short to find safely is withheld.
+    pub fn scrub(&self, text: &str) -> String {
+        let public = self.public_url();
+        // The address up to its query, then whatever query this attempt added, up to a space.
+        let base = self.url.as_str().split('?').next().unwrap_or("");
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        if !base.is_empty() {
+            while let Some(at) = rest.find(base) {
+                out.push_str(&rest[..at]);
+                out.push_str(&public);
+                let tail = &rest[at + base.len()..];
+                let skip = tail
+                    .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '>' | ')'))
+                    .unwrap_or(tail.len());
+                rest = &tail[skip..];
+            }
+        }
+        out.push_str(rest);
+        let mut text = redact::redact_text(&out).0;
+        for secret in self.secrets() {
+            if !text.contains(&secret) {
+                continue;
+            }
+            if secret.len() < 4 {
+                return "the connection failed (the library's message is withheld: it quotes \
+                        a credential)"
+                    .to_string();
+            }
+            text = text.replace(&secret, &redact::marker(&secret));
+        }
+        text
     }
 
     /// The address of one attempt: the user's URL with the start position set.
@@ -300,6 +371,51 @@ mod tests {
         assert!(
             Source::parse("journal.jsonl", vec![Header::parse("A: b").expect("valid")]).is_err(),
             "headers on a file are a mistake"
+        );
+    }
+
+    #[test]
+    fn public_url_drops_credential_like_params_and_redacts_key_shaped_values() {
+        let target = StreamTarget::new(
+            "http://127.0.0.1:1/bot/sk-proj-ABCDEFGHIJKLMNOPQRSTUV/s?x-api-key=k1&client_secret=c2&q=ghp_abcdefghijklmnopqrstuvwxyz012345&keep=1",
+            vec![],
+        )
+        .expect("valid URL");
+        let shown = target.public_url();
+        for secret in ["k1", "c2", "ghp_abcdef", "sk-proj-ABC"] {
+            assert!(!shown.contains(secret), "{secret} leaked into {shown}");
+        }
+        assert!(
+            shown.contains("keep=1"),
+            "ordinary parameters stay: {shown}"
+        );
+    }
+
+    #[test]
+    fn scrub_removes_the_request_address_and_every_credential_from_library_messages() {
+        let target = StreamTarget::new(
+            "ws://alice:hunter22@127.0.0.1:1/ws?token=tok-secret-9&x=1",
+            vec![Header::parse("Authorization: Bearer hdr-secret-7").expect("valid header")],
+        )
+        .expect("valid URL");
+        let request = target.request_url(Some("5"));
+        let message =
+            format!("URL error: Unable to connect to {request}; sent Bearer hdr-secret-7 as alice");
+        let scrubbed = target.scrub(&message);
+        for secret in ["hunter22", "tok-secret-9", "hdr-secret-7", "alice"] {
+            assert!(
+                !scrubbed.contains(secret),
+                "{secret} leaked into {scrubbed}"
+            );
+        }
+        assert!(
+            scrubbed.contains("127.0.0.1:1/ws"),
+            "the public address stays useful: {scrubbed}"
+        );
+        let short = StreamTarget::new("ws://u:pw@127.0.0.1:1/ws", vec![]).expect("valid URL");
+        assert!(
+            !short.scrub("failed for pw").contains("pw"),
+            "a short credential withholds the whole message"
         );
     }
 }

@@ -7,4 +7,8 @@ export type Exported = {
 /**
  * None when the user dismissed the save dialog.
  */
-path: string | null, bytes: number, };
+path: string | null, bytes: number, 
+/**
+ * Secrets replaced by markers; 0 for an exact export.
+ */
+secrets: number, redacted: boolean, };

@@ -26,6 +26,8 @@ import type {
   EventPage,
   EventQuery,
   Exported,
+  ExportedText,
+  ExportOptions,
   ImportStatus,
   IpcError,
   JournalInfo,
@@ -81,8 +83,10 @@ export const backend = {
     call<RequestView>("request_at", { offset, transport }),
   compactionAt: (offset: number) => call<CompactionView>("compaction_at", { offset }),
   /** Without a path the backend asks with the native save dialog. */
-  exportRequest: (offset: number, transport: Transport, path?: string) =>
-    call<Exported>("export_request", { offset, transport, path: path ?? null }),
+  exportRequest: (offset: number, transport: Transport, options: ExportOptions, path?: string) =>
+    call<Exported>("export_request", { offset, transport, options, path: path ?? null }),
+  requestExportText: (offset: number, transport: Transport, options: ExportOptions) =>
+    call<ExportedText>("request_export_text", { offset, transport, options }),
 
   /** `from` null: the request before `to`. `fromTransport` null: the same as `to`'s. */
   requestDiff: (from: number | null, to: number, transport: Transport, fromTransport: Transport | null = null) =>

@@ -3,6 +3,7 @@
 
 import { backend } from "./backend";
 import { editBookmark, inquiry, runBreak, stepBookmark, stepHit } from "./inquiry.svelte";
+import { exportNotice, redactionLabel } from "./export";
 import type { Action } from "./keys";
 import { otherTransport } from "./roles";
 import type {
@@ -14,6 +15,7 @@ import type {
   Demo,
   EventDetail,
   EventQuery,
+  ExportOptions,
   ImportStatus,
   IpcError,
   JournalInfo,
@@ -314,21 +316,23 @@ export function setFilter(types: string[], text: string) {
   ui.listVersion += 1;
 }
 
-export async function copyRequestBody() {
+/** Copies the request's body or curl command, redacted unless `options.exact`. */
+export async function copyRequestExport(options: ExportOptions) {
   if (!ui.request) return;
   try {
-    await backend.copyText(ui.request.body);
-    ui.notice = "request body copied";
+    const r = await backend.requestExportText(ui.request.snapshot.requestOffset, ui.transport, options);
+    await backend.copyText(r.text);
+    ui.notice = `request ${options.format === "curl" ? "curl command" : "body"} copied (${redactionLabel(r)})`;
   } catch (e) {
     fail(e);
   }
 }
 
-export async function exportRequest() {
+export async function exportRequest(options: ExportOptions) {
   if (!ui.request) return;
   try {
-    const r = await backend.exportRequest(ui.request.snapshot.requestOffset, ui.transport);
-    ui.notice = r.path ? `exported ${r.bytes} bytes to ${r.path}` : "export cancelled";
+    const r = await backend.exportRequest(ui.request.snapshot.requestOffset, ui.transport, options);
+    ui.notice = exportNotice(r);
   } catch (e) {
     fail(e);
   }

@@ -11,6 +11,8 @@ export type { EventDetail } from "../generated/EventDetail";
 export type { EventPage } from "../generated/EventPage";
 export type { EventQuery } from "../generated/EventQuery";
 export type { EventRow } from "../generated/EventRow";
+export type { ExportFormat } from "../generated/ExportFormat";
+export type { ExportOptions } from "../generated/ExportOptions";
 export type { ItemView } from "../generated/ItemView";
 export type { JournalInfo } from "../generated/JournalInfo";
 export type { Mark } from "../generated/Mark";
@@ -37,6 +39,7 @@ export type { TailStatus } from "../generated/TailStatus";
 
 // Shapes owned by the desktop shell (src-tauri/src/ipc.rs).
 export type { Exported } from "../generated/Exported";
+export type { ExportedText } from "../generated/ExportedText";
 export type { ImportStatus } from "../generated/ImportStatus";
 export type { IpcError } from "../generated/IpcError";
 export type { RecentFile } from "../generated/RecentFile";
