@@ -6,6 +6,7 @@ pub mod agui;
 pub mod bench;
 pub mod diagnostic;
 pub mod dialect;
+pub mod gen;
 pub mod import;
 pub mod iterate;
 pub mod journal;
