@@ -227,9 +227,18 @@ fn import_streaming(
     })?;
     let journal = store.journal(journal_id)?.ok_or(StoreError::Empty)?;
     drop(head);
-    let result = std::io::Seek::rewind(&mut file)
+    let bulk = store.enter_bulk_mode()?;
+    let mut result = std::io::Seek::rewind(&mut file)
         .map_err(read_err)
         .and_then(|()| ingest_stream(store, &journal, file, meta, control));
+    if bulk {
+        let restored = store.leave_bulk_mode();
+        if result.is_ok() {
+            if let Err(err) = restored {
+                result = Err(err.into());
+            }
+        }
+    }
     match result {
         Ok(added) => Ok(Some(ImportOutcome {
             journal_id,
