@@ -1,129 +1,359 @@
-//! Synthetic journals and timings for `journalscope bench`: speed targets live here, measured
-//! on demand, never in timed unit tests.
+//! `journalscope bench`: generates (or reuses) a journal with [`crate::gen`], imports it in a
+//! child process, and measures what issue 7 sets targets for: import throughput and peak memory
+//! against `jq` and the `sqlite3` shell on the same file, seek latency against a fold from the
+//! start, and request rendering. Speed figures live here, never in timed unit tests.
 
-use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::dialect::Dialect;
+use crate::gen::{self, GenOptions, Rng};
+use crate::import::ImportControl;
+use crate::iterate::projection::fold_through;
 use crate::iterate::Transport;
 use crate::journal::{EventQuery, Journal, JournalError};
 
-/// Writes an iterate journal of `events` events: a system prompt, then a repeating turn of user
-/// input, keyed integration updates, a request and an answer, with a compaction every
-/// `compact_every` requests.
+/// Writes an iterate journal of `events` events for tests that need a long, valid journal.
+/// `compact_every` is kept for callers written against the older generator; the generated
+/// journal compacts every few dozen requests whatever it is.
 pub fn write_synthetic(
-    out: &mut dyn Write,
+    out: &mut dyn std::io::Write,
     events: u64,
     compact_every: u64,
 ) -> std::io::Result<()> {
-    let mut offset = 0i64;
-    let mut written = 0u64;
-    let mut requests = 0u64;
-    let mut last_request = None;
-    let line = |out: &mut dyn Write, offset: i64, body: String| -> std::io::Result<()> {
-        writeln!(
-            out,
-            r#"{{"offset":{offset},"type":"events.iterate.com/agent/{body},"createdAt":"2026-11-20T09:00:00.000Z","path":"/agents/bench"}}"#
-        )
-    };
-    while written < events {
-        offset += 1;
-        let body = match (written, written % 6) {
-            (0, _) => r#"context-added","payload":{"role":"system","key":"agent/system-prompt","content":"You are a benchmark agent."}"#.to_string(),
-            (_, 1) => format!(r#"context-added","payload":{{"role":"user","actor":{{"type":"user","origin":"web"}},"content":"Question number {offset}: what changed?"}}"#),
-            (_, 2) | (_, 3) => format!(r#"context-added","payload":{{"role":"developer","actor":{{"type":"github","login":"bot"}},"key":"github/task-{}","content":"Status update {offset} for the running task."}}"#, offset % 7),
-            (_, 4) => {
-                requests += 1;
-                last_request = Some(offset);
-                r#"llm-request-requested","payload":{"model":"bench-model"}"#.to_string()
-            }
-            (_, 5) => {
-                let request = last_request.unwrap_or(offset - 1);
-                format!(r#"context-added","payload":{{"role":"assistant","llmRequestOffset":{request},"content":"Answer to request {request}."}}"#)
-            }
-            _ if compact_every > 0 && requests > 0 && requests.is_multiple_of(compact_every) => {
-                let cutoff = last_request.unwrap_or(offset - 1);
-                requests += 1;
-                format!(r#"context-added","payload":{{"role":"developer","content":"Summary through {cutoff}.","compaction":{{"replacesHistoryThrough":{cutoff},"usage":{{"inputTokens":1000,"outputTokens":100}}}}}}"#)
-            }
-            _ => r#"token-usage-reported","payload":{"llmRequestOffset":1,"model":"bench-model","maxContextTokens":128000,"inputTokens":1000,"outputTokens":10}"#.to_string(),
-        };
-        line(out, offset, body)?;
-        written += 1;
-        // Ephemeral chunks consume offsets without appearing in the journal.
-        if written.is_multiple_of(50) {
-            offset += 3;
-        }
-    }
-    Ok(())
+    gen::write_journal(
+        out,
+        &GenOptions {
+            dialect: Dialect::Iterate,
+            events,
+            seed: compact_every,
+        },
+    )
+    .map(|_| ())
+}
+
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    pub events: u64,
+    pub seed: u64,
+    pub dir: PathBuf,
+    /// Time `jq` and the `sqlite3` shell on the same file when they are installed.
+    pub compare: bool,
+    /// The `journalscope` binary, run as a child to import so that its peak memory is the
+    /// import's own.
+    pub exe: PathBuf,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportFigures {
+    pub ms: f64,
+    pub mb_per_second: f64,
+    pub events_per_second: f64,
+    pub peak_rss_bytes: u64,
+    /// CPU time of the import child, user and system, all threads: on a busy machine the
+    /// wall-clock figure includes time spent waiting for a core.
+    pub cpu_ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeekFigures {
+    pub samples: u64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    /// Folding every event from offset 0 to the end, from events already parsed in memory.
+    pub full_fold_ms: f64,
+    /// `full_fold_ms / p99_ms`.
+    pub speedup_p99: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PeerTiming {
+    pub tool: String,
+    pub command: String,
+    pub ms: f64,
+    /// How many times slower the peer was than the import.
+    pub ratio_to_import: f64,
+}
+
+/// One target of issue 7 and whether this run met it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Check {
+    pub figure: String,
+    pub value: f64,
+    pub unit: String,
+    pub target: String,
+    /// `None` when the figure could not be measured (a peer is not installed).
+    pub pass: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BenchReport {
     pub events: u64,
+    pub seed: u64,
+    pub journal_path: String,
     pub file_bytes: u64,
-    pub import_ms: f64,
-    pub import_events_per_second: f64,
+    pub database_bytes: u64,
+    pub generated: bool,
+    pub import: ImportFigures,
     pub reopen_ms: f64,
-    pub projection_at_end_ms: f64,
+    pub reopen_peak_rss_bytes: u64,
+    pub seek: SeekFigures,
     pub request_render_ms: f64,
     pub event_page_ms: f64,
     pub filtered_event_page_ms: f64,
-    pub database_bytes: u64,
+    pub peers: Vec<PeerTiming>,
+    pub checks: Vec<Check>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot run the import child {exe}: {source}")]
+    Spawn {
+        exe: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the import child failed: {0}")]
+    Child(String),
+    #[error(transparent)]
+    Journal(#[from] JournalError),
 }
 
 fn ms(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1000.0
 }
 
-/// Generates a journal of `events` events in `dir`, imports it and times the common views.
-pub fn run(dir: &Path, events: u64) -> Result<BenchReport, JournalError> {
-    let journal_path = dir.join(format!("bench-{events}.jsonl"));
-    let db_path = dir.join(format!("bench-{events}.sqlite"));
-    let io = |source| JournalError::Demo {
-        path: journal_path.clone(),
+/// The peak resident set of this process so far (`VmHWM`), in bytes; 0 where `/proc` is
+/// missing.
+pub fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("VmHWM:"))
+                .and_then(|rest| {
+                    rest.trim()
+                        .trim_end_matches("kB")
+                        .trim()
+                        .parse::<u64>()
+                        .ok()
+                })
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// CPU time of this process so far (user and system, every thread), in milliseconds, from
+/// `/proc/self/stat` at the usual 100 ticks a second; 0 where `/proc` is missing.
+pub fn process_cpu_ms() -> f64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|stat| {
+            // Fields after the command name, which is in parentheses and may hold spaces.
+            let rest = stat.rsplit_once(')')?.1;
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let utime: f64 = fields.get(11)?.parse().ok()?;
+            let stime: f64 = fields.get(12)?.parse().ok()?;
+            Some((utime + stime) * 10.0)
+        })
+        .unwrap_or(0.0)
+}
+
+/// Generates the journal unless an earlier run left it: generation is deterministic, and it is
+/// written under a temporary name first so a cut-short run never leaves a partial file behind.
+fn journal_file(options: &BenchOptions) -> Result<(PathBuf, bool), BenchError> {
+    let path = options
+        .dir
+        .join(format!("bench-{}-s{}.jsonl", options.events, options.seed));
+    if path.is_file() {
+        return Ok((path, false));
+    }
+    let partial = path.with_extension("jsonl.partial");
+    let write = |source| BenchError::Write {
+        path: partial.clone(),
         source,
     };
-    {
-        let file = std::fs::File::create(&journal_path).map_err(io)?;
-        let mut out = std::io::BufWriter::new(file);
-        write_synthetic(&mut out, events, 40).map_err(io)?;
-        out.flush().map_err(io)?;
+    let file = std::fs::File::create(&partial).map_err(write)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    gen::write_journal(
+        &mut out,
+        &GenOptions {
+            dialect: Dialect::Iterate,
+            events: options.events,
+            seed: options.seed,
+        },
+    )
+    .map_err(write)?;
+    std::io::Write::flush(&mut out).map_err(write)?;
+    drop(out);
+    std::fs::rename(&partial, &path).map_err(write)?;
+    Ok((path, true))
+}
+
+/// What the hidden `bench-import` command prints: the child's own peak memory.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChildImport {
+    pub events: u64,
+    pub peak_rss_bytes: u64,
+    pub cpu_ms: f64,
+}
+
+/// The child side of the import measurement: open (import) the journal into `db`, then report.
+pub fn child_import(file: &Path, db: &Path) -> Result<ChildImport, JournalError> {
+    let mut quiet = |_| {};
+    let store = crate::store::Store::open(db)?;
+    let outcome = crate::import::import_file(
+        &store,
+        file,
+        &mut ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )?;
+    Ok(ChildImport {
+        events: store.event_count(outcome.journal_id)?,
+        peak_rss_bytes: peak_rss_bytes(),
+        cpu_ms: process_cpu_ms(),
+    })
+}
+
+fn remove_database(db: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut name = db.as_os_str().to_owned();
+        name.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(name));
     }
-    let _ = std::fs::remove_file(&db_path);
-    let file_bytes = std::fs::metadata(&journal_path).map_err(io)?.len();
+}
+
+fn time_peer(tool: &str, args: &[String], stdout_null: bool) -> Option<f64> {
+    let start = Instant::now();
+    let status = Command::new(tool)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(if stdout_null {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        })
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    status.success().then(|| ms(start))
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
+    let (journal_path, generated) = journal_file(options)?;
+    let db_path = options
+        .dir
+        .join(format!("bench-{}-s{}.sqlite", options.events, options.seed));
+    let file_bytes = std::fs::metadata(&journal_path)
+        .map(|m| m.len())
+        .unwrap_or(0);
+
+    // Import in a child, so its peak memory is the import's alone.
+    remove_database(&db_path);
+    let start = Instant::now();
+    let output = Command::new(&options.exe)
+        .arg("bench-import")
+        .arg(&journal_path)
+        .arg("--db")
+        .arg(&db_path)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|source| BenchError::Spawn {
+            exe: options.exe.clone(),
+            source,
+        })?;
+    let import_ms = ms(start);
+    if !output.status.success() {
+        return Err(BenchError::Child(
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        ));
+    }
+    let child: ChildImport = serde_json::from_slice(&output.stdout)
+        .map_err(|err| BenchError::Child(format!("unreadable report: {err}")))?;
+    let seconds = import_ms / 1000.0;
+    let import = ImportFigures {
+        ms: import_ms,
+        mb_per_second: file_bytes as f64 / 1e6 / seconds,
+        events_per_second: child.events as f64 / seconds,
+        peak_rss_bytes: child.peak_rss_bytes,
+        cpu_ms: child.cpu_ms,
+    };
 
     let mut quiet = |_| {};
     let start = Instant::now();
     let journal = Journal::open(
         &journal_path,
         Some(&db_path),
-        &mut crate::import::ImportControl {
-            progress: &mut quiet,
-            cancel: None,
-        },
-    )?;
-    let import_ms = ms(start);
-    drop(journal);
-
-    let start = Instant::now();
-    let journal = Journal::open(
-        &journal_path,
-        Some(&db_path),
-        &mut crate::import::ImportControl {
+        &mut ImportControl {
             progress: &mut quiet,
             cancel: None,
         },
     )?;
     let reopen_ms = ms(start);
+    let reopen_peak_rss_bytes = peak_rss_bytes();
 
-    let last = journal.info()?.last_offset.unwrap_or(0);
-    let start = Instant::now();
-    let _ = journal.projection(last)?;
-    let projection_at_end_ms = ms(start);
+    let info = journal.info()?;
+    let first = info.first_offset.unwrap_or(0);
+    let last = info.last_offset.unwrap_or(0);
+    let mut rng = Rng::new(options.seed);
+    let mut samples = Vec::with_capacity(1000);
+    for _ in 0..1000 {
+        let at = first + rng.range(0, (last - first + 1).max(1) as u64) as i64;
+        let start = Instant::now();
+        let _ = journal.projection(at)?;
+        samples.push(ms(start));
+    }
+    samples.sort_by(f64::total_cmp);
+    let full_fold_ms = journal
+        .iterate_events()
+        .map(|events| {
+            let mut runs: Vec<f64> = (0..3)
+                .map(|_| {
+                    let start = Instant::now();
+                    let projection = fold_through(events, last);
+                    let took = ms(start);
+                    drop(projection);
+                    took
+                })
+                .collect();
+            runs.sort_by(f64::total_cmp);
+            runs[1]
+        })
+        .unwrap_or(0.0);
+    let p99 = percentile(&samples, 99.0);
+    let seek = SeekFigures {
+        samples: samples.len() as u64,
+        p50_ms: percentile(&samples, 50.0),
+        p99_ms: p99,
+        max_ms: samples.last().copied().unwrap_or(0.0),
+        full_fold_ms,
+        speedup_p99: if p99 > 0.0 { full_fold_ms / p99 } else { 0.0 },
+    };
 
     let last_request = journal.requests()?.last().map(|r| r.offset);
     let start = Instant::now();
@@ -132,10 +362,9 @@ pub fn run(dir: &Path, events: u64) -> Result<BenchReport, JournalError> {
     }
     let request_render_ms = ms(start);
 
-    let middle = journal.info()?.event_count / 2;
     let start = Instant::now();
     let _ = journal.events_page(&EventQuery {
-        start: middle,
+        start: info.event_count / 2,
         limit: 200,
         ..EventQuery::default()
     })?;
@@ -143,24 +372,227 @@ pub fn run(dir: &Path, events: u64) -> Result<BenchReport, JournalError> {
 
     let start = Instant::now();
     let _ = journal.events_page(&EventQuery {
-        text: Some("question number 4".to_string()),
+        text: Some("octo-bot".to_string()),
         start: 0,
         limit: 200,
         ..EventQuery::default()
     })?;
     let filtered_event_page_ms = ms(start);
-
     let database_bytes = std::fs::metadata(&db_path).map(|m| m.len()).unwrap_or(0);
+    drop(journal);
+
+    let mut peers = Vec::new();
+    if options.compare {
+        let file = journal_path.to_string_lossy().into_owned();
+        let jq_args = vec!["-c".to_string(), ".".to_string(), file.clone()];
+        if let Some(took) = time_peer("jq", &jq_args, true) {
+            peers.push(PeerTiming {
+                tool: "jq".to_string(),
+                command: format!("jq -c . {file} > /dev/null"),
+                ms: took,
+                ratio_to_import: took / import_ms,
+            });
+        }
+        let peer_db = options.dir.join("bench-sqlite3-import.db");
+        remove_database(&peer_db);
+        // ASCII mode with a unit-separator column separator reads each line whole: JSON text
+        // never holds a raw control character.
+        let sqlite_args = vec![
+            peer_db.to_string_lossy().into_owned(),
+            "CREATE TABLE lines(line TEXT);".to_string(),
+            ".mode ascii".to_string(),
+            ".separator \u{1f} \"\\n\"".to_string(),
+            format!(".import {file} lines"),
+        ];
+        if let Some(took) = time_peer("sqlite3", &sqlite_args, false) {
+            peers.push(PeerTiming {
+                tool: "sqlite3".to_string(),
+                command: format!(
+                    "sqlite3 DB '.mode ascii' '.separator \\x1f \\n' '.import {file} lines'"
+                ),
+                ms: took,
+                ratio_to_import: took / import_ms,
+            });
+        }
+        remove_database(&peer_db);
+    }
+
+    let peer_ratio = |tool: &str| {
+        peers
+            .iter()
+            .find(|p| p.tool == tool)
+            .map(|p| p.ratio_to_import)
+    };
+    let check =
+        |figure: &str, value: Option<f64>, unit: &str, target: &str, pass: fn(f64) -> bool| Check {
+            figure: figure.to_string(),
+            value: value.unwrap_or(f64::NAN),
+            unit: unit.to_string(),
+            target: target.to_string(),
+            pass: value.map(pass),
+        };
+    let checks = vec![
+        check(
+            "import time",
+            Some(import_ms / 1000.0),
+            "s",
+            "<= 5 s",
+            |v| v <= 5.0,
+        ),
+        check(
+            "import vs jq -c .",
+            peer_ratio("jq"),
+            "x faster",
+            ">= 5x",
+            |v| v >= 5.0,
+        ),
+        check(
+            "import vs sqlite3 .import",
+            peer_ratio("sqlite3"),
+            "x faster",
+            ">= 4x",
+            |v| v >= 4.0,
+        ),
+        check(
+            "import peak RSS",
+            Some(import.peak_rss_bytes as f64 / 1048576.0),
+            "MiB",
+            "<= 256 MiB",
+            |v| v <= 256.0,
+        ),
+        check("seek p99", Some(seek.p99_ms), "ms", "<= 10 ms", |v| {
+            v <= 10.0
+        }),
+        check(
+            "seek p99 vs fold from 0",
+            Some(seek.speedup_p99),
+            "x faster",
+            ">= 100x",
+            |v| v >= 100.0,
+        ),
+    ];
+
     Ok(BenchReport {
-        events,
+        events: options.events,
+        seed: options.seed,
+        journal_path: journal_path.to_string_lossy().into_owned(),
         file_bytes,
-        import_ms,
-        import_events_per_second: events as f64 / (import_ms / 1000.0),
+        database_bytes,
+        generated,
+        import,
         reopen_ms,
-        projection_at_end_ms,
+        reopen_peak_rss_bytes,
+        seek,
         request_render_ms,
         event_page_ms,
         filtered_event_page_ms,
-        database_bytes,
+        peers,
+        checks,
     })
+}
+
+/// The report as the text table `bench` prints.
+pub fn render_text(report: &BenchReport) -> String {
+    let mib = |bytes: u64| bytes as f64 / 1048576.0;
+    let mut out = String::new();
+    let mut line = |text: String| {
+        out.push_str(&text);
+        out.push('\n');
+    };
+    line(format!(
+        "journal              {} ({} events, {:.1} MiB{})",
+        report.journal_path,
+        report.events,
+        mib(report.file_bytes),
+        if report.generated {
+            ", generated"
+        } else {
+            ", reused"
+        }
+    ));
+    line(format!(
+        "database             {:.1} MiB",
+        mib(report.database_bytes)
+    ));
+    line(format!(
+        "import               {:.0} ms (CPU {:.0} ms)  {:.1} MB/s  {:.0} events/s  peak RSS {:.0} MiB",
+        report.import.ms,
+        report.import.cpu_ms,
+        report.import.mb_per_second,
+        report.import.events_per_second,
+        mib(report.import.peak_rss_bytes)
+    ));
+    line(format!(
+        "reopen (unchanged)   {:.0} ms  peak RSS {:.0} MiB",
+        report.reopen_ms,
+        mib(report.reopen_peak_rss_bytes)
+    ));
+    line(format!(
+        "seek ({} offsets)  p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms; fold from 0: {:.1} ms",
+        report.seek.samples,
+        report.seek.p50_ms,
+        report.seek.p99_ms,
+        report.seek.max_ms,
+        report.seek.full_fold_ms
+    ));
+    line(format!(
+        "render last request  {:.1} ms",
+        report.request_render_ms
+    ));
+    line(format!(
+        "event page (middle)  {:.1} ms",
+        report.event_page_ms
+    ));
+    line(format!(
+        "filtered event page  {:.1} ms",
+        report.filtered_event_page_ms
+    ));
+    for peer in &report.peers {
+        line(format!(
+            "peer {:<15} {:.0} ms ({:.2}x the import)",
+            peer.tool, peer.ms, peer.ratio_to_import
+        ));
+    }
+    line(String::new());
+    line(format!(
+        "{:<28} {:>12}  {:<12} {}",
+        "figure", "value", "target", "result"
+    ));
+    for check in &report.checks {
+        let value = if check.value.is_nan() {
+            "n/a".to_string()
+        } else {
+            format!("{:.2} {}", check.value, check.unit)
+        };
+        let result = match check.pass {
+            Some(true) => "pass",
+            Some(false) => "FAIL",
+            None => "not measured",
+        };
+        line(format!(
+            "{:<28} {:>12}  {:<12} {result}",
+            check.figure, value, check.target
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_pick_the_nearest_rank() {
+        let samples: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&samples, 50.0), 50.0, "median of 1..=100");
+        assert_eq!(percentile(&samples, 99.0), 99.0, "p99 of 1..=100");
+        assert_eq!(percentile(&[], 99.0), 0.0, "no samples, no latency");
+    }
+
+    #[test]
+    fn peak_rss_is_read_from_proc_on_linux() {
+        if std::path::Path::new("/proc/self/status").exists() {
+            assert!(peak_rss_bytes() > 0, "VmHWM is present on Linux");
+        }
+    }
 }

@@ -13,11 +13,16 @@ use ts_rs::TS;
 
 use crate::diagnostic::Diagnostic;
 use crate::dialect::{self, Dialect, ReadEvent, Reader};
+use crate::iterate::Analyser;
 use crate::source::{self, Framing, Position, RawRecord};
 use crate::store::{JournalRow, NewJournal, SourcePosition, Store, StoreError};
 
 /// Records written per progress report (and per cancellation check).
 const BATCH: usize = 5_000;
+
+/// Bytes read from the file at a time by a streaming import: memory stays this size (plus the
+/// longest record) whatever the file's.
+const CHUNK: usize = 8 << 20;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
@@ -111,6 +116,15 @@ pub fn import_file(
         source,
     };
     let meta = fs::metadata(path).map_err(read_err)?;
+    let name = source_name(path);
+    let known = store
+        .latest_journal()?
+        .is_some_and(|journal| journal.source_path == name);
+    if !known {
+        if let Some(outcome) = import_streaming(store, path, &meta, &name, control)? {
+            return Ok(outcome);
+        }
+    }
     let raw = fs::read(path).map_err(read_err)?;
     let compressed = source::is_gzip(&raw);
     let bytes = source::decode(raw).map_err(read_err)?;
@@ -119,7 +133,6 @@ pub fn import_file(
             path: path.to_path_buf(),
         });
     }
-    let name = source_name(path);
     let previous = store
         .latest_journal()?
         .filter(|journal| journal.source_path == name);
@@ -190,6 +203,215 @@ pub fn import_file(
     }
 }
 
+/// Imports a first-seen, uncompressed JSONL file without holding it in memory: it is read in
+/// chunks, every record is parsed once (its columns and the analysis come from the same parse)
+/// and stored in one transaction. `None` when the file needs the whole-file path (gzip, a JSON
+/// array, an SSE body).
+fn import_streaming(
+    store: &Store,
+    path: &Path,
+    meta: &fs::Metadata,
+    name: &str,
+    control: &mut ImportControl<'_>,
+) -> Result<Option<ImportOutcome>, ImportError> {
+    let read_err = |source| ImportError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = fs::File::open(path).map_err(read_err)?;
+    let mut head = vec![0u8; 256 * 1024];
+    let filled = read_full(&mut file, &mut head).map_err(read_err)?;
+    head.truncate(filled);
+    if !source::is_gzip(&head) && source::looks_binary(&head) {
+        return Err(ImportError::NotAJournal {
+            path: path.to_path_buf(),
+        });
+    }
+    if source::is_gzip(&head) || source::detect_framing(&head) != Framing::Jsonl {
+        return Ok(None);
+    }
+    let journal_id = store.transaction(|store| -> Result<i64, ImportError> {
+        Ok(store.create_journal(&NewJournal {
+            source_path: name,
+            dialect: detect_dialect(&head, Framing::Jsonl),
+            framing: Framing::Jsonl,
+        })?)
+    })?;
+    let journal = store.journal(journal_id)?.ok_or(StoreError::Empty)?;
+    drop(head);
+    let bulk = store.enter_bulk_mode()?;
+    let mut result = std::io::Seek::rewind(&mut file)
+        .map_err(read_err)
+        .and_then(|()| ingest_stream(store, &journal, file, meta, control));
+    if bulk {
+        let restored = store.leave_bulk_mode();
+        if result.is_ok() {
+            if let Err(err) = restored {
+                result = Err(err.into());
+            }
+        }
+    }
+    match result {
+        Ok(added) => Ok(Some(ImportOutcome {
+            journal_id,
+            kind: ImportKind::New,
+            added,
+        })),
+        Err(err) => {
+            store.discard_journal(journal_id)?;
+            Err(err)
+        }
+    }
+}
+
+/// Reads until `buf` is full or the file ends; returns how much was read.
+fn read_full(file: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(filled)
+}
+
+/// How far a streaming read got, and what it found on the way.
+struct StreamEnd {
+    at: Position,
+    content_hash: String,
+    last_byte: Option<u8>,
+    analysis: Option<crate::dialect::Analysis>,
+}
+
+/// Reads `file` in chunks on its own thread, cutting and parsing records there, while the
+/// calling thread inserts the parsed batches: parsing and SQLite each get a core.
+fn ingest_stream(
+    store: &Store,
+    journal: &JournalRow,
+    file: fs::File,
+    meta: &fs::Metadata,
+    control: &mut ImportControl<'_>,
+) -> Result<u64, ImportError> {
+    let path = PathBuf::from(&journal.source_path);
+    let total = meta.len();
+    let dialect = journal.dialect;
+    store.transaction(|store| -> Result<u64, ImportError> {
+        let bulk = store.start_bulk_load()?;
+        let end = std::thread::scope(|scope| -> Result<StreamEnd, ImportError> {
+            let (sender, batches) = std::sync::mpsc::sync_channel(4);
+            let reading = scope.spawn(move || read_stream(file, dialect, sender));
+            let mut events = 0u64;
+            // Leaving this loop early drops `batches`, which stops the reading thread.
+            for batch in batches {
+                if control.cancelled() {
+                    return Err(ImportError::Cancelled);
+                }
+                store.append(journal.id, &batch)?;
+                events += batch.len() as u64;
+                let reached = batch.last().map_or(0, |(r, _)| r.byte_start + r.byte_len);
+                (control.progress)(ImportProgress {
+                    done_bytes: reached,
+                    total_bytes: total,
+                    events,
+                });
+            }
+            reading
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the reading thread panicked")))
+                .map_err(|source| ImportError::Read {
+                    path: path.clone(),
+                    source,
+                })
+        })?;
+        if bulk {
+            store.finish_bulk_load()?;
+        }
+        store.record_position(
+            journal.id,
+            &SourcePosition {
+                size: total,
+                mtime_ns: mtime_ns(meta),
+                content_hash: end.content_hash,
+                imported_bytes: end.at.byte,
+                imported_lines: end.at.line,
+                ends_mid_line: end.last_byte.is_some_and(|b| b != b'\n'),
+            },
+        )?;
+        let analysis = match end.analysis {
+            Some(analysis) => analysis,
+            None => dialect::analyse(dialect, &store.events(journal.id)?),
+        };
+        store.replace_analysis(journal.id, &analysis)?;
+        (control.progress)(ImportProgress {
+            done_bytes: total,
+            total_bytes: total,
+            events: end.at.seq,
+        });
+        Ok(end.at.seq)
+    })
+}
+
+type Batch = Vec<(RawRecord, ReadEvent)>;
+
+/// The reading side of [`ingest_stream`]: chunks, records, one parse each, batches out.
+fn read_stream(
+    mut file: fs::File,
+    dialect: Dialect,
+    batches: std::sync::mpsc::SyncSender<Batch>,
+) -> std::io::Result<StreamEnd> {
+    let stopped = || std::io::Error::other("the import stopped");
+    let mut reader = Reader::new(dialect);
+    let mut analyser = (dialect == Dialect::Iterate).then(Analyser::default);
+    let mut hasher = blake3::Hasher::new();
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK * 2);
+    let mut at = Position::default();
+    let mut last_byte = None;
+    loop {
+        let kept = buf.len();
+        buf.resize(kept + CHUNK, 0);
+        let read = read_full(&mut file, &mut buf[kept..])?;
+        buf.truncate(kept + read);
+        let end = read < CHUNK;
+        let split = source::split(&buf, Framing::Jsonl, at, end);
+        let count = split.records.len() as u64;
+        let mut batch: Batch = Vec::with_capacity(BATCH.min(split.records.len()));
+        for record in split.records {
+            let read = read_and_analyse(&mut reader, &record, analyser.as_mut());
+            batch.push((record, read));
+            if batch.len() == BATCH {
+                batches
+                    .send(std::mem::take(&mut batch))
+                    .map_err(|_| stopped())?;
+            }
+        }
+        if !batch.is_empty() {
+            batches.send(batch).map_err(|_| stopped())?;
+        }
+        hasher.update(&buf[..split.consumed]);
+        if split.consumed > 0 {
+            last_byte = Some(buf[split.consumed - 1]);
+        }
+        at = Position {
+            byte: at.byte + split.consumed as u64,
+            line: at.line + split.lines,
+            seq: at.seq + count,
+        };
+        buf.drain(..split.consumed);
+        if end {
+            break;
+        }
+    }
+    Ok(StreamEnd {
+        at,
+        content_hash: hasher.finalize().to_hex().to_string(),
+        last_byte,
+        analysis: analyser.map(Analyser::finish),
+    })
+}
+
 /// Detects the dialect from the first records that parse.
 pub fn detect_dialect(bytes: &[u8], framing: Framing) -> Dialect {
     let head = &bytes[..bytes.len().min(256 * 1024)];
@@ -215,6 +437,15 @@ pub fn detect_dialect(bytes: &[u8], framing: Framing) -> Dialect {
 /// Reads one record: parses it and lets the dialect read its columns. A record that is not
 /// JSON is kept with an `invalid-json` error.
 pub fn read_record(reader: &mut Reader, record: &RawRecord) -> ReadEvent {
+    read_and_analyse(reader, record, None)
+}
+
+/// [`read_record`], also folding the record into `analyser` from the same parse.
+fn read_and_analyse(
+    reader: &mut Reader,
+    record: &RawRecord,
+    analyser: Option<&mut Analyser>,
+) -> ReadEvent {
     match crate::record_json::parse(&record.bytes) {
         Ok(parsed) => {
             let mut read = reader.read(record, Some(&parsed.value));
@@ -225,6 +456,9 @@ pub fn read_record(reader: &mut Reader, record: &RawRecord) -> ReadEvent {
                     "duplicate-key",
                     format!("key {key:?} appears twice in one object: the last one counts"),
                 ));
+            }
+            if let Some(analyser) = analyser {
+                analyser.feed_record(record.seq, record.line, &parsed.value);
             }
             read
         }

@@ -743,6 +743,13 @@ impl Journal {
         })
     }
 
+    /// The parsed events of an iterate journal, for `bench` to time a fold from the start.
+    pub fn iterate_events(&self) -> Option<&[crate::iterate::event::IterateEvent]> {
+        self.iterate
+            .as_ref()
+            .map(|journal| journal.events.as_slice())
+    }
+
     /// Events of an AG-UI or AgentsKit journal, for their folds.
     pub fn stored_events(&self) -> &[StoredEvent] {
         &self.stored

@@ -9,6 +9,7 @@ pub mod breakpoint;
 pub mod console;
 pub mod diagnostic;
 pub mod dialect;
+pub mod gen;
 pub mod import;
 pub mod iterate;
 pub mod journal;

@@ -431,6 +431,63 @@ impl Store {
         Ok(())
     }
 
+    /// Before a first import into a database that holds no events: a rollback journal writes the
+    /// new pages once, where WAL writes them twice (to the log, then again at the checkpoint).
+    /// Either mode survives a crash; [`Store::leave_bulk_mode`] returns to WAL. Returns whether
+    /// the mode changed (it cannot while another connection has the database open).
+    pub fn enter_bulk_mode(&self) -> Result<bool, StoreError> {
+        let empty: bool =
+            self.conn
+                .query_row("SELECT NOT EXISTS (SELECT 1 FROM events)", [], |row| {
+                    row.get(0)
+                })?;
+        if !empty {
+            return Ok(false);
+        }
+        // A database another connection holds stays in WAL; the import is then only slower.
+        let mode = self
+            .conn
+            .query_row("PRAGMA journal_mode = DELETE", [], |row| {
+                row.get::<_, String>(0)
+            })
+            .unwrap_or_default();
+        Ok(mode.eq_ignore_ascii_case("delete"))
+    }
+
+    pub fn leave_bulk_mode(&self) -> Result<(), StoreError> {
+        self.conn.pragma_update(None, "journal_mode", "WAL")?;
+        Ok(())
+    }
+
+    /// Drops the secondary indexes of `events` while the table is empty, so that a bulk load
+    /// appends without maintaining them; [`Store::finish_bulk_load`] builds them once at the
+    /// end. Called inside a transaction, a load that fails rolls back to the indexes it had.
+    /// Returns whether it dropped them.
+    pub fn start_bulk_load(&self) -> Result<bool, StoreError> {
+        let empty: bool =
+            self.conn
+                .query_row("SELECT NOT EXISTS (SELECT 1 FROM events)", [], |row| {
+                    row.get(0)
+                })?;
+        if empty {
+            self.conn.execute_batch(
+                "DROP INDEX IF EXISTS events_by_offset; DROP INDEX IF EXISTS events_by_type;",
+            )?;
+        }
+        // Building the indexes at the end sorts every row once; a larger page cache (64 MiB,
+        // well inside the import's memory budget) keeps that sort and the inserts off the disk.
+        self.conn.pragma_update(None, "cache_size", -65_536)?;
+        Ok(empty)
+    }
+
+    pub fn finish_bulk_load(&self) -> Result<(), StoreError> {
+        self.conn.execute_batch(
+            "CREATE INDEX IF NOT EXISTS events_by_offset ON events(journal_id, offset);
+             CREATE INDEX IF NOT EXISTS events_by_type ON events(journal_id, type);",
+        )?;
+        Ok(())
+    }
+
     /// Runs `work` in one transaction: all of it lands or none of it does.
     pub fn transaction<T, E: From<StoreError>>(
         &self,

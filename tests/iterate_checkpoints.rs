@@ -45,3 +45,32 @@ fn a_journal_whose_offsets_go_backwards_still_folds_every_event_at_or_below_the_
         "the event at @7 counts at @7 though it comes after @9"
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+    /// Any generated journal, any offset: resuming from a checkpoint equals folding from 0.
+    #[test]
+    fn a_checkpoint_plus_a_short_fold_equals_the_full_fold(
+        seed in 0u64..1_000_000,
+        fractions in proptest::collection::vec(0u64..=1000, 8),
+    ) {
+        let mut text = Vec::new();
+        journalscope::bench::write_synthetic(&mut text, 3_000, seed).expect("write to memory");
+        let lines: Vec<String> = String::from_utf8(text)
+            .expect("utf-8")
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let journal = common::journal(&lines);
+        let last = journal.events.last().map_or(0, |e| e.offset);
+        for fraction in fractions {
+            let at = (last as u64 * fraction / 1000) as i64;
+            proptest::prop_assert_eq!(
+                journal.projection_at(at),
+                fold_through(&journal.events, at),
+                "checkpoints must not change the projection at @{}", at
+            );
+        }
+    }
+}

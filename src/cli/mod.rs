@@ -114,16 +114,41 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Time import, folding and paging on a generated journal (speed targets live here).
+    /// Time import, seeking and rendering on a generated journal against the targets of issue 7.
     Bench {
         /// Events in the generated journal.
         #[arg(long, default_value_t = 100_000)]
         events: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
         /// Directory for the generated journal and its database (default: a temporary one).
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// Also time `jq -c .` and the `sqlite3` shell's `.import` on the same file.
+        #[arg(long)]
+        compare: bool,
         #[arg(long)]
         json: bool,
+    },
+    /// `bench` runs the import in this child so the peak memory it reads is the import's own.
+    #[command(hide = true)]
+    BenchImport {
+        file: PathBuf,
+        #[arg(long)]
+        db: PathBuf,
+    },
+    /// Write a deterministic, realistic journal (same seed, same bytes) for benchmarks and demos.
+    Gen {
+        /// Events to write.
+        #[arg(long, default_value_t = 100_000)]
+        events: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, value_enum, default_value_t = DialectArg::Iterate)]
+        dialect: DialectArg,
+        /// File to write (`-` for standard output).
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
     },
     /// Follow a growing journal file or a remote stream, printing events as they land.
     Tail(journalscope::tail::TailArgs),
@@ -250,6 +275,24 @@ impl From<FormatArg> for ExportFormat {
 enum TransportArg {
     Openai,
     WorkersAi,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum DialectArg {
+    Iterate,
+    #[value(name = "ag-ui")]
+    AgUi,
+    Agentskit,
+}
+
+impl From<DialectArg> for Dialect {
+    fn from(value: DialectArg) -> Self {
+        match value {
+            DialectArg::Iterate => Dialect::Iterate,
+            DialectArg::AgUi => Dialect::AgUi,
+            DialectArg::Agentskit => Dialect::AgentsKit,
+        }
+    }
 }
 
 impl From<TransportArg> for Transport {
@@ -438,6 +481,38 @@ pub fn run(cli: Cli) -> Result<()> {
                 )?;
             }
         }
+        Command::Gen {
+            events,
+            seed,
+            dialect,
+            output: file,
+        } => {
+            let options = journalscope::gen::GenOptions {
+                dialect: dialect.into(),
+                events,
+                seed,
+            };
+            if file.as_os_str() == "-" {
+                journalscope::gen::write_journal(&mut out, &options)?;
+            } else {
+                let handle = std::fs::File::create(&file)
+                    .with_context(|| format!("cannot create {}", file.display()))?;
+                let mut writer = std::io::BufWriter::with_capacity(1 << 20, handle);
+                let summary = journalscope::gen::write_journal(&mut writer, &options)
+                    .and_then(|summary| writer.flush().map(|()| summary))
+                    .with_context(|| format!("cannot write {}", file.display()))?;
+                writeln!(
+                    out,
+                    "wrote {} {} events ({:.1} MiB, {} requests, {} compactions) to {}",
+                    summary.events,
+                    options.dialect.as_str(),
+                    summary.bytes as f64 / 1048576.0,
+                    summary.requests,
+                    summary.compactions,
+                    file.display()
+                )?;
+            }
+        }
         Command::Tail(args) => journalscope::tail::run_cli(args, &mut out)?,
         Command::Diagnostics { journal, json } => {
             let journal = open(&journal, None)?;
@@ -473,47 +548,28 @@ pub fn run(cli: Cli) -> Result<()> {
                 ),
             }
         }
-        Command::Bench { events, dir, json } => {
+        Command::Bench {
+            events,
+            seed,
+            dir,
+            compare,
+            json,
+        } => {
             let dir = dir.unwrap_or_else(|| std::env::temp_dir().join("journalscope-bench"));
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
-            let report = journalscope::bench::run(&dir, events)?;
+            let exe = std::env::current_exe().context("cannot find the journalscope binary")?;
+            let report = journalscope::bench::run(&journalscope::bench::BenchOptions {
+                events,
+                seed,
+                dir,
+                compare,
+                exe,
+            })?;
             if json {
                 output::json(&mut out, &report)?;
             } else {
-                writeln!(out, "events               {}", report.events)?;
-                writeln!(
-                    out,
-                    "journal size         {:.1} MiB",
-                    report.file_bytes as f64 / 1048576.0
-                )?;
-                writeln!(
-                    out,
-                    "database size        {:.1} MiB",
-                    report.database_bytes as f64 / 1048576.0
-                )?;
-                writeln!(
-                    out,
-                    "import               {:.0} ms ({:.0} events/s)",
-                    report.import_ms, report.import_events_per_second
-                )?;
-                writeln!(out, "reopen (unchanged)   {:.0} ms", report.reopen_ms)?;
-                writeln!(
-                    out,
-                    "projection at end    {:.1} ms",
-                    report.projection_at_end_ms
-                )?;
-                writeln!(
-                    out,
-                    "render last request  {:.1} ms",
-                    report.request_render_ms
-                )?;
-                writeln!(out, "event page (middle)  {:.1} ms", report.event_page_ms)?;
-                writeln!(
-                    out,
-                    "filtered event page  {:.1} ms",
-                    report.filtered_event_page_ms
-                )?;
+                write!(out, "{}", journalscope::bench::render_text(&report))?;
             }
         }
         Command::Diff {
@@ -635,6 +691,11 @@ pub fn run(cli: Cli) -> Result<()> {
                 }
             }
             output::bookmarks(&mut out, &journal.bookmarks()?, json)?;
+        }
+        Command::BenchImport { file, db } => {
+            let report = journalscope::bench::child_import(&file, &db)
+                .with_context(|| format!("cannot import {}", file.display()))?;
+            output::json(&mut out, &report)?;
         }
         Command::Turns {
             journal,

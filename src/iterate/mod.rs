@@ -11,7 +11,7 @@ pub mod view;
 
 pub use reader::{looks_like, one_line, short_type, Reader};
 pub use roles::Transport;
-pub use view::IterateJournal;
+pub use view::{Analyser, IterateJournal};
 
 use crate::dialect::Analysis;
 use crate::store::StoredEvent;

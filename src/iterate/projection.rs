@@ -4,6 +4,7 @@
 //! a diagnostic on the projection.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -99,7 +100,7 @@ pub struct Projection {
     /// Triggering items queued until `agent/system-prompt` exists.
     pub waiting_for_system_prompt: Vec<i64>,
     /// Offsets of every `llm-request-requested` folded so far: the genuine request offsets.
-    pub requests: BTreeSet<i64>,
+    pub requests: RequestOffsets,
     pub diagnostics: Vec<Diagnostic>,
     /// Set by the last `apply` when it was a valid compaction.
     pub last_compaction: Option<AppliedCompaction>,
@@ -109,6 +110,63 @@ pub struct Projection {
     /// its slot without scanning a long lane. Appends and in-place replacements never move
     /// items; compaction does, and rebuilds it.
     slots: std::collections::HashMap<(Lane, String), usize>,
+}
+
+/// The offsets of every request folded so far. A long journal has hundreds of thousands, and
+/// every checkpoint and every seek clones the projection, so full blocks are shared rather than
+/// copied: a clone costs a pointer per block plus the open block.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestOffsets {
+    /// Full blocks of increasing offsets, each greater than the block before.
+    sealed: Vec<Arc<Vec<i64>>>,
+    /// The open block, after every sealed one.
+    open: Vec<i64>,
+    /// Offsets that arrived out of order (a journal whose offsets do not increase).
+    unordered: BTreeSet<i64>,
+}
+
+const REQUEST_BLOCK: usize = 1024;
+
+impl RequestOffsets {
+    fn last(&self) -> Option<i64> {
+        self.open
+            .last()
+            .or_else(|| self.sealed.last().and_then(|block| block.last()))
+            .copied()
+    }
+
+    pub fn insert(&mut self, offset: i64) {
+        if self.last().is_some_and(|last| offset <= last) {
+            if !self.contains(&offset) {
+                self.unordered.insert(offset);
+            }
+            return;
+        }
+        self.open.push(offset);
+        if self.open.len() == REQUEST_BLOCK {
+            self.sealed.push(Arc::new(std::mem::take(&mut self.open)));
+        }
+    }
+
+    pub fn contains(&self, offset: &i64) -> bool {
+        if self.unordered.contains(offset) || self.open.binary_search(offset).is_ok() {
+            return true;
+        }
+        let block = self
+            .sealed
+            .partition_point(|block| block.last().is_some_and(|last| last < offset));
+        self.sealed
+            .get(block)
+            .is_some_and(|block| block.binary_search(offset).is_ok())
+    }
+
+    pub fn len(&self) -> usize {
+        self.sealed.len() * REQUEST_BLOCK + self.open.len() + self.unordered.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Why a compaction item was ignored, if it was.
@@ -333,4 +391,33 @@ pub fn fold_through(events: &[IterateEvent], at: i64) -> Projection {
         projection.apply(event);
     }
     projection
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RequestOffsets;
+
+    #[test]
+    fn request_offsets_find_every_inserted_offset_across_blocks_and_out_of_order() {
+        let mut offsets = RequestOffsets::default();
+        for offset in (0..5000).map(|n| n * 3) {
+            offsets.insert(offset);
+        }
+        offsets.insert(7);
+        offsets.insert(7);
+        offsets.insert(3);
+        for offset in (0..5000).map(|n| n * 3) {
+            assert!(offsets.contains(&offset), "@{offset} was inserted in order");
+        }
+        assert!(offsets.contains(&7), "an out-of-order offset is found");
+        assert!(!offsets.contains(&8), "@8 was never a request");
+        assert!(!offsets.contains(&15_001), "nothing past the last request");
+        assert_eq!(offsets.len(), 5001, "duplicates are not counted twice");
+        let shared = offsets.clone();
+        offsets.insert(20_000);
+        assert!(
+            !shared.contains(&20_000),
+            "a clone does not see requests folded after it"
+        );
+    }
 }

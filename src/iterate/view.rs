@@ -481,93 +481,125 @@ impl IterateJournal {
     /// One pass over the whole journal: fold diagnostics and the marks behind badges and the
     /// timeline.
     pub fn analyse(&self) -> Analysis {
-        let mut projection = Projection::default();
-        let mut analysis = Analysis {
-            diagnostics: self.parse_diagnostics.clone(),
-            marks: Vec::new(),
+        let mut analyser = Analyser {
+            analysis: Analysis {
+                diagnostics: self.parse_diagnostics.clone(),
+                marks: Vec::new(),
+            },
+            ..Analyser::default()
         };
         for event in &self.events {
-            let known = projection.diagnostics.len();
-            projection.apply(event);
-            for d in &projection.diagnostics[known..] {
-                analysis.diagnostics.push((event.seq, d.clone()));
-            }
-            let mark = |kind: &str, note: String| Mark {
-                seq: event.seq,
-                kind: kind.to_string(),
-                note,
-            };
-            match &event.kind {
-                EventKind::RequestRequested { model } => analysis.marks.push(mark(
-                    "request",
-                    format!("request {}", model.as_deref().unwrap_or("(no model)")),
-                )),
-                EventKind::ContextAdded(context) => {
-                    if let Some(compaction) = context
-                        .compaction
-                        .as_ref()
-                        .filter(|_| context.role == Role::Developer)
-                    {
-                        let note = match (
-                            &projection.last_compaction,
-                            compaction_cutoff(event.offset, compaction),
-                        ) {
-                            (Some(applied), _) => {
-                                format!("compaction of history ≤ @{}", applied.cutoff)
-                            }
-                            (None, Err(reason)) => format!("ignored compaction: {reason}"),
-                            (None, Ok(_)) => "ignored compaction".to_string(),
-                        };
-                        analysis.marks.push(mark("compaction", note));
-                    }
-                    let lane = Lane::of(context.role);
-                    if let Some(item) = projection
-                        .last_item
-                        .filter(|(touched, _)| *touched == lane)
-                        .and_then(|(_, index)| projection.lane(lane).get(index))
-                        .filter(|item| item.seq == event.seq)
-                    {
-                        for transport in Transport::ALL {
-                            let role = provider_role(item, transport);
-                            if role.rule.is_downgrade() {
-                                analysis.marks.push(mark(
-                                    "downgrade",
-                                    format!(
-                                        "{} ⇣ {} ({})",
-                                        item.role.as_str(),
-                                        role.role.as_str(),
-                                        role.rule.as_str()
-                                    ),
-                                ));
-                                break;
-                            }
+            analyser.feed(event);
+        }
+        analyser.finish()
+    }
+}
+
+/// The whole-journal analysis built one event at a time, so that an import can analyse records
+/// as it stores them instead of reading the journal back and parsing it again.
+#[derive(Debug, Default)]
+pub struct Analyser {
+    projection: Projection,
+    analysis: Analysis,
+}
+
+impl Analyser {
+    /// Parses one record's JSON (already parsed by the reader) and folds it in.
+    pub fn feed_record(&mut self, seq: u64, line: u64, value: &Value) {
+        let (parsed, found) = event::parse(seq, line, value);
+        self.analysis
+            .diagnostics
+            .extend(found.into_iter().map(|d| (seq, d)));
+        if let Some(event) = parsed {
+            self.feed(&event);
+        }
+    }
+
+    pub fn feed(&mut self, event: &IterateEvent) {
+        let known = self.projection.diagnostics.len();
+        self.projection.apply(event);
+        for d in &self.projection.diagnostics[known..] {
+            self.analysis.diagnostics.push((event.seq, d.clone()));
+        }
+        let mark = |kind: &str, note: String| Mark {
+            seq: event.seq,
+            kind: kind.to_string(),
+            note,
+        };
+        match &event.kind {
+            EventKind::RequestRequested { model } => self.analysis.marks.push(mark(
+                "request",
+                format!("request {}", model.as_deref().unwrap_or("(no model)")),
+            )),
+            EventKind::ContextAdded(context) => {
+                if let Some(compaction) = context
+                    .compaction
+                    .as_ref()
+                    .filter(|_| context.role == Role::Developer)
+                {
+                    let note = match (
+                        &self.projection.last_compaction,
+                        compaction_cutoff(event.offset, compaction),
+                    ) {
+                        (Some(applied), _) => {
+                            format!("compaction of history ≤ @{}", applied.cutoff)
                         }
-                        if !item.coalesced.is_empty() {
-                            analysis.marks.push(mark(
-                                "coalesced",
+                        (None, Err(reason)) => format!("ignored compaction: {reason}"),
+                        (None, Ok(_)) => "ignored compaction".to_string(),
+                    };
+                    self.analysis.marks.push(mark("compaction", note));
+                }
+                let lane = Lane::of(context.role);
+                if let Some(item) = self
+                    .projection
+                    .last_item
+                    .filter(|(touched, _)| *touched == lane)
+                    .and_then(|(_, index)| self.projection.lane(lane).get(index))
+                    .filter(|item| item.seq == event.seq)
+                {
+                    for transport in Transport::ALL {
+                        let role = provider_role(item, transport);
+                        if role.rule.is_downgrade() {
+                            self.analysis.marks.push(mark(
+                                "downgrade",
                                 format!(
-                                    "replaced unpublished @{}",
-                                    item.coalesced[item.coalesced.len() - 1]
+                                    "{} ⇣ {} ({})",
+                                    item.role.as_str(),
+                                    role.role.as_str(),
+                                    role.rule.as_str()
                                 ),
                             ));
+                            break;
                         }
                     }
+                    if !item.coalesced.is_empty() {
+                        self.analysis.marks.push(mark(
+                            "coalesced",
+                            format!(
+                                "replaced unpublished @{}",
+                                item.coalesced[item.coalesced.len() - 1]
+                            ),
+                        ));
+                    }
                 }
-                EventKind::Other => {}
             }
+            EventKind::Other => {}
         }
-        for (_, item) in projection.items() {
-            if !item.is_published(projection.published_through) {
-                analysis.marks.push(Mark {
+    }
+
+    pub fn finish(mut self) -> Analysis {
+        for (_, item) in self.projection.items() {
+            if !item.is_published(self.projection.published_through) {
+                self.analysis.marks.push(Mark {
                     seq: item.seq,
                     kind: "unpublished".to_string(),
                     note: "no request has published this item yet".to_string(),
                 });
             }
         }
-        analysis.marks.sort_by_key(|m| m.seq);
-        analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
-        analysis
+        self.analysis.marks.sort_by_key(|m| m.seq);
+        self.analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
+        self.analysis
     }
 }
 
@@ -605,8 +637,14 @@ struct Checkpoints {
 }
 
 /// Events folded between two checkpoints at least; more when the projection is large, which
-/// keeps the memory of all checkpoints within a fixed multiple of the journal's own size.
-const CHECKPOINT_SPACING: usize = 2048;
+/// keeps the memory of all checkpoints within a fixed multiple of the journal's own size. A seek
+/// folds at most this many events after cloning a checkpoint: measured with `journalscope bench`
+/// (see the README), 512 keeps p99 within target while 2048 did not.
+const CHECKPOINT_SPACING: usize = 512;
+
+/// Request offsets per unit of checkpoint size: a clone shares them in blocks, so they weigh
+/// little.
+const REQUEST_SHARE: usize = 1024;
 
 impl Checkpoints {
     fn build(events: &[IterateEvent]) -> Option<Checkpoints> {
@@ -625,7 +663,7 @@ impl Checkpoints {
             let size = projection.system.len()
                 + projection.history.len()
                 + projection.diagnostics.len()
-                + projection.requests.len() / 8;
+                + projection.requests.len() / REQUEST_SHARE;
             if since >= CHECKPOINT_SPACING.max(size * 4) {
                 stops.push((index + 1, projection.clone()));
                 since = 0;

@@ -1,0 +1,719 @@
+//! Deterministic generation of realistic journals (`journalscope gen`): the same dialect, event
+//! count and seed always write the same bytes. Iterate journals mix roles and actors, update
+//! keyed slots across requests, request every few events, compact, carry payloads from about
+//! 100 bytes to 100 KB and leave offset gaps where ephemeral chunks were; every generated
+//! journal folds without a diagnostic. The AG-UI and AgentsKit dialects are simpler but valid.
+
+use std::io::Write;
+
+use serde_json::json;
+
+use crate::dialect::Dialect;
+
+/// A small, fast, seedable generator (SplitMix64): enough for realistic variety, and stable
+/// across platforms and crate versions, which a dependency would not promise.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `low..high` (`low` when the range is empty).
+    pub fn range(&mut self, low: u64, high: u64) -> u64 {
+        if high <= low {
+            return low;
+        }
+        low + self.next_u64() % (high - low)
+    }
+
+    /// True with probability `percent`/100.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.range(0, 100) < percent
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.range(0, items.len() as u64) as usize]
+    }
+}
+
+/// What `gen` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GenOptions {
+    pub dialect: Dialect,
+    pub events: u64,
+    pub seed: u64,
+}
+
+/// What was written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GenSummary {
+    pub events: u64,
+    pub bytes: u64,
+    pub requests: u64,
+    pub compactions: u64,
+}
+
+/// Writes a journal of exactly `options.events` events, one JSON object a line.
+pub fn write_journal(out: &mut dyn Write, options: &GenOptions) -> std::io::Result<GenSummary> {
+    let mut sink = Sink {
+        out,
+        line: Vec::with_capacity(256 * 1024),
+        summary: GenSummary::default(),
+        limit: options.events,
+    };
+    let mut rng = Rng::new(options.seed);
+    let text = Text::new(&mut rng);
+    match options.dialect {
+        Dialect::Iterate => iterate(&mut sink, &mut rng, &text, options.seed)?,
+        Dialect::AgUi => agui(&mut sink, &mut rng, &text)?,
+        Dialect::AgentsKit => agentskit(&mut sink, &mut rng, &text)?,
+    }
+    Ok(sink.summary)
+}
+
+/// Writes lines until the requested count, then refuses more so generators can stop anywhere.
+struct Sink<'a> {
+    out: &'a mut dyn Write,
+    line: Vec<u8>,
+    summary: GenSummary,
+    limit: u64,
+}
+
+impl Sink<'_> {
+    fn full(&self) -> bool {
+        self.summary.events >= self.limit
+    }
+
+    /// Writes the line built in `self.line`.
+    fn flush_line(&mut self) -> std::io::Result<()> {
+        self.line.push(b'\n');
+        self.out.write_all(&self.line)?;
+        self.summary.events += 1;
+        self.summary.bytes += self.line.len() as u64;
+        self.line.clear();
+        Ok(())
+    }
+}
+
+/// A pool of prose to cut payloads from: slicing a fixed buffer is much faster than drawing
+/// every word, and the text still varies from one payload to the next.
+struct Text {
+    pool: String,
+}
+
+const WORDS: &[&str] = &[
+    "the",
+    "agent",
+    "review",
+    "pull",
+    "request",
+    "changed",
+    "files",
+    "test",
+    "failed",
+    "passed",
+    "deploy",
+    "branch",
+    "commit",
+    "merge",
+    "issue",
+    "customer",
+    "asked",
+    "about",
+    "invoice",
+    "latency",
+    "error",
+    "retry",
+    "timeout",
+    "database",
+    "migration",
+    "schema",
+    "index",
+    "query",
+    "slow",
+    "fast",
+    "please",
+    "check",
+    "summary",
+    "context",
+    "model",
+    "token",
+    "budget",
+    "cache",
+    "prefix",
+    "webhook",
+    "payload",
+    "integration",
+    "slack",
+    "thread",
+    "email",
+    "reply",
+    "draft",
+    "script",
+    "output",
+    "exit",
+    "code",
+    "zero",
+    "warning",
+    "and",
+    "or",
+    "with",
+    "for",
+    "from",
+    "into",
+    "after",
+    "before",
+    "when",
+    "then",
+    "because",
+    "so",
+    "it",
+    "is",
+    "was",
+    "will",
+    "not",
+];
+
+const POOL_BYTES: usize = 256 * 1024;
+
+impl Text {
+    fn new(rng: &mut Rng) -> Text {
+        let mut pool = String::with_capacity(POOL_BYTES + 64);
+        let mut sentence = 0;
+        while pool.len() < POOL_BYTES {
+            let word = rng.pick(WORDS);
+            if sentence == 0 {
+                let mut chars = word.chars();
+                if let Some(first) = chars.next() {
+                    pool.extend(first.to_uppercase());
+                    pool.push_str(chars.as_str());
+                }
+            } else {
+                pool.push_str(word);
+            }
+            sentence += 1;
+            if sentence > 6 && rng.chance(12) {
+                pool.push_str(if rng.chance(15) { ".\n" } else { ". " });
+                sentence = 0;
+            } else {
+                pool.push(' ');
+            }
+        }
+        Text { pool }
+    }
+
+    /// About `len` bytes of prose (the pool is ASCII, so any cut is a character boundary).
+    fn cut(&self, rng: &mut Rng, len: usize) -> &str {
+        let len = len.min(self.pool.len());
+        let start = rng.range(0, (self.pool.len() - len) as u64) as usize;
+        &self.pool[start..start + len]
+    }
+
+    /// Payload sizes from about 100 bytes to 100 KB, most of them small, as real journals have
+    /// them: chat turns are short, tool output and pasted documents are not.
+    fn size(rng: &mut Rng) -> usize {
+        let roll = rng.range(0, 1000);
+        (if roll < 880 {
+            rng.range(100, 650)
+        } else if roll < 985 {
+            rng.range(700, 6_000)
+        } else {
+            rng.range(6_000, 92_000)
+        }) as usize
+    }
+}
+
+/// Appends `text` as a JSON string.
+fn push_str(line: &mut Vec<u8>, text: &str) {
+    // Writing into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *line, text);
+}
+
+/// An ISO-8601 UTC time from milliseconds since the epoch.
+pub fn iso_time(millis: u64) -> String {
+    let seconds = millis / 1000;
+    let days = (seconds / 86_400) as i64;
+    let rest = seconds % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        millis % 1000
+    )
+}
+
+/// 2026-11-01T00:00:00Z.
+const START_MILLIS: u64 = 1_793_491_200_000;
+
+struct IterateStream<'s, 'a> {
+    sink: &'s mut Sink<'a>,
+    offset: i64,
+    clock: u64,
+    path: String,
+}
+
+impl IterateStream<'_, '_> {
+    /// Writes one event whose payload `payload` appends to the line; `None` once the journal
+    /// has its count.
+    fn event(
+        &mut self,
+        rng: &mut Rng,
+        kind: &str,
+        payload: impl FnOnce(&mut Vec<u8>),
+    ) -> std::io::Result<Option<i64>> {
+        if self.sink.full() {
+            return Ok(None);
+        }
+        self.offset += 1;
+        self.clock += rng.range(20, 20_000);
+        let offset = self.offset;
+        let line = &mut self.sink.line;
+        // Both prefix spellings occur in real streams.
+        let prefix = if offset % 11 == 0 { "agent" } else { "agents" };
+        write!(
+            line,
+            r#"{{"offset":{offset},"type":"events.iterate.com/{prefix}/{kind}","payload":"#
+        )?;
+        payload(line);
+        write!(line, r#","createdAt":"{}","path":"#, iso_time(self.clock))?;
+        push_str(line, &self.path);
+        if offset % 5 == 0 {
+            write!(line, r#","idempotencyKey":"gen-{offset}-r1""#)?;
+        }
+        line.push(b'}');
+        self.sink.flush_line()?;
+        Ok(Some(offset))
+    }
+
+    /// Offsets that ephemeral response chunks consumed: absent from the dump.
+    fn gap(&mut self, rng: &mut Rng) {
+        self.offset += rng.range(0, 24) as i64;
+    }
+}
+
+const MODELS: &[&str] = &["gpt-5.1", "gpt-5.1-mini", "claude-sonnet-4.5"];
+
+/// A developer item from the outside world: its actor, its slot key, and a ref when it
+/// summarizes a webhook.
+fn developer_input(rng: &mut Rng, line: &mut Vec<u8>, content: &str, request_count: u64) {
+    line.extend_from_slice(br#"{"role":"developer","#);
+    match rng.range(0, 8) {
+        0 | 1 => {
+            let pr = rng.range(100, 130);
+            let _ = write!(
+                line,
+                r#""actor":{{"type":"github","login":"octo-bot","senderType":"Bot"}},"key":"github/pr-{pr}","refs":[{{"type":"event","streamPath":"/integrations/github/install-789","offset":{},"eventType":"events.iterate.com/github/webhook-received"}}],"#,
+                request_count * 3 + rng.range(0, 3)
+            );
+        }
+        2 => {
+            let _ = write!(
+                line,
+                r#""actor":{{"type":"slack","userId":"U0{}","botName":"journalbot"}},"key":"slack/thread-{}","#,
+                rng.range(1000, 9999),
+                rng.range(0, 12)
+            );
+        }
+        3 => {
+            let _ = write!(
+                line,
+                r#""actor":{{"type":"script","executionId":"exec-{}"}},"files":[{{"contentType":"text/plain","filename":"out.log","path":"/tmp/out.log","size":{},"url":"https://files.example.com/out.log"}}],"#,
+                rng.next_u64() % 1_000_000,
+                content.len()
+            );
+        }
+        4 => {
+            line.extend_from_slice(
+                br#""actor":{"type":"agent","path":"/agents/reviewer"},"key":"agent/plan","#,
+            );
+        }
+        5 => {
+            line.extend_from_slice(br#""key":"app/workspace-state","#);
+        }
+        6 => {
+            let _ = write!(
+                line,
+                r#""actor":{{"type":"email","address":"ops@example.com"}},"refs":[{{"type":"user","userId":"u-{}"}}],"#,
+                rng.range(1, 40)
+            );
+        }
+        _ => {
+            line.extend_from_slice(
+                br#""actor":{"type":"integration","name":"linear"},"key":"linear/status","#,
+            );
+        }
+    }
+    let behaviour = match rng.range(0, 10) {
+        0..=5 => "after-current-request",
+        6 | 7 => "dont-trigger-request",
+        _ => "interrupt-current-request",
+    };
+    line.extend_from_slice(b"\"content\":");
+    push_str(line, content);
+    let _ = write!(
+        line,
+        r#","llmRequestPolicy":{{"behaviour":"{behaviour}"}}}}"#
+    );
+}
+
+fn iterate(sink: &mut Sink<'_>, rng: &mut Rng, text: &Text, seed: u64) -> std::io::Result<()> {
+    let mut stream = IterateStream {
+        sink,
+        offset: -1,
+        clock: START_MILLIS + (seed % 1000) * 86_400_000,
+        path: format!("/agents/gen-{seed}"),
+    };
+    let model = *rng.pick(MODELS);
+    stream.event(rng, "created", |l| l.extend_from_slice(b"{}"))?;
+    stream.event(rng, "configured", |l| {
+        let _ = write!(
+            l,
+            r#"{{"config":{{"llm":{{"model":"{model}"}},"compactionTriggerFraction":0.8}}}}"#
+        );
+    })?;
+    let prompt = text.cut(rng, 1200);
+    stream.event(rng, "context-added", |l| {
+        l.extend_from_slice(br#"{"role":"system","key":"agent/system-prompt","content":"#);
+        push_str(l, prompt);
+        l.push(b'}');
+    })?;
+    let mut requests = 0u64;
+    let mut since_compaction = 0u64;
+    let compact_every = rng.range(20, 40);
+    while !stream.sink.full() {
+        // Inputs that arrive before the next request: a user message, outside updates to keyed
+        // slots (several may coalesce before publication), now and then a new instruction.
+        for _ in 0..rng.range(1, 4) {
+            let size = Text::size(rng);
+            let content = text.cut(rng, size);
+            match rng.range(0, 20) {
+                0..=7 => {
+                    let user = rng.range(1, 6);
+                    let origin = *rng.pick(&["web", "cli", "slack"]);
+                    stream.event(rng, "context-added", |l| {
+                        let _ = write!(
+                            l,
+                            r#"{{"role":"user","actor":{{"type":"user","origin":"{origin}","userId":"user-{user}"}},"content":"#
+                        );
+                        push_str(l, content);
+                        l.extend_from_slice(
+                            br#","llmRequestPolicy":{"behaviour":"after-current-request"}}"#,
+                        );
+                    })?;
+                }
+                8 => {
+                    let slot = rng.range(0, 3);
+                    stream.event(rng, "context-added", |l| {
+                        let _ = write!(
+                            l,
+                            r#"{{"role":"system","key":"agent/instructions-{slot}","content":"#
+                        );
+                        push_str(l, content);
+                        l.push(b'}');
+                    })?;
+                }
+                9 => {
+                    let reason = *rng.pick(&["maintenance", "budget", "user request"]);
+                    stream.event(rng, "paused", |l| {
+                        let _ = write!(l, r#"{{"reason":"{reason}"}}"#);
+                    })?;
+                    stream.event(rng, "resumed", |l| l.extend_from_slice(b"{}"))?;
+                }
+                _ => {
+                    let mut payload = Vec::new();
+                    developer_input(rng, &mut payload, content, requests);
+                    stream.event(rng, "context-added", |l| l.extend_from_slice(&payload))?;
+                }
+            }
+        }
+        let expires = stream.clock + 600_000;
+        let Some(request) = stream.event(rng, "llm-request-requested", |l| {
+            let _ = write!(
+                l,
+                r#"{{"model":"{model}","expiresAt":"{}"}}"#,
+                iso_time(expires)
+            );
+        })?
+        else {
+            break;
+        };
+        requests += 1;
+        stream.gap(rng);
+        let answer_size = Text::size(rng) / 2 + 50;
+        let answer = text.cut(rng, answer_size);
+        let duration = rng.range(300, 40_000);
+        let outcome = rng.range(0, 50);
+        let input_tokens = rng.range(2_000, 120_000);
+        let output_tokens = (answer.len() / 4) as u64 + 1;
+        stream.event(rng, "llm-request-settled", |l| {
+            let _ = write!(
+                l,
+                r#"{{"requestOffset":{request},"durationMs":{duration},"result":"#
+            );
+            match outcome {
+                0 => l.extend_from_slice(
+                    br#"{"status":"failed","errorMessage":"upstream returned 529 overloaded"}"#,
+                ),
+                1 => {
+                    l.extend_from_slice(
+                        br#"{"status":"cancelled","reason":"superseded","partialText":"#,
+                    );
+                    push_str(l, &answer[..answer.len().min(80)]);
+                    l.push(b'}');
+                }
+                _ => {
+                    l.extend_from_slice(br#"{"status":"succeeded","text":"#);
+                    push_str(l, answer);
+                    let _ = write!(
+                        l,
+                        r#","usage":{{"inputTokens":{input_tokens},"outputTokens":{output_tokens}}}}}"#
+                    );
+                }
+            }
+            l.push(b'}');
+        })?;
+        stream.event(rng, "token-usage-reported", |l| {
+            let _ = write!(
+                l,
+                r#"{{"llmRequestOffset":{request},"model":"{model}","maxContextTokens":200000,"inputTokens":{input_tokens},"outputTokens":{output_tokens},"cachedInputTokens":{}}}"#,
+                input_tokens / 2
+            );
+        })?;
+        if outcome >= 2 {
+            stream.event(rng, "context-added", |l| {
+                let _ = write!(
+                    l,
+                    r#"{{"role":"assistant","llmRequestOffset":{request},"content":"#
+                );
+                push_str(l, answer);
+                l.push(b'}');
+            })?;
+        }
+        since_compaction += 1;
+        if since_compaction >= compact_every {
+            since_compaction = 0;
+            let summary_size = rng.range(800, 4000) as usize;
+            let summary = text.cut(rng, summary_size);
+            let written = stream.event(rng, "context-added", |l| {
+                l.extend_from_slice(br#"{"role":"developer","content":"#);
+                push_str(l, summary);
+                let _ = write!(
+                    l,
+                    r#","compaction":{{"replacesHistoryThrough":{request},"usage":{{"inputTokens":{input_tokens},"outputTokens":900}}}}}}"#
+                );
+            })?;
+            if written.is_some() {
+                stream.sink.summary.compactions += 1;
+            }
+        }
+    }
+    stream.sink.summary.requests = requests;
+    Ok(())
+}
+
+/// Writes one AG-UI event from a `serde_json::Value`.
+fn value_line(sink: &mut Sink<'_>, value: &serde_json::Value) -> std::io::Result<bool> {
+    if sink.full() {
+        return Ok(false);
+    }
+    serde_json::to_writer(&mut sink.line, value)?;
+    sink.flush_line()?;
+    Ok(true)
+}
+
+fn agui(sink: &mut Sink<'_>, rng: &mut Rng, text: &Text) -> std::io::Result<()> {
+    let thread = "thread-gen";
+    let mut run = 0u64;
+    let mut counter = 0u64;
+    while !sink.full() {
+        run += 1;
+        let run_id = format!("run-{run}");
+        value_line(
+            sink,
+            &json!({"type": "RUN_STARTED", "threadId": thread, "runId": run_id}),
+        )?;
+        if run == 1 {
+            value_line(
+                sink,
+                &json!({"type": "STATE_SNAPSHOT", "snapshot": {"counter": 0, "notes": []}}),
+            )?;
+        }
+        let message = format!("msg-{run}");
+        value_line(
+            sink,
+            &json!({"type": "TEXT_MESSAGE_START", "messageId": message, "role": "assistant"}),
+        )?;
+        for _ in 0..rng.range(1, 6) {
+            let size = rng.range(20, 400) as usize;
+            let delta = text.cut(rng, size);
+            value_line(
+                sink,
+                &json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": message, "delta": delta}),
+            )?;
+        }
+        value_line(
+            sink,
+            &json!({"type": "TEXT_MESSAGE_END", "messageId": message}),
+        )?;
+        if rng.chance(50) {
+            let call = format!("call-{run}");
+            value_line(
+                sink,
+                &json!({"type": "TOOL_CALL_START", "toolCallId": call, "toolCallName": "search", "parentMessageId": message}),
+            )?;
+            value_line(
+                sink,
+                &json!({"type": "TOOL_CALL_ARGS", "toolCallId": call, "delta": "{\"query\":\"status\"}"}),
+            )?;
+            value_line(sink, &json!({"type": "TOOL_CALL_END", "toolCallId": call}))?;
+            let size = Text::size(rng);
+            let result = text.cut(rng, size);
+            value_line(
+                sink,
+                &json!({"type": "TOOL_CALL_RESULT", "messageId": format!("tool-{run}"), "toolCallId": call, "content": result, "role": "tool"}),
+            )?;
+        }
+        counter += 1;
+        value_line(
+            sink,
+            &json!({"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/counter", "value": counter}]}),
+        )?;
+        if rng.chance(30) {
+            value_line(
+                sink,
+                &json!({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/notes/-", "value": format!("note {run}")}]}),
+            )?;
+        }
+        value_line(
+            sink,
+            &json!({"type": "RUN_FINISHED", "threadId": thread, "runId": run_id}),
+        )?;
+    }
+    Ok(())
+}
+
+fn agentskit(sink: &mut Sink<'_>, rng: &mut Rng, text: &Text) -> std::io::Result<()> {
+    let session = "session-gen";
+    let mut sequence = 0u64;
+    let mut clock = START_MILLIS;
+    let mut turn = 0u64;
+    // The conversation a snapshot carries: the last few messages, so lines stay bounded.
+    let mut messages: Vec<serde_json::Value> = Vec::new();
+    let mut turn_user: Vec<(String, String)> = Vec::new();
+    while !sink.full() {
+        turn += 1;
+        let turn_id = format!("turn-{turn}");
+        clock += rng.range(1_000, 60_000);
+        let at = iso_time(clock);
+        let size = rng.range(30, 400) as usize;
+        let question = text.cut(rng, size);
+        sequence += 1;
+        value_line(
+            sink,
+            &json!({"protocol": "agentskit.chat.turn", "version": 1, "eventId": format!("e-{sequence}"),
+                "sessionId": session, "turnId": turn_id, "sequence": sequence, "emittedAt": at,
+                "event": "client.turn.submit", "payload": {"input": question}}),
+        )?;
+        let user_id = format!("u-{turn}");
+        let lineage = match turn_user.last() {
+            Some((parent, source)) if rng.chance(15) => {
+                json!({"operation": "regenerate", "parentTurnId": parent, "sourceMessageId": source})
+            }
+            _ => json!({"operation": "submit"}),
+        };
+        messages.push(json!({"id": user_id, "role": "user", "content": question, "status": "complete", "createdAt": at}));
+        let size = Text::size(rng);
+        let answer = text.cut(rng, size);
+        let steps = rng.range(1, 4);
+        for step in 1..=steps {
+            let partial = &answer[..answer.len() * step as usize / steps as usize];
+            let done = step == steps;
+            let mut shown = messages.clone();
+            shown.push(
+                json!({"id": format!("a-{turn}"), "role": "assistant", "content": partial,
+                "status": if done { "complete" } else { "streaming" }, "createdAt": at}),
+            );
+            sequence += 1;
+            value_line(
+                sink,
+                &json!({"protocol": "agentskit.chat.turn", "version": 1, "eventId": format!("e-{sequence}"),
+                    "sessionId": session, "turnId": turn_id, "sequence": sequence, "emittedAt": at,
+                    "event": "server.turn.snapshot", "payload": {"messages": shown,
+                    "status": if done { "complete" } else { "streaming" },
+                    "usage": {"promptTokens": 100 + turn, "completionTokens": partial.len() / 4, "totalTokens": 100 + turn + partial.len() as u64 / 4},
+                    "lineage": lineage}}),
+            )?;
+            if done {
+                messages.push(json!({"id": format!("a-{turn}"), "role": "assistant", "content": answer, "status": "complete", "createdAt": at}));
+            }
+        }
+        turn_user.push((turn_id, user_id));
+        if messages.len() > 4 {
+            messages.drain(..messages.len() - 4);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_time_formats_known_instants() {
+        assert_eq!(iso_time(0), "1970-01-01T00:00:00.000Z", "the epoch");
+        assert_eq!(
+            iso_time(START_MILLIS + 1_234),
+            "2026-11-01T00:00:01.234Z",
+            "the generator's start"
+        );
+        assert_eq!(
+            iso_time(951_782_400_000),
+            "2000-02-29T00:00:00.000Z",
+            "a leap day"
+        );
+    }
+
+    #[test]
+    fn writes_exactly_the_requested_count_in_every_dialect() {
+        for dialect in [Dialect::Iterate, Dialect::AgUi, Dialect::AgentsKit] {
+            for events in [0, 1, 2, 7, 300] {
+                let mut out = Vec::new();
+                let summary = write_journal(
+                    &mut out,
+                    &GenOptions {
+                        dialect,
+                        events,
+                        seed: 3,
+                    },
+                )
+                .expect("write to memory");
+                let lines = out.split(|b| *b == b'\n').filter(|l| !l.is_empty()).count();
+                assert_eq!(lines as u64, events, "{dialect:?}: one line per event");
+                assert_eq!(summary.events, events, "{dialect:?}: summary counts lines");
+                assert_eq!(summary.bytes, out.len() as u64, "{dialect:?}: bytes");
+            }
+        }
+    }
+}

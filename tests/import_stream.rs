@@ -1,0 +1,139 @@
+//! The streaming import (chunks read on a thread) must store exactly what the whole-file import
+//! stores: every line verbatim across chunk boundaries, the same analysis, and a position from
+//! which an unchanged reopen and an appended tail are recognised.
+
+use journalscope::dialect::Dialect;
+use journalscope::gen::{write_journal, GenOptions};
+use journalscope::import::{ImportControl, ImportKind};
+use journalscope::journal::Journal;
+
+fn open(path: &std::path::Path, db: &std::path::Path) -> Journal {
+    let mut quiet = |_| {};
+    Journal::open(
+        path,
+        Some(db),
+        &mut ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )
+    .expect("the journal opens")
+}
+
+#[test]
+fn a_journal_larger_than_one_read_chunk_is_stored_verbatim_and_reopens_unchanged() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("big.jsonl");
+    let db = dir.path().join("big.sqlite");
+    let mut bytes = Vec::new();
+    // About 19 MB: more than two 8 MiB read chunks, so records straddle chunk boundaries.
+    write_journal(
+        &mut bytes,
+        &GenOptions {
+            dialect: Dialect::Iterate,
+            events: 20_000,
+            seed: 11,
+        },
+    )
+    .expect("write to memory");
+    assert!(bytes.len() > 17 << 20, "the file spans several chunks");
+    std::fs::write(&path, &bytes).expect("write the journal");
+
+    let journal = open(&path, &db);
+    let info = journal.info().expect("info");
+    assert_eq!(info.import_kind, ImportKind::New, "first import");
+    assert_eq!(info.event_count, 20_000, "one event per line");
+    let lines: Vec<&[u8]> = bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    for seq in (0..20_000u64).step_by(997).chain([19_999]) {
+        let event = journal.event(seq).expect("stored event");
+        assert_eq!(
+            event.raw.as_slice(),
+            lines[seq as usize],
+            "line {seq} is stored byte for byte"
+        );
+    }
+    let row = journal.row().clone();
+    assert_eq!(
+        row.content_hash,
+        blake3::hash(&bytes).to_hex().to_string(),
+        "the hash covers the whole file"
+    );
+    assert_eq!(
+        row.imported_bytes,
+        bytes.len() as u64,
+        "every byte consumed"
+    );
+    assert_eq!(row.imported_lines, 20_000, "every line counted");
+    assert!(
+        journal.diagnostics().is_empty(),
+        "the analysis ran on the stream"
+    );
+    assert!(
+        journal
+            .timeline(10)
+            .marks
+            .iter()
+            .any(|m| m.kind == "compaction"),
+        "marks come from the streaming analysis"
+    );
+    drop(journal);
+
+    let journal = open(&path, &db);
+    assert_eq!(
+        journal.info().expect("info").import_kind,
+        ImportKind::Unchanged,
+        "the position the stream recorded recognises the same file"
+    );
+    drop(journal);
+
+    let mut grown = bytes.clone();
+    grown.extend_from_slice(
+        br#"{"offset":99999999,"type":"events.iterate.com/agents/paused","payload":{},"createdAt":"2027-01-01T00:00:00.000Z","path":"/agents/gen-11"}"#,
+    );
+    grown.push(b'\n');
+    std::fs::write(&path, &grown).expect("append a line");
+    let journal = open(&path, &db);
+    let info = journal.info().expect("info");
+    assert_eq!(
+        info.import_kind,
+        ImportKind::Appended,
+        "growth is an append"
+    );
+    assert_eq!(info.event_count, 20_001, "only the new line was added");
+}
+
+#[test]
+fn a_streamed_file_with_a_bom_and_no_final_newline_keeps_its_lines() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("bom.jsonl");
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend_from_slice(
+        br#"{"offset":1,"type":"events.iterate.com/agents/created","payload":{},"createdAt":"2026-01-01T00:00:00Z","path":"/a"}"#,
+    );
+    bytes.extend_from_slice(b"\n\n");
+    bytes.extend_from_slice(
+        br#"{"offset":2,"type":"events.iterate.com/agents/paused","payload":{},"createdAt":"2026-01-01T00:00:01Z","path":"/a"}"#,
+    );
+    std::fs::write(&path, &bytes).expect("write");
+    let journal = open(&path, &dir.path().join("bom.sqlite"));
+    assert_eq!(
+        journal.info().expect("info").event_count,
+        2,
+        "blank lines are not events"
+    );
+    let second = journal.event(1).expect("second event");
+    assert_eq!(second.line, 3, "line numbers count the blank line");
+    assert!(
+        second.raw.ends_with(b"}"),
+        "the unterminated last line is stored whole"
+    );
+    assert!(journal.row().ends_mid_line, "the file ends mid-line");
+    let first = journal.event(0).expect("first event");
+    assert!(
+        first.raw.starts_with(b"{"),
+        "the BOM is not part of the record"
+    );
+}
