@@ -312,7 +312,10 @@ const PAIR_NAMES: &[&str] = &[
 ];
 
 /// Well-known key formats: the prefix, the characters that may follow, and how many at least.
-const KEY_FORMATS: &[(&str, fn(u8) -> bool, usize)] = &[
+/// A key format: its prefix, the characters that may follow, and how many at least.
+type KeyFormat = (&'static str, fn(u8) -> bool, usize);
+
+const KEY_FORMATS: &[KeyFormat] = &[
     ("sk-ant-", is_key_char, 16),
     ("sk-", is_key_char, 16),
     ("github_pat_", is_word_char, 20),

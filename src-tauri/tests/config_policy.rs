@@ -213,7 +213,7 @@ fn manifest_commands() -> BTreeSet<String> {
         .find("const COMMANDS")
         .expect("build.rs lists the app's commands in COMMANDS");
     let body = &build[start..];
-    let body = &body[body.find('[').expect("a list") + 1..body.find("];").expect("closed")];
+    let body = &body[body.find("= &[").expect("a list") + 4..body.find("];").expect("closed")];
     body.split(',')
         .map(|e| e.trim().trim_matches('"').to_string())
         .filter(|e| !e.is_empty())
