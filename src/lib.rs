@@ -9,6 +9,7 @@ pub mod dialect;
 pub mod import;
 pub mod iterate;
 pub mod journal;
+pub mod report;
 pub mod source;
 pub mod store;
 pub mod tail;
