@@ -5,7 +5,6 @@ pub mod commands;
 pub mod ipc;
 pub mod live;
 pub mod recent;
-pub mod reports;
 
 use commands::Session;
 
@@ -52,8 +51,6 @@ pub fn run() {
             commands::agui_runs,
             commands::agentskit_state,
             commands::agentskit_turns,
-            reports::context_sizes,
-            reports::export_journal,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

@@ -13,19 +13,16 @@ import type {
   AgUiStep,
   CompactionView,
   ConnectRequest,
-  ContextSizes,
   Demo,
   EventDetail,
   EventPage,
   EventQuery,
-  ExportKind,
   Exported,
   ImportStatus,
   IpcError,
   JournalInfo,
   LiveChange,
   LiveState,
-  OffsetRange,
   ProjectionView,
   RecentFile,
   RequestSummary,
@@ -77,13 +74,6 @@ export const backend = {
   /** Without a path the backend asks with the native save dialog. */
   exportRequest: (offset: number, transport: Transport, path?: string) =>
     call<Exported>("export_request", { offset, transport, path: path ?? null }),
-
-  /** Context size of every request in the range (reports and sharing). */
-  contextSizes: (range: OffsetRange, transport: Transport) =>
-    call<ContextSizes[]>("context_sizes", { range, transport }),
-  /** The HTML report or JSONL slice of a range; without a path the backend asks where. */
-  exportJournal: (kind: ExportKind, range: OffsetRange, path?: string) =>
-    call<Exported>("export_journal", { kind, range, path: path ?? null }),
 
   aguiStep: (seq: number) => call<AgUiStep>("agui_step", { seq }),
   aguiRuns: () => call<AgUiRunSpan[]>("agui_runs"),

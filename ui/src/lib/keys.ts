@@ -14,8 +14,6 @@ export type Action =
   | { kind: "open" }
   | { kind: "connect" }
   | { kind: "pause" }
-  | { kind: "plot" }
-  | { kind: "export" }
   | { kind: "escape" };
 
 export interface KeyPress {
@@ -41,8 +39,6 @@ export const BINDINGS: { keys: string; label: string }[] = [
   { keys: "Ctrl+O", label: "open a journal" },
   { keys: "o", label: "connect to a stream" },
   { keys: "=", label: "pause / resume live ingestion" },
-  { keys: "x", label: "show or hide the context-size plot" },
-  { keys: "X", label: "export a report or a JSONL slice" },
   { keys: "?", label: "show or hide these keys" },
   { keys: "Esc", label: "close the overlay" },
 ];
@@ -91,10 +87,6 @@ export function actionFor(press: KeyPress): Action | null {
       return { kind: "connect" };
     case "=":
       return { kind: "pause" };
-    case "x":
-      return { kind: "plot" };
-    case "X":
-      return { kind: "export" };
     case "Escape":
       return { kind: "escape" };
     default:

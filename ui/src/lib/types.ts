@@ -50,8 +50,3 @@ export type { AgentsKitSnapshotAt } from "../generated/AgentsKitSnapshotAt";
 export type { AgentsKitTurnsReport } from "../generated/AgentsKitTurnsReport";
 export type { AgentsKitLineageNode } from "../generated/AgentsKitLineageNode";
 export type { AgentsKitVerdict } from "../generated/AgentsKitVerdict";
-
-// Reports and sharing (src/report, src-tauri/src/reports.rs).
-export type { ContextSizes } from "../generated/ContextSizes";
-export type { OffsetRange } from "../generated/OffsetRange";
-export type { ExportKind } from "../generated/ExportKind";
