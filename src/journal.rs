@@ -33,6 +33,11 @@ pub enum JournalError {
     },
     #[error("no event at position {0}")]
     NoSuchEvent(u64),
+    #[error("cannot write {what}: {source}")]
+    Write {
+        what: String,
+        source: std::io::Error,
+    },
     #[error("cannot write the demo journal to {path}: {source}")]
     Demo {
         path: PathBuf,
@@ -57,6 +62,7 @@ impl JournalError {
             JournalError::WrongDialect { .. } => "wrong-dialect",
             JournalError::NoSuchEvent(_) => "no-such-event",
             JournalError::Demo { .. } => "demo",
+            JournalError::Write { .. } => "unwritable",
         }
     }
 }

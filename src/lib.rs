@@ -16,6 +16,7 @@ pub mod journal;
 pub mod record_json;
 pub mod search;
 pub mod redact;
+pub mod report;
 pub mod source;
 pub mod store;
 pub mod tail;

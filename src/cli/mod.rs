@@ -16,6 +16,7 @@ use journalscope::import::{ImportControl, ImportError, ImportProgress};
 use journalscope::iterate::render::{ExportFormat, ExportOptions};
 use journalscope::iterate::Transport;
 use journalscope::journal::{Demo, Journal, JournalError};
+use journalscope::report::{self, OffsetRange};
 use journalscope::store::StoreError;
 use journalscope::{agentskit, agui};
 
@@ -149,6 +150,46 @@ enum Command {
         /// File to write (`-` for standard output).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
+    },
+    /// Context size of every request by lane (system, history, compaction summary), with
+    /// compactions and prefix breaks.
+    Sizes {
+        journal: String,
+        #[arg(long)]
+        from: Option<i64>,
+        #[arg(long)]
+        to: Option<i64>,
+        #[arg(long, value_enum, default_value_t = TransportArg::Openai)]
+        transport: TransportArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A self-contained HTML report (no script, no network) of the journal or an offset range.
+    Report {
+        journal: String,
+        #[arg(long)]
+        from: Option<i64>,
+        #[arg(long)]
+        to: Option<i64>,
+        /// Write the HTML here (default: standard output).
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        /// Print what the report shows as JSON instead of HTML.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The original bytes of the events in an offset range, one a line (JSONL).
+    Slice {
+        journal: String,
+        #[arg(long)]
+        from: Option<i64>,
+        #[arg(long)]
+        to: Option<i64>,
+        /// Write the slice here (default: standard output).
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
     },
     /// Follow a growing journal file or a remote stream, printing events as they land.
     Tail(journalscope::tail::TailArgs),
@@ -696,6 +737,85 @@ pub fn run(cli: Cli) -> Result<()> {
             let report = journalscope::bench::child_import(&file, &db)
                 .with_context(|| format!("cannot import {}", file.display()))?;
             output::json(&mut out, &report)?;
+        }
+        Command::Sizes {
+            journal,
+            from,
+            to,
+            transport,
+            json,
+        } => {
+            let journal = open(&journal, None)?;
+            require(&journal, Dialect::Iterate, "sizes")?;
+            let sizes =
+                report::context_sizes(&journal, OffsetRange { from, to }, transport.into())?;
+            output::sizes(&mut out, &sizes, json)?;
+        }
+        Command::Report {
+            journal,
+            from,
+            to,
+            output: file,
+            json,
+        } => {
+            let journal = open(&journal, None)?;
+            let model = report::build(&journal, OffsetRange { from, to })?;
+            if json {
+                output::json(&mut out, &model)?;
+            } else {
+                let html = report::html::render(&model);
+                match file {
+                    Some(file) => {
+                        std::fs::write(&file, &html)
+                            .with_context(|| format!("cannot write {}", file.display()))?;
+                        writeln!(
+                            out,
+                            "wrote the report of {} ({}, {} events, {} requests) to {} ({} bytes)",
+                            model.file_name,
+                            model.range.label(),
+                            model.events,
+                            model.requests.len(),
+                            file.display(),
+                            html.len()
+                        )?;
+                    }
+                    None => out.write_all(html.as_bytes())?,
+                }
+            }
+        }
+        Command::Slice {
+            journal,
+            from,
+            to,
+            output: file,
+            json,
+        } => {
+            let journal = open(&journal, None)?;
+            let range = OffsetRange { from, to };
+            match file {
+                Some(file) => {
+                    let handle = std::fs::File::create(&file)
+                        .with_context(|| format!("cannot write {}", file.display()))?;
+                    let mut writer = std::io::BufWriter::new(handle);
+                    let outcome = report::slice::write_slice(&journal, range, &mut writer)?;
+                    if json {
+                        output::json(&mut out, &outcome)?;
+                    } else {
+                        writeln!(
+                            out,
+                            "wrote {} events ({} bytes) of {} to {}",
+                            outcome.events,
+                            outcome.bytes,
+                            range.label(),
+                            file.display()
+                        )?;
+                    }
+                }
+                None if json => bail!("--json describes a slice written with -o FILE"),
+                None => {
+                    report::slice::write_slice(&journal, range, &mut out)?;
+                }
+            }
         }
         Command::Turns {
             journal,

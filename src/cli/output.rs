@@ -11,6 +11,7 @@ use journalscope::diagnostic::{Diagnostic, Severity};
 use journalscope::iterate::render::RequestSnapshot;
 use journalscope::iterate::view::{ItemView, ProjectionView, RequestSummary};
 use journalscope::journal::Journal;
+use journalscope::report::ContextSizes;
 
 pub fn json(out: &mut dyn Write, value: &impl Serialize) -> Result<()> {
     // As an io::Error, a closed pipe stays recognisable to `main`, which treats it as success.
@@ -387,5 +388,46 @@ pub fn bookmarks(
     for b in bookmarks {
         writeln!(out, "{:>8}  {}", offset_text(b.offset), b.note)?;
     }
+    Ok(())
+}
+
+pub fn sizes(out: &mut dyn Write, sizes: &[ContextSizes], as_json: bool) -> Result<()> {
+    if as_json {
+        return json(out, &sizes);
+    }
+    writeln!(
+        out,
+        "{:>8}  {:>5}  {:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {:>7}  marks",
+        "request", "msgs", "system", "history", "summary", "frame", "total", "~tokens"
+    )?;
+    for s in sizes {
+        let mut marks = Vec::new();
+        if s.compactions_before > 0 {
+            marks.push(format!("compaction×{}", s.compactions_before));
+        }
+        if s.prefix_break {
+            marks.push(format!(
+                "prefix-break@msg{}",
+                s.first_changed_message.unwrap_or_default()
+            ));
+        }
+        writeln!(
+            out,
+            "{:>8}  {:>5}  {:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {:>7}  {}",
+            format!("@{}", s.request_offset),
+            s.messages,
+            s.system_bytes,
+            s.history_bytes,
+            s.summary_bytes,
+            s.frame_bytes,
+            s.total_bytes,
+            s.estimated_tokens,
+            marks.join(" ")
+        )?;
+    }
+    writeln!(
+        out,
+        "bytes of rendered message contents; frame = protocol and request-time messages; tokens ≈ bytes ÷ 4"
+    )?;
     Ok(())
 }
