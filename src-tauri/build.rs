@@ -31,6 +31,14 @@ const COMMANDS: &[&str] = &[
     "agui_runs",
     "agentskit_state",
     "agentskit_turns",
+    "request_diff",
+    "cache_report",
+    "search",
+    "sql_query",
+    "run_breakpoint",
+    "bookmarks",
+    "set_bookmark",
+    "remove_bookmark",
 ];
 
 fn main() {
