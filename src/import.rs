@@ -305,10 +305,34 @@ fn ingest_stream(
             let reading = scope.spawn(move || read_stream(file, dialect, sender));
             let mut events = 0u64;
             // Leaving this loop early drops `batches`, which stops the reading thread.
-            for batch in batches {
+            for piece in batches {
                 if control.cancelled() {
                     return Err(ImportError::Cancelled);
                 }
+                let batch = match piece {
+                    Piece::Batch(batch) => batch,
+                    // Each chunk's records commit with how far into the file they reach, so a
+                    // process killed midway leaves a prefix the next import resumes after.
+                    Piece::Reached {
+                        at,
+                        content_hash,
+                        last_byte,
+                    } => {
+                        store.record_position(
+                            journal.id,
+                            &SourcePosition {
+                                size: total,
+                                mtime_ns: mtime_ns(meta),
+                                content_hash,
+                                imported_bytes: at.byte,
+                                imported_lines: at.line,
+                                ends_mid_line: last_byte.is_some_and(|b| b != b'\n'),
+                            },
+                        )?;
+                        store.commit_and_continue()?;
+                        continue;
+                    }
+                };
                 store.append(journal.id, &batch)?;
                 events += batch.len() as u64;
                 let reached = batch.last().map_or(0, |(r, _)| r.byte_start + r.byte_len);
@@ -356,11 +380,21 @@ fn ingest_stream(
 
 type Batch = Vec<(RawRecord, ReadEvent)>;
 
+/// What the reading thread sends: parsed records, and after each chunk how far they reach.
+enum Piece {
+    Batch(Batch),
+    Reached {
+        at: Position,
+        content_hash: String,
+        last_byte: Option<u8>,
+    },
+}
+
 /// The reading side of [`ingest_stream`]: chunks, records, one parse each, batches out.
 fn read_stream(
     mut file: fs::File,
     dialect: Dialect,
-    batches: std::sync::mpsc::SyncSender<Batch>,
+    batches: std::sync::mpsc::SyncSender<Piece>,
 ) -> std::io::Result<StreamEnd> {
     let stopped = || std::io::Error::other("the import stopped");
     let mut reader = Reader::new(dialect);
@@ -378,19 +412,39 @@ fn read_stream(
         let split = source::split(&buf, Framing::Jsonl, at, end);
         let count = split.records.len() as u64;
         let mut batch: Batch = Vec::with_capacity(BATCH.min(split.records.len()));
-        for record in split.records {
+        // Bytes of `buf` already hashed: each batch commits with the hash of the prefix it ends.
+        let mut hashed = 0usize;
+        let mut records = split.records.into_iter().peekable();
+        while let Some(record) = records.next() {
             let read = read_and_analyse(&mut reader, &record, analyser.as_mut());
             batch.push((record, read));
             if batch.len() == BATCH {
                 batches
-                    .send(std::mem::take(&mut batch))
+                    .send(Piece::Batch(std::mem::take(&mut batch)))
                     .map_err(|_| stopped())?;
+                if let Some(next) = records.peek() {
+                    let reached = (next.byte_start - at.byte) as usize;
+                    hasher.update(&buf[hashed..reached]);
+                    hashed = reached;
+                    let piece = Piece::Reached {
+                        at: Position {
+                            byte: next.byte_start,
+                            line: next.line - 1,
+                            seq: next.seq,
+                        },
+                        content_hash: hasher.finalize().to_hex().to_string(),
+                        last_byte: reached.checked_sub(1).map(|i| buf[i]),
+                    };
+                    batches.send(piece).map_err(|_| stopped())?;
+                }
             }
         }
         if !batch.is_empty() {
-            batches.send(batch).map_err(|_| stopped())?;
+            batches
+                .send(Piece::Batch(std::mem::take(&mut batch)))
+                .map_err(|_| stopped())?;
         }
-        hasher.update(&buf[..split.consumed]);
+        hasher.update(&buf[hashed..split.consumed]);
         if split.consumed > 0 {
             last_byte = Some(buf[split.consumed - 1]);
         }
@@ -403,6 +457,12 @@ fn read_stream(
         if end {
             break;
         }
+        let piece = Piece::Reached {
+            at,
+            content_hash: hasher.finalize().to_hex().to_string(),
+            last_byte,
+        };
+        batches.send(piece).map_err(|_| stopped())?;
     }
     Ok(StreamEnd {
         at,

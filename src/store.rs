@@ -245,7 +245,34 @@ impl Store {
                 source,
             })?;
         self.conn.pragma_update(None, "synchronous", "NORMAL")?;
-        self.migrate(path)
+        self.migrate(path)?;
+        self.restore_indexes();
+        Ok(())
+    }
+
+    /// A streamed first import drops the secondary indexes of `events` and commits as it goes;
+    /// killed before its end, it leaves them missing. They are rebuilt here. Best effort: an
+    /// import still running in another process holds the write lock and builds them itself.
+    fn restore_indexes(&self) {
+        let present: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master
+                 WHERE type = 'index' AND name IN ('events_by_offset', 'events_by_type')",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap_or(2);
+        if present < 2 {
+            let _ = self.finish_bulk_load();
+        }
+    }
+
+    /// Commits the work so far of a [`Store::transaction`] and goes on in a new one, so that a
+    /// long import killed midway keeps what it committed.
+    pub fn commit_and_continue(&self) -> Result<(), StoreError> {
+        self.conn.execute_batch("COMMIT; BEGIN IMMEDIATE")?;
+        Ok(())
     }
 
     fn migrate(&self, path: &Path) -> Result<(), StoreError> {

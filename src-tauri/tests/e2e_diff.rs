@@ -145,7 +145,7 @@ async fn compaction_and_chart(c: &Client, cache: &Path) -> Outcome {
     check(view["cause"] == "compaction", "the cause is the compaction")?;
     let markers = js(c, "return document.querySelectorAll('[data-testid=prefix-chart] [data-testid=break-marker]').length;").await?;
     check(
-        markers == Value::from(2),
+        markers == 2,
         &format!("the chart marks the demo's two breaks: {markers}"),
     )?;
     // Hovering the @21 bar explains its break.
@@ -195,7 +195,7 @@ async fn first_request(c: &Client) -> Outcome {
     )
     .await?;
     check(
-        bars == Value::from(3),
+        bars == 3,
         &format!("one bar per demo request: {bars}"),
     )?;
     screenshot(c, "diff-04-first-request").await?;
