@@ -194,10 +194,7 @@ async fn first_request(c: &Client) -> Outcome {
         "return document.querySelectorAll('[data-testid=prefix-bar]').length;",
     )
     .await?;
-    check(
-        bars == 3,
-        &format!("one bar per demo request: {bars}"),
-    )?;
+    check(bars == 3, &format!("one bar per demo request: {bars}"))?;
     screenshot(c, "diff-04-first-request").await?;
     // `d` again goes back to the request.
     keys(c, "d").await?;
