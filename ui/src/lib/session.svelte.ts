@@ -93,6 +93,8 @@ export async function afterOpen(info: JournalInfo) {
   ui.kit = null;
   ui.turns = null;
   ui.thread = null;
+  // The previous journal's timeline must not answer g/G for this one.
+  ui.timeline = null;
   ui.listVersion += 1;
   if (info.dialect === "ag-ui") ui.runs = await backend.aguiRuns().catch(() => []);
   if (info.dialect === "agents-kit") ui.turns = await backend.agentskitTurns(null).catch(() => null);
@@ -108,7 +110,9 @@ async function runImport(open: () => Promise<JournalInfo>, label: string) {
   try {
     const info = await open();
     ui.importing = null;
-    await afterOpen(info);
+    // Through the action queue, so a key pressed as soon as the file name shows (G, say)
+    // runs after the new journal's first selection instead of being overtaken by it.
+    await enqueue(() => afterOpen(info));
   } catch (e) {
     ui.importing = null;
     fail(e);
@@ -256,7 +260,11 @@ let queue: Promise<unknown> = Promise.resolve();
  * so fast typing never loses or reorders a step.
  */
 export function runAction(action: Action): Promise<unknown> {
-  queue = queue.then(() => perform(action)).catch(fail);
+  return enqueue(() => perform(action));
+}
+
+function enqueue(work: () => Promise<unknown>): Promise<unknown> {
+  queue = queue.then(work).catch(fail);
   return queue;
 }
 
