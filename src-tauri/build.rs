@@ -39,6 +39,8 @@ const COMMANDS: &[&str] = &[
     "bookmarks",
     "set_bookmark",
     "remove_bookmark",
+    "context_sizes",
+    "export_journal",
 ];
 
 fn main() {

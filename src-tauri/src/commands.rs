@@ -362,7 +362,7 @@ async fn ask_save_path(
     Ok(picked.and_then(|p| p.into_path().ok()))
 }
 
-fn write_export(target: &Path, body: &[u8]) -> Result<(), IpcError> {
+pub(crate) fn write_export(target: &Path, body: &[u8]) -> Result<(), IpcError> {
     std::fs::write(target, body).map_err(|e| {
         IpcError::new(
             "unwritable",

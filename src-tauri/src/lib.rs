@@ -6,6 +6,7 @@ pub mod inquiry;
 pub mod ipc;
 pub mod live;
 pub mod recent;
+pub mod reports;
 
 use commands::Session;
 
@@ -61,6 +62,8 @@ pub fn run() {
             inquiry::bookmarks,
             inquiry::set_bookmark,
             inquiry::remove_bookmark,
+            reports::context_sizes,
+            reports::export_journal,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use journalscope_app::ipc::{Exported, ExportedText, ImportStatus, IpcError, RecentFile, Startup};
 use journalscope_app::live::{ConnectRequest, LiveChange, LiveSource, LiveState};
+use journalscope_app::reports::ExportKind;
 use ts_rs::{Config, TS};
 
 fn committed_dir() -> PathBuf {
@@ -36,6 +37,7 @@ fn given_the_ipc_types_when_regenerated_then_the_committed_typescript_matches() 
     check::<LiveSource>(tmp.path(), &mut drift);
     check::<LiveChange>(tmp.path(), &mut drift);
     check::<ConnectRequest>(tmp.path(), &mut drift);
+    check::<ExportKind>(tmp.path(), &mut drift);
     assert!(
         drift.is_empty(),
         "ui/src/generated/ is stale for {drift:?}: run `cargo test -p journalscope-app` and commit the result"

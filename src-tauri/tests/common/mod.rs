@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use fantoccini::actions::{
+    InputSource, KeyAction, KeyActions, MouseActions, PointerAction, MOUSE_BUTTON_LEFT,
+};
 use fantoccini::elements::Element;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
@@ -250,6 +252,32 @@ pub async fn ctrl(c: &Client, ch: char) -> Outcome {
         .then(KeyAction::Up { value: ch })
         .then(KeyAction::Up { value: control });
     c.perform_actions(seq).await.map_err(err("ctrl chord"))
+}
+
+/// A real pointer click at the centre of what `css` finds. WebKitWebDriver refuses to click
+/// SVG shapes as elements, so this moves the mouse there and presses instead.
+pub async fn click_at(c: &Client, css: &str) -> Outcome {
+    wait_for(c, css).await?;
+    let script = format!(
+        "const r = document.querySelector(\"{css}\").getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2];"
+    );
+    let centre = js(c, &script).await?;
+    let (Some(x), Some(y)) = (centre[0].as_f64(), centre[1].as_f64()) else {
+        return Err(format!("no position for {css}: {centre}"));
+    };
+    let press = MouseActions::new("mouse".into())
+        .then(PointerAction::MoveTo {
+            duration: None,
+            x: x.round(),
+            y: y.round(),
+        })
+        .then(PointerAction::Down {
+            button: MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::Up {
+            button: MOUSE_BUTTON_LEFT,
+        });
+    c.perform_actions(press).await.map_err(err("pointer click"))
 }
 
 pub async fn selected_offset(c: &Client) -> Result<Option<i64>, String> {

@@ -21,10 +21,12 @@ import type {
   CacheReport,
   CompactionView,
   ConnectRequest,
+  ContextSizes,
   Demo,
   EventDetail,
   EventPage,
   EventQuery,
+  ExportKind,
   Exported,
   ExportedText,
   ExportOptions,
@@ -33,6 +35,7 @@ import type {
   JournalInfo,
   LiveChange,
   LiveState,
+  OffsetRange,
   ProjectionView,
   RecentFile,
   RequestDiff,
@@ -99,6 +102,13 @@ export const backend = {
   bookmarks: () => call<Bookmark[]>("bookmarks"),
   setBookmark: (seq: number, note: string) => call<Bookmark>("set_bookmark", { seq, note }),
   removeBookmark: (seq: number) => call<boolean>("remove_bookmark", { seq }),
+
+  /** Context size of every request in the range (reports and sharing). */
+  contextSizes: (range: OffsetRange, transport: Transport) =>
+    call<ContextSizes[]>("context_sizes", { range, transport }),
+  /** The HTML report or JSONL slice of a range; without a path the backend asks where. */
+  exportJournal: (kind: ExportKind, range: OffsetRange, path?: string) =>
+    call<Exported>("export_journal", { kind, range, path: path ?? null }),
 
   aguiStep: (seq: number) => call<AgUiStep>("agui_step", { seq }),
   aguiRuns: () => call<AgUiRunSpan[]>("agui_runs"),

@@ -29,9 +29,14 @@ describe("keyboard stepping map", () => {
   });
 
   it("unbound keys and Alt chords do nothing", () => {
-    expect(actionFor({ key: "x" }), "x is unbound").toBeNull();
+    expect(actionFor({ key: "q" }), "q is unbound").toBeNull();
     expect(actionFor({ key: "j", altKey: true }), "Alt+j is left to the system").toBeNull();
     expect(actionFor({ key: "j", ctrlKey: true }), "Ctrl+j is not a step").toBeNull();
+  });
+
+  it("x shows the context-size plot and X exports", () => {
+    expect(actionFor({ key: "x" }), "x toggles the plot").toEqual({ kind: "plot" });
+    expect(actionFor({ key: "X" }), "X opens the export dialog").toEqual({ kind: "export" });
   });
 
   it("every binding in the help names at least one key", () => {
@@ -63,7 +68,7 @@ describe("search, breakpoint and bookmark keys", () => {
     expect(actionFor({ key: "U" }), "U is previous bookmark").toEqual({ kind: "bookmarkStep", forward: false });
     expect(actionFor({ key: "s" }), "s toggles the console").toEqual({ kind: "console" });
     expect(actionFor({ key: "b" }), "b toggles the bookmark list").toEqual({ kind: "bookmarkList" });
-    expect(actionFor({ key: "x" }), "x stays free").toBeNull();
+    expect(actionFor({ key: "q" }), "an unbound key does nothing").toBeNull();
   });
 
   it("the help lists the new keys", () => {

@@ -21,7 +21,9 @@ export type Action =
   | { kind: "bookmark" }
   | { kind: "bookmarkStep"; forward: boolean }
   | { kind: "console" }
-  | { kind: "bookmarkList" };
+  | { kind: "bookmarkList" }
+  | { kind: "plot" }
+  | { kind: "export" };
 
 export interface KeyPress {
   key: string;
@@ -53,6 +55,8 @@ export const BINDINGS: { keys: string; label: string }[] = [
   { keys: "Ctrl+O", label: "open a journal" },
   { keys: "o", label: "connect to a stream" },
   { keys: "=", label: "pause / resume live ingestion" },
+  { keys: "x", label: "show or hide the context-size plot" },
+  { keys: "X", label: "export a report or a JSONL slice" },
   { keys: "?", label: "show or hide these keys" },
   { keys: "Esc", label: "close the overlay" },
 ];
@@ -121,6 +125,10 @@ export function actionFor(press: KeyPress): Action | null {
       return { kind: "connect" };
     case "=":
       return { kind: "pause" };
+    case "x":
+      return { kind: "plot" };
+    case "X":
+      return { kind: "export" };
     case "Escape":
       return { kind: "escape" };
     default:

@@ -75,3 +75,8 @@ export type { ConsoleResult } from "../generated/ConsoleResult";
 export type { SearchHit } from "../generated/SearchHit";
 export type { SearchQuery } from "../generated/SearchQuery";
 export type { SearchResult } from "../generated/SearchResult";
+
+// Reports and sharing (src/report, src-tauri/src/reports.rs).
+export type { ContextSizes } from "../generated/ContextSizes";
+export type { OffsetRange } from "../generated/OffsetRange";
+export type { ExportKind } from "../generated/ExportKind";
