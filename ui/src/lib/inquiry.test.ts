@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { breakpointOf, hitCounter, nextSeq, textTable } from "./inquiry";
+import { breakpointOf, errorLine, hitCounter, nextSeq, textTable } from "./inquiry";
 
 describe("stepping through hits", () => {
   const seqs = [2, 5, 9];
@@ -38,5 +38,15 @@ describe("console text table", () => {
   it("aligns columns and counts rows", () => {
     const text = textTable({ columns: ["seq", "type"], rows: [[1, "a"], [12, null]], truncated: false });
     expect(text, "aligned with NULL for null").toBe("seq | type\n----+-----\n1   | a\n12  | NULL\n(2 rows)");
+  });
+});
+
+describe("console errors", () => {
+  it("console_error_refused_is_not_said_twice", () => {
+    const refused = { code: "refused", message: "refused: the console only reads (DELETE is not a query)" };
+    expect(errorLine(refused), "a message that names its code is shown as it is").toBe(refused.message);
+    expect(errorLine({ code: "sql", message: "no such table: x" }), "other messages get their code").toBe(
+      "sql: no such table: x",
+    );
   });
 });

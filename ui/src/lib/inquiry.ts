@@ -61,6 +61,11 @@ function cellText(v: unknown): string {
 }
 
 /** A console result as aligned plain text: header, rule, rows, and a row count. */
+/** One line for a console error: its code, unless the message already starts with it. */
+export function errorLine(error: { code: string; message: string }): string {
+  return error.message.startsWith(`${error.code}:`) ? error.message : `${error.code}: ${error.message}`;
+}
+
 export function textTable(result: ConsoleResult): string {
   const rows = result.rows.map((r) => r.map(cellText));
   const widths = result.columns.map((c, i) => Math.max(c.length, ...rows.map((r) => (r[i] ?? "").length)));
