@@ -5,6 +5,7 @@ pub mod commands;
 pub mod ipc;
 pub mod live;
 pub mod recent;
+pub mod test_hooks;
 
 use commands::Session;
 
@@ -51,6 +52,7 @@ pub fn run() {
             commands::agui_runs,
             commands::agentskit_state,
             commands::agentskit_turns,
+            test_hooks::simulate_drag,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

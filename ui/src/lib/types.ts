@@ -11,6 +11,7 @@ export type { EventDetail } from "../generated/EventDetail";
 export type { EventPage } from "../generated/EventPage";
 export type { EventQuery } from "../generated/EventQuery";
 export type { EventRow } from "../generated/EventRow";
+export type { ImportStage } from "../generated/ImportStage";
 export type { ItemView } from "../generated/ItemView";
 export type { JournalInfo } from "../generated/JournalInfo";
 export type { Mark } from "../generated/Mark";
