@@ -1,6 +1,7 @@
 //! Generates the Tauri context. The app's own commands are listed here so that each gets an
 //! `allow-<command>` permission: the window may call only what capabilities/main.json grants,
 //! and tests/config_policy.rs checks this list against `generate_handler!` in src/lib.rs.
+//! `simulate_drag` is a test hook: it refuses unless the app runs with JOURNALSCOPE_TEST_HOOKS=1.
 
 const COMMANDS: &[&str] = &[
     "follow_journal",
@@ -41,6 +42,7 @@ const COMMANDS: &[&str] = &[
     "remove_bookmark",
     "context_sizes",
     "export_journal",
+    "simulate_drag",
 ];
 
 fn main() {

@@ -2,6 +2,8 @@
 //! one record at a time into the columns the store indexes (offset, type, time, summary) with
 //! read-time diagnostics, and analyses a whole journal into fold-time diagnostics and marks.
 
+use std::ops::ControlFlow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
@@ -127,9 +129,27 @@ pub struct Analysis {
 
 /// Folds a whole journal once, for the derived tables.
 pub fn analyse(dialect: Dialect, events: &[crate::store::StoredEvent]) -> Analysis {
+    let mut unwatched = |_: u64| ControlFlow::Continue(());
+    analyse_watched(dialect, events, &mut unwatched).unwrap_or_default()
+}
+
+/// Told how far a long fold got, in events (`0..=events.len()`, never going back), at least
+/// every `WATCH_EVERY` events; answering `Break` abandons the fold. Keeps an import's progress
+/// moving and its cancel button working while a large journal is analysed.
+pub type FoldWatch<'a> = &'a mut dyn FnMut(u64) -> ControlFlow<()>;
+
+/// How often a fold tells its watch how far it got.
+pub const WATCH_EVERY: usize = 2_000;
+
+/// `analyse`, watched: `None` when the watch abandoned it.
+pub fn analyse_watched(
+    dialect: Dialect,
+    events: &[crate::store::StoredEvent],
+    watch: FoldWatch<'_>,
+) -> Option<Analysis> {
     match dialect {
-        Dialect::Iterate => iterate::analyse(events),
-        Dialect::AgUi => agui::analyse(events),
-        Dialect::AgentsKit => agentskit::analyse(events),
+        Dialect::Iterate => iterate::analyse_watched(events, watch),
+        Dialect::AgUi => agui::analyse_watched(events, watch),
+        Dialect::AgentsKit => agentskit::analyse_watched(events, watch),
     }
 }

@@ -3,6 +3,7 @@
 //! the store with progress and cancellation. The user's file is only ever read.
 
 use std::fs;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::UNIX_EPOCH;
@@ -23,6 +24,9 @@ const BATCH: usize = 5_000;
 /// Bytes read from the file at a time by a streaming import: memory stays this size (plus the
 /// longest record) whatever the file's.
 const CHUNK: usize = 8 << 20;
+
+/// Stored events read back per progress report (and per cancellation check).
+const READ_SLICE: u64 = 5_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
@@ -55,7 +59,24 @@ pub enum ImportKind {
     Replaced,
 }
 
-/// Progress of a running import, in bytes of the (decompressed) source.
+/// Which part of an import a progress report is about. After the records are stored, a large
+/// journal still takes a while to analyse; its stages report progress of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export)]
+pub enum ImportStage {
+    /// Records are read from the file and stored: `done_bytes` moves.
+    Storing,
+    /// The stored events are read back for the analysis: `analysed` moves.
+    Reading,
+    /// The journal is folded for its diagnostics and marks: `analysed` moves.
+    Folding,
+    /// The analysis is written to the derived tables.
+    Saving,
+}
+
+/// Progress of a running import: bytes of the (decompressed) source while storing, then
+/// events analysed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
@@ -66,6 +87,10 @@ pub struct ImportProgress {
     pub total_bytes: u64,
     #[ts(type = "number")]
     pub events: u64,
+    pub stage: ImportStage,
+    /// Events the current analysis stage has done, of `events`.
+    #[ts(type = "number")]
+    pub analysed: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -340,6 +365,8 @@ fn ingest_stream(
                     done_bytes: reached,
                     total_bytes: total,
                     events,
+                    stage: ImportStage::Storing,
+                    analysed: 0,
                 });
             }
             reading
@@ -364,15 +391,17 @@ fn ingest_stream(
                 ends_mid_line: end.last_byte.is_some_and(|b| b != b'\n'),
             },
         )?;
-        let analysis = match end.analysis {
-            Some(analysis) => analysis,
-            None => dialect::analyse(dialect, &store.events(journal.id)?),
-        };
-        store.replace_analysis(journal.id, &analysis)?;
+        // An iterate journal was analysed as it was read; the others are read back and folded.
+        match end.analysis {
+            Some(analysis) => store.replace_analysis(journal.id, &analysis)?,
+            None => analyse(store, journal, end.at.seq, total, control)?,
+        }
         (control.progress)(ImportProgress {
             done_bytes: total,
             total_bytes: total,
             events: end.at.seq,
+            stage: ImportStage::Saving,
+            analysed: end.at.seq,
         });
         Ok(end.at.seq)
     })
@@ -596,6 +625,14 @@ pub fn ingest(
             .iter()
             .map(|record| (record.clone(), read_record(&mut reader, record)))
             .collect();
+        done += chunk.len() as u64;
+        (control.progress)(ImportProgress {
+            done_bytes: reached as u64,
+            total_bytes: total,
+            events: seq + done,
+            stage: ImportStage::Storing,
+            analysed: 0,
+        });
         store.transaction(|store| -> Result<(), ImportError> {
             store.append(journal.id, &batch)?;
             store.record_position(
@@ -609,25 +646,227 @@ pub fn ingest(
                     ends_mid_line,
                 },
             )?;
+            // The last batch commits with the analysis, read back and folded with its own
+            // progress and cancellation.
             if next.is_none() && (added > 0 || seq == 0) {
-                let events = store.events(journal.id)?;
-                store.replace_analysis(journal.id, &dialect::analyse(journal.dialect, &events))?;
+                analyse(store, journal, seq + added, total, control)?;
             }
             Ok(())
         })?;
-        done += chunk.len() as u64;
-        (control.progress)(ImportProgress {
-            done_bytes: if next.is_some() {
-                reached as u64
-            } else {
-                total
-            },
-            total_bytes: total,
-            events: seq + done,
-        });
         if next.is_none() {
+            (control.progress)(ImportProgress {
+                done_bytes: total,
+                total_bytes: total,
+                events: seq + done,
+                stage: ImportStage::Saving,
+                analysed: seq + done,
+            });
             break;
         }
     }
     Ok(added)
+}
+
+/// Reads the stored journal back in slices and folds it into the derived tables, reporting
+/// each stage's progress and giving up at the first cancellation check that finds it set.
+fn analyse(
+    store: &Store,
+    journal: &JournalRow,
+    events: u64,
+    total_bytes: u64,
+    control: &mut ImportControl<'_>,
+) -> Result<(), ImportError> {
+    let cancel = control.cancel;
+    let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    let progress = &mut *control.progress;
+    let mut report = |stage: ImportStage, analysed: u64| {
+        progress(ImportProgress {
+            done_bytes: total_bytes,
+            total_bytes,
+            events,
+            stage,
+            analysed,
+        })
+    };
+    let mut stored = Vec::with_capacity(events as usize);
+    let mut from = 0;
+    report(ImportStage::Reading, 0);
+    while from < events {
+        if cancelled() {
+            return Err(ImportError::Cancelled);
+        }
+        let to = (from + READ_SLICE).min(events);
+        stored.extend(store.events_between(journal.id, from, to)?);
+        from = to;
+        report(ImportStage::Reading, from);
+    }
+    let mut watch = |done: u64| {
+        report(ImportStage::Folding, done);
+        if cancelled() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let analysis = dialect::analyse_watched(journal.dialect, &stored, &mut watch)
+        .ok_or(ImportError::Cancelled)?;
+    report(ImportStage::Saving, events);
+    if cancelled() {
+        return Err(ImportError::Cancelled);
+    }
+    store.replace_analysis(journal.id, &analysis)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A generated journal of `events` events in a fresh directory.
+    fn journal(dialect: Dialect, events: u64) -> (tempfile::TempDir, PathBuf, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("long.jsonl");
+        write(&path, dialect, events);
+        let store = Store::open(&dir.path().join("long.sqlite")).unwrap();
+        (dir, path, store)
+    }
+
+    fn write(path: &Path, dialect: Dialect, events: u64) {
+        let mut bytes = Vec::new();
+        let options = crate::gen::GenOptions {
+            dialect,
+            events,
+            seed: 3,
+        };
+        crate::gen::write_journal(&mut bytes, &options).unwrap();
+        fs::write(path, bytes).unwrap();
+    }
+
+    const EVENTS: u64 = 12_000;
+
+    fn import_recording(store: &Store, path: &Path) -> Vec<ImportProgress> {
+        let mut seen = Vec::new();
+        let mut record = |p: ImportProgress| seen.push(p);
+        import_file(
+            store,
+            path,
+            &mut ImportControl {
+                progress: &mut record,
+                cancel: None,
+            },
+        )
+        .unwrap();
+        seen
+    }
+
+    /// The stages seen run storing, reading back, folding, saving, and the analysis stages
+    /// move several times up to `events`.
+    fn assert_analysis_moves(seen: &[ImportProgress], events: u64) {
+        let mut order: Vec<ImportStage> = seen.iter().map(|p| p.stage).collect();
+        order.dedup();
+        assert_eq!(
+            order,
+            [
+                ImportStage::Storing,
+                ImportStage::Reading,
+                ImportStage::Folding,
+                ImportStage::Saving
+            ],
+            "an import reports storing, then each analysis stage, in order"
+        );
+        for stage in [ImportStage::Reading, ImportStage::Folding] {
+            let done: Vec<u64> = seen
+                .iter()
+                .filter(|p| p.stage == stage)
+                .map(|p| p.analysed)
+                .collect();
+            assert!(
+                done.len() >= 3,
+                "{stage:?} reports several times for {events} events, not once: {done:?}"
+            );
+            assert!(
+                done.windows(2).all(|w| w[0] <= w[1]),
+                "{stage:?} progress never goes back: {done:?}"
+            );
+            assert_eq!(
+                done.last(),
+                Some(&events),
+                "{stage:?} ends with every event done"
+            );
+        }
+    }
+
+    #[test]
+    fn regression_import_progress_sits_still_during_analysis() {
+        let (_dir, path, store) = journal(Dialect::AgUi, EVENTS);
+        let seen = import_recording(&store, &path);
+        let events = store
+            .event_count(store.latest_journal().unwrap().unwrap().id)
+            .unwrap();
+        assert_analysis_moves(&seen, events);
+    }
+
+    #[test]
+    fn regression_import_progress_sits_still_while_an_append_is_reanalysed() {
+        let (_dir, path, store) = journal(Dialect::Iterate, EVENTS);
+        import_recording(&store, &path);
+        let mut grown = fs::read(&path).unwrap();
+        for i in 0..50 {
+            grown.extend_from_slice(format!(
+                "{{\"offset\":{},\"type\":\"events.iterate.com/agent/context-added\",\"payload\":{{\"role\":\"user\",\"content\":\"appended {i}\"}}}}\n",
+                100_000_000 + i
+            ).as_bytes());
+        }
+        fs::write(&path, grown).unwrap();
+        let seen = import_recording(&store, &path);
+        let events = store
+            .event_count(store.latest_journal().unwrap().unwrap().id)
+            .unwrap();
+        assert_analysis_moves(&seen, events);
+    }
+
+    /// Cancels from the progress callback at the first report of `stage` past its start, and
+    /// checks that nothing is reported after it and nothing is kept.
+    fn cancel_during(stage: ImportStage) {
+        let (_dir, path, store) = journal(Dialect::AgUi, EVENTS);
+        let cancel = AtomicBool::new(false);
+        let mut after_cancel = Vec::new();
+        let mut record = |p: ImportProgress| {
+            if cancel.load(Ordering::Relaxed) {
+                after_cancel.push(p);
+            } else if p.stage == stage && p.analysed > 0 {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        };
+        let result = import_file(
+            &store,
+            &path,
+            &mut ImportControl {
+                progress: &mut record,
+                cancel: Some(&cancel),
+            },
+        );
+        assert!(
+            matches!(result, Err(ImportError::Cancelled)),
+            "a cancel while {stage:?} ends the import as cancelled: {result:?}"
+        );
+        assert!(
+            after_cancel.is_empty(),
+            "the import stops at the next check after the cancel, without reporting more: {after_cancel:?}"
+        );
+        assert!(
+            store.latest_journal().unwrap().is_none(),
+            "a cancelled first import leaves no journal behind"
+        );
+    }
+
+    #[test]
+    fn regression_cancel_ignored_while_reading_back_for_analysis() {
+        cancel_during(ImportStage::Reading);
+    }
+
+    #[test]
+    fn regression_cancel_ignored_while_folding() {
+        cancel_during(ImportStage::Folding);
+    }
 }

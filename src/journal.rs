@@ -184,6 +184,13 @@ fn default_limit() -> u64 {
     200
 }
 
+impl EventQuery {
+    /// Whether the query leaves events out (a type or text filter).
+    pub fn is_filtered(&self) -> bool {
+        !self.types.is_empty() || self.text.as_ref().is_some_and(|t| !t.is_empty())
+    }
+}
+
 impl Default for EventQuery {
     fn default() -> Self {
         EventQuery {
@@ -488,8 +495,7 @@ impl Journal {
     pub fn events_page(&self, query: &EventQuery) -> Result<EventPage, JournalError> {
         let (clause, params) = self.filter_sql(query);
         let conn = self.store.connection();
-        let filtered =
-            !query.types.is_empty() || query.text.as_ref().is_some_and(|t| !t.is_empty());
+        let filtered = query.is_filtered();
         let total: u64 = if filtered {
             conn.query_row(
                 &format!("SELECT count(*) FROM events WHERE {clause}"),
@@ -600,6 +606,11 @@ impl Journal {
 
     /// Where `seq` sits in the filtered list, if the filter keeps it.
     pub fn row_of_seq(&self, query: &EventQuery, seq: u64) -> Result<Option<u64>, JournalError> {
+        // Seqs are dense, so without a filter the row is the seq: counting the rows before it
+        // read the whole table up to there, 145 ms a step at 100,000 events.
+        if !query.is_filtered() {
+            return Ok((seq < self.event_count).then_some(seq));
+        }
         let (clause, mut params) = self.filter_sql(query);
         let conn = self.store.connection();
         params.push(rusqlite::types::Value::Integer(seq as i64));

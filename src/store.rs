@@ -569,6 +569,17 @@ impl Store {
         self.events_where(journal_id, "1 = 1")
     }
 
+    /// The events with `from <= seq < to`: what an import reads back in slices, so that it can
+    /// report progress and be cancelled between them.
+    pub fn events_between(
+        &self,
+        journal_id: i64,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        self.events_where(journal_id, &format!("seq >= {from} AND seq < {to}"))
+    }
+
     pub fn event(&self, journal_id: i64, seq: u64) -> Result<Option<StoredEvent>, StoreError> {
         let mut events = self.events_where(journal_id, &format!("seq = {seq}"))?;
         Ok(events.pop())

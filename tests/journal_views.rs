@@ -85,6 +85,34 @@ fn filters_by_type_and_text_and_locates_a_row_in_the_filtered_list() {
 }
 
 #[test]
+fn regression_row_of_seq_counted_the_whole_table_without_a_filter() {
+    // Unfiltered, the row is the seq (seqs are dense); it used to count every row before it,
+    // 145 ms a step in a 200,000-event journal. The answer must not change.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = open_demo(Demo::Iterate, &dir);
+    let all = EventQuery::default();
+    let count = journal.info().expect("info").event_count;
+    let page = journal
+        .events_page(&EventQuery {
+            limit: count,
+            ..EventQuery::default()
+        })
+        .expect("page");
+    for (row, event) in page.rows.iter().enumerate() {
+        assert_eq!(
+            journal.row_of_seq(&all, event.seq).expect("row"),
+            Some(row as u64),
+            "the unfiltered row of an event is its place in the list"
+        );
+    }
+    assert_eq!(
+        journal.row_of_seq(&all, count).expect("row"),
+        None,
+        "a seq past the end has no row"
+    );
+}
+
+#[test]
 fn stepping_moves_between_requests_compactions_and_diagnostics() {
     let dir = tempfile::tempdir().expect("temp dir");
     let journal = open_demo(Demo::Iterate, &dir);

@@ -97,6 +97,8 @@ async fn import(
                     done_bytes: p.done_bytes,
                     total_bytes: p.total_bytes,
                     events: p.events,
+                    stage: p.stage,
+                    analysed: p.analysed,
                 },
             );
         };

@@ -1,6 +1,7 @@
 //! The shapes that only the desktop shell sends over IPC (the journal's own views come from the
 //! core): the error every command maps to, import progress, and what the welcome screen lists.
 
+use journalscope::import::ImportStage;
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -52,6 +53,10 @@ pub struct ImportStatus {
     pub total_bytes: u64,
     #[ts(type = "number")]
     pub events: u64,
+    pub stage: ImportStage,
+    /// Events the current analysis stage has done, of `events`.
+    #[ts(type = "number")]
+    pub analysed: u64,
 }
 
 /// What the window needs before the first journal is open.

@@ -7,6 +7,7 @@ pub mod ipc;
 pub mod live;
 pub mod recent;
 pub mod reports;
+pub mod test_hooks;
 
 use commands::Session;
 
@@ -64,6 +65,7 @@ pub fn run() {
             inquiry::remove_bookmark,
             reports::context_sizes,
             reports::export_journal,
+            test_hooks::simulate_drag,
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

@@ -7,10 +7,12 @@ pub mod decoder;
 pub mod lineage;
 pub mod view;
 
+use std::ops::ControlFlow;
+
 use serde_json::Value;
 
 use crate::diagnostic::Diagnostic;
-use crate::dialect::{Analysis, Mark, ReadEvent};
+use crate::dialect::{Analysis, FoldWatch, Mark, ReadEvent, WATCH_EVERY};
 use crate::source::RawRecord;
 use crate::store::StoredEvent;
 
@@ -188,11 +190,20 @@ impl Journal {
 /// Folds the journal with a cursor on its default session: one mark per line carrying the
 /// verdict, and the lineage warnings of that session.
 pub fn analyse(events: &[StoredEvent]) -> Analysis {
+    let mut unwatched = |_: u64| ControlFlow::Continue(());
+    analyse_watched(events, &mut unwatched).unwrap_or_default()
+}
+
+/// `analyse`, telling `watch` how far the cursor got; `None` when the watch abandoned it.
+pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<Analysis> {
     let journal = Journal::decode(events);
     let session = journal.default_session();
     let mut cursor = Cursor::new(session.as_deref());
     let mut marks = Vec::with_capacity(journal.lines.len());
-    for line in &journal.lines {
+    for (index, line) in journal.lines.iter().enumerate() {
+        if index % WATCH_EVERY == 0 && watch(index as u64).is_break() {
+            return None;
+        }
         let previous = cursor.current().map(|e| e.sequence);
         let verdict = cursor.apply(&line.decoded);
         marks.push(Mark {
@@ -205,7 +216,10 @@ pub fn analyse(events: &[StoredEvent]) -> Analysis {
         Some(session) => lineage::lineage(&journal, session).diagnostics,
         None => Vec::new(),
     };
-    Analysis { diagnostics, marks }
+    if watch(events.len() as u64).is_break() {
+        return None;
+    }
+    Some(Analysis { diagnostics, marks })
 }
 
 /// Why a line got its verdict, in a few words; a malformed line's note is its protocol code.

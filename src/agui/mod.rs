@@ -24,16 +24,29 @@ pub use view::{
     PathChange, RunSpan, StateAt,
 };
 
+use std::ops::ControlFlow;
+
 use serde_json::Value;
 
 use crate::diagnostic::Diagnostic;
-use crate::dialect::{Analysis, Mark};
+use crate::dialect::{Analysis, FoldWatch, Mark, WATCH_EVERY};
 use crate::source::{detect_framing, split, Position};
 use crate::store::StoredEvent;
 
 pub fn analyse(events: &[StoredEvent]) -> Analysis {
+    let mut unwatched = |_: u64| ControlFlow::Continue(());
+    analyse_watched(events, &mut unwatched).unwrap_or_default()
+}
+
+/// `analyse`, telling `watch` how far it got; `None` when the watch abandoned it.
+pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<Analysis> {
     let mut analysis = Analysis::default();
-    fold_with(events, |event, report, _| {
+    let mut abandoned = false;
+    let watched = events.iter().enumerate().map_while(|(index, event)| {
+        abandoned = index % WATCH_EVERY == 0 && watch(index as u64).is_break();
+        (!abandoned).then_some(event)
+    });
+    fold_with(watched, |event, report, _| {
         for diagnostic in &report.diagnostics {
             analysis.diagnostics.push((event.seq, diagnostic.clone()));
         }
@@ -45,7 +58,10 @@ pub fn analyse(events: &[StoredEvent]) -> Analysis {
             });
         }
     });
-    analysis
+    if abandoned || watch(events.len() as u64).is_break() {
+        return None;
+    }
+    Some(analysis)
 }
 
 /// Reads a whole AG-UI journal from its bytes without a store: framing detection, splitting

@@ -13,9 +13,14 @@ pub use reader::{looks_like, one_line, short_type, Reader};
 pub use roles::Transport;
 pub use view::{Analyser, IterateJournal};
 
-use crate::dialect::Analysis;
+use crate::dialect::{Analysis, FoldWatch};
 use crate::store::StoredEvent;
 
 pub fn analyse(events: &[StoredEvent]) -> Analysis {
     IterateJournal::from_stored(events).analyse()
+}
+
+/// `analyse`, telling `watch` how far it got; `None` when the watch abandoned it.
+pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<Analysis> {
+    IterateJournal::analyse_stored(events, watch)
 }

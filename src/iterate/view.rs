@@ -2,6 +2,8 @@
 //! compaction step-debugging, and the whole-journal analysis (fold diagnostics and marks).
 //! These are the shapes the CLI prints and the desktop shows.
 
+use std::ops::ControlFlow;
+
 use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
@@ -11,7 +13,7 @@ use super::projection::{compaction_cutoff, fold_through, Item, Lane, Projection}
 use super::render::{self, header_line, RequestSnapshot};
 use super::roles::{provider_role, ProviderRole, Rule, Transport};
 use crate::diagnostic::Diagnostic;
-use crate::dialect::{Analysis, Mark};
+use crate::dialect::{Analysis, FoldWatch, Mark, WATCH_EVERY};
 use crate::store::StoredEvent;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -216,10 +218,22 @@ pub struct IterateJournal {
 
 impl IterateJournal {
     pub fn from_stored(stored: &[StoredEvent]) -> IterateJournal {
+        let mut unwatched = |_: u64| ControlFlow::Continue(());
+        let mut journal = IterateJournal::parse(stored, &mut unwatched).unwrap_or_default();
+        journal.checkpoints = Checkpoints::build(&journal.events);
+        journal
+    }
+
+    /// Parses every record, telling `watch` how many were parsed; no checkpoints (only views
+    /// need them). `None` when the watch abandoned it.
+    fn parse(stored: &[StoredEvent], watch: FoldWatch<'_>) -> Option<IterateJournal> {
         let mut events = Vec::with_capacity(stored.len());
         let mut read_diagnostics = Vec::new();
         let mut parse_diagnostics = Vec::new();
-        for record in stored {
+        for (index, record) in stored.iter().enumerate() {
+            if index % WATCH_EVERY == 0 && watch(index as u64).is_break() {
+                return None;
+            }
             let parsed = record.json().and_then(|value| {
                 let (parsed, found) = event::parse(record.seq, record.line, &value);
                 for d in found {
@@ -235,13 +249,24 @@ impl IterateJournal {
                 events.push(event);
             }
         }
-        let checkpoints = Checkpoints::build(&events);
-        IterateJournal {
+        if watch(stored.len() as u64).is_break() {
+            return None;
+        }
+        Some(IterateJournal {
             events,
             read_diagnostics,
             parse_diagnostics,
-            checkpoints,
-        }
+            checkpoints: None,
+        })
+    }
+
+    /// Parses and analyses a stored journal, telling `watch` how far it got: the parse is the
+    /// first half of the events' worth of progress, the fold the second.
+    pub fn analyse_stored(stored: &[StoredEvent], watch: FoldWatch<'_>) -> Option<Analysis> {
+        let total = stored.len() as u64;
+        let journal = IterateJournal::parse(stored, &mut |done| watch(done / 2))?;
+        let parsed = journal.events.len().max(1) as u64;
+        journal.analyse_watched(&mut |done| watch(total / 2 + done * (total - total / 2) / parsed))
     }
 
     /// The fold of every event with offset `<= at`, in file order.
@@ -481,6 +506,11 @@ impl IterateJournal {
     /// One pass over the whole journal: fold diagnostics and the marks behind badges and the
     /// timeline.
     pub fn analyse(&self) -> Analysis {
+        let mut unwatched = |_: u64| ControlFlow::Continue(());
+        self.analyse_watched(&mut unwatched).unwrap_or_default()
+    }
+
+    fn analyse_watched(&self, watch: FoldWatch<'_>) -> Option<Analysis> {
         let mut analyser = Analyser {
             analysis: Analysis {
                 diagnostics: self.parse_diagnostics.clone(),
@@ -488,10 +518,17 @@ impl IterateJournal {
             },
             ..Analyser::default()
         };
-        for event in &self.events {
+        for (index, event) in self.events.iter().enumerate() {
+            if index % WATCH_EVERY == 0 && watch(index as u64).is_break() {
+                return None;
+            }
             analyser.feed(event);
         }
-        analyser.finish()
+        let analysis = analyser.finish();
+        if watch(self.events.len() as u64).is_break() {
+            return None;
+        }
+        Some(analysis)
     }
 }
 

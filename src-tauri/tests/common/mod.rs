@@ -346,6 +346,21 @@ where
     F: FnOnce(Client) -> Fut,
     Fut: std::future::Future<Output = (Client, Outcome)>,
 {
+    scenario_within(port, name, args, Duration::from_secs(180), body).await
+}
+
+/// `scenario` with its own bound on the body, for scenarios that import large journals.
+pub async fn scenario_within<F, Fut>(
+    port: u16,
+    name: &str,
+    args: &[String],
+    limit: Duration,
+    body: F,
+) -> Outcome
+where
+    F: FnOnce(Client) -> Fut,
+    Fut: std::future::Future<Output = (Client, Outcome)>,
+{
     // A window that cannot start leaves WebKitWebDriver waiting forever: bound the session.
     let c = tokio::time::timeout(Duration::from_secs(60), connect(port, args))
         .await
@@ -362,9 +377,9 @@ where
     let (c, outcome) = match loaded {
         Ok(_) => {
             let c2 = c.clone();
-            match tokio::time::timeout(Duration::from_secs(180), body(c)).await {
+            match tokio::time::timeout(limit, body(c)).await {
                 Ok(done) => done,
-                Err(_) => (c2, Err("scenario took over 180 s".to_string())),
+                Err(_) => (c2, Err(format!("scenario took over {} s", limit.as_secs()))),
             }
         }
         Err(e) => (c, Err(e)),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bytesLabel, groupDigits, headerLabel, headerParts, offsetLabel, percent } from "./format";
+import { bytesLabel, groupDigits, headerLabel, headerParts, importFigures, offsetLabel, percent } from "./format";
 
 describe("digit grouping in UI labels", () => {
   it("groups thousands", () => {
@@ -40,5 +40,18 @@ describe("digit grouping in UI labels", () => {
     expect(bytesLabel(5 * 1024 * 1024), "MiB").toBe("5.0 MiB");
     expect(percent(1, 3), "floors").toBe(33);
     expect(percent(5, 0), "unknown total").toBe(0);
+  });
+});
+
+describe("import progress figures", () => {
+  const base = { source: "x.jsonl", doneBytes: 1000, totalBytes: 1000, events: 200000, analysed: 0 };
+  it("keep moving after the records are stored", () => {
+    const stored = importFigures({ ...base, stage: "storing", doneBytes: 500 });
+    expect(stored.pct, "storing follows the bytes").toBe(50);
+    const folding = importFigures({ ...base, stage: "folding", analysed: 50000 });
+    expect(folding.pct, "folding follows the events analysed, not the finished bytes").toBe(25);
+    expect(folding.text, "the words name the stage and its figures").toBe("analysing: folding 50,000 of 200,000 events");
+    expect(importFigures({ ...base, stage: "reading", analysed: 200000 }).pct, "reading back").toBe(100);
+    expect(importFigures({ ...base, stage: "saving" }).text, "saving says so").toContain("saving");
   });
 });

@@ -1,6 +1,8 @@
 // Text formatting for labels. Digit grouping is for the UI's own labels only: header lines and
 // journal content are shown exactly as they are.
 
+import type { ImportStatus } from "./types";
+
 /** 12408 → "12,408". */
 export function groupDigits(n: number): string {
   const sign = n < 0 ? "-" : "";
@@ -69,4 +71,23 @@ export function timeLabel(iso: string | null | undefined): string {
 export function oneLine(text: string, max = 160): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** What the import overlay shows for a progress report: the bar's percentage and its words. */
+export function importFigures(s: ImportStatus): { pct: number; text: string } {
+  switch (s.stage) {
+    case "storing":
+      return {
+        pct: percent(s.doneBytes, s.totalBytes),
+        text: `storing ${bytesLabel(s.doneBytes)} of ${bytesLabel(s.totalBytes)} · ${groupDigits(s.events)} events`,
+      };
+    case "reading":
+    case "folding":
+      return {
+        pct: percent(s.analysed, s.events),
+        text: `analysing: ${s.stage === "reading" ? "reading back" : "folding"} ${groupDigits(s.analysed)} of ${groupDigits(s.events)} events`,
+      };
+    case "saving":
+      return { pct: 100, text: `analysing: saving marks and diagnostics of ${groupDigits(s.events)} events` };
+  }
 }

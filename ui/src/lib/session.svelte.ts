@@ -106,13 +106,16 @@ export async function afterOpen(info: JournalInfo) {
 
 async function runImport(open: () => Promise<JournalInfo>, label: string) {
   ui.error = null;
-  ui.importing = { source: label, doneBytes: 0, totalBytes: 0, events: 0 };
+  ui.importing = { source: label, doneBytes: 0, totalBytes: 0, events: 0, stage: "storing", analysed: 0 };
   try {
     const info = await open();
+    // Marks for the scale test: from the import's end to the first frame showing the journal.
+    performance.mark("journalscope:imported");
     ui.importing = null;
     // Through the action queue, so a key pressed as soon as the file name shows (G, say)
     // runs after the new journal's first selection instead of being overtaken by it.
     await enqueue(() => afterOpen(info));
+    requestAnimationFrame(() => performance.mark("journalscope:shown"));
   } catch (e) {
     ui.importing = null;
     fail(e);

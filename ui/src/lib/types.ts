@@ -13,6 +13,7 @@ export type { EventQuery } from "../generated/EventQuery";
 export type { EventRow } from "../generated/EventRow";
 export type { ExportFormat } from "../generated/ExportFormat";
 export type { ExportOptions } from "../generated/ExportOptions";
+export type { ImportStage } from "../generated/ImportStage";
 export type { ItemView } from "../generated/ItemView";
 export type { JournalInfo } from "../generated/JournalInfo";
 export type { Mark } from "../generated/Mark";
