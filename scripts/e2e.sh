@@ -42,4 +42,4 @@ for f in src-tauri/tests/e2e_*.rs; do
   suites+=(--test "$(basename "$f" .rs)")
 done
 timeout -k 20 "${E2E_TIMEOUT:-1800}" \
-  cargo test -p journalscope-app "${suites[@]}" -- --ignored --test-threads=1 --nocapture
+  cargo test --no-fail-fast -p journalscope-app "${suites[@]}" -- --ignored --test-threads=1 --nocapture

@@ -262,6 +262,35 @@ pub struct EventDetail {
     pub marks: Vec<Mark>,
 }
 
+/// The mark kinds the timeline draws; the others (downgrades, verdicts, ...) are badges in
+/// the event list.
+pub const TIMELINE_MARK_KINDS: &[&str] = &[
+    "request",
+    "compaction",
+    "diagnostic",
+    "error",
+    "run-start",
+    "run-end",
+];
+
+/// Spans the timeline's marks are thinned to: finer than any screen's pixels.
+pub const TIMELINE_MARK_BINS: u64 = 4096;
+
+/// The marks (in seq order) the timeline draws: its kinds only, the first of each kind in
+/// each span of `bin_width` events.
+fn timeline_marks(marks: &[Mark], bin_width: u64) -> Vec<Mark> {
+    let mut last_bin: std::collections::HashMap<&str, u64> = Default::default();
+    marks
+        .iter()
+        .filter(|m| TIMELINE_MARK_KINDS.contains(&m.kind.as_str()))
+        .filter(|m| {
+            let bin = m.seq / bin_width;
+            last_bin.insert(m.kind.as_str(), bin) != Some(bin)
+        })
+        .cloned()
+        .collect()
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
@@ -672,6 +701,10 @@ impl Journal {
         })
     }
 
+    /// The scrubber's picture of the journal: density in `buckets`, and the marks it draws
+    /// (`TIMELINE_MARK_KINDS`), at most one per kind in each of `TIMELINE_MARK_BINS` equal
+    /// spans of the journal. Sending every mark made opening a 200,000-event journal ship
+    /// 4.5 MB to the window for a strip a few hundred pixels wide.
     pub fn timeline(&self, buckets: u32) -> Timeline {
         let buckets = buckets.clamp(1, 4096) as u64;
         let count = self.event_count;
@@ -683,11 +716,14 @@ impl Journal {
                 *slot += 1;
             }
         }
+        let bin_width = count.div_ceil(TIMELINE_MARK_BINS).max(1);
+        let marks = timeline_marks(&self.marks, bin_width);
         let mut diagnostic_seqs: Vec<u64> = self.diagnostics.iter().map(|(s, _)| *s).collect();
         diagnostic_seqs.dedup();
+        diagnostic_seqs.dedup_by_key(|s| *s / bin_width);
         Timeline {
             event_count: count,
-            marks: self.marks.clone(),
+            marks,
             density,
             diagnostic_seqs,
         }
@@ -920,5 +956,56 @@ impl Journal {
         transport: Transport,
     ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
         Ok(self.iterate()?.cache_report(transport)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mark(seq: u64, kind: &str) -> Mark {
+        Mark {
+            seq,
+            kind: kind.to_string(),
+            note: String::new(),
+        }
+    }
+
+    #[test]
+    fn regression_the_timeline_shipped_every_mark_to_the_window() {
+        // Given a request every 7 events and a downgrade on each of 1,000,000 events
+        let marks: Vec<Mark> = (0..1_000_000u64)
+            .flat_map(|seq| {
+                let mut here = vec![mark(seq, "downgrade")];
+                if seq % 7 == 0 {
+                    here.push(mark(seq, "request"));
+                }
+                here
+            })
+            .collect();
+        // When the timeline thins them to its bins
+        let width = 1_000_000u64.div_ceil(TIMELINE_MARK_BINS);
+        let drawn = timeline_marks(&marks, width);
+        // Then it keeps requests only, one a bin, and every bin holding one keeps one
+        assert!(
+            drawn.iter().all(|m| m.kind == "request"),
+            "kinds the timeline does not draw are left out"
+        );
+        assert_eq!(
+            drawn.len() as u64,
+            TIMELINE_MARK_BINS.min(1_000_000u64.div_ceil(width)),
+            "one request mark in each bin"
+        );
+        assert_eq!(drawn[0].seq, 0, "a bin keeps its first mark");
+        let few = [
+            mark(3, "request"),
+            mark(3, "compaction"),
+            mark(4, "request"),
+        ];
+        assert_eq!(
+            timeline_marks(&few, 1).len(),
+            3,
+            "a short journal keeps every mark it draws"
+        );
     }
 }

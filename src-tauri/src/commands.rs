@@ -311,18 +311,18 @@ pub async fn request_export_text(
     })
 }
 
-/// Writes the export to a file. Without `path` it asks with the native save dialog, unless
-/// the tests named a path in `JOURNALSCOPE_EXPORT_PATH`.
+/// Writes the export where the user says in the native save dialog, or where the tests say in
+/// `JOURNALSCOPE_EXPORT_PATH`. The window cannot name a path itself: a page that could would
+/// hold a write-anywhere primitive.
 #[tauri::command]
 pub async fn export_request(
     app: AppHandle,
     offset: i64,
     transport: Transport,
     options: ExportOptions,
-    path: Option<String>,
 ) -> Result<Exported, IpcError> {
     let export = request_export(&app.state::<Session>(), offset, transport, &options)?;
-    let target = match path.or_else(|| std::env::var(EXPORT_PATH_ENV).ok()) {
+    let target = match std::env::var(EXPORT_PATH_ENV).ok() {
         Some(p) => Some(PathBuf::from(p)),
         None => ask_save_path(&app, offset, options.format).await?,
     };

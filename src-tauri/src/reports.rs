@@ -47,15 +47,15 @@ impl ExportKind {
 }
 
 /// Builds the export on a blocking thread (a report renders every request), then writes it
-/// where the save dialog says, or where `JOURNALSCOPE_EXPORT_PATH` says in the tests.
+/// where the save dialog says, or where `JOURNALSCOPE_EXPORT_PATH` says in the tests; like
+/// `export_request`, the window cannot name the path.
 #[tauri::command]
 pub async fn export_journal(
     app: AppHandle,
     kind: ExportKind,
     range: OffsetRange,
-    path: Option<String>,
 ) -> Result<Exported, IpcError> {
-    let target = match path.or_else(|| std::env::var(EXPORT_PATH_ENV).ok()) {
+    let target = match std::env::var(EXPORT_PATH_ENV).ok() {
         Some(p) => Some(PathBuf::from(p)),
         None => ask_save_path(&app, kind, range).await?,
     };

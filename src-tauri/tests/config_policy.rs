@@ -393,3 +393,52 @@ fn no_forbidden_plugin_is_a_dependency() {
         );
     }
 }
+
+/// The parameters of each `#[tauri::command]` function in src/, by command name.
+fn command_parameters() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(manifest_dir().join("src")).expect("src/") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let source = read(&path);
+        for (at, _) in source.match_indices("#[tauri::command]") {
+            let rest = &source[at..];
+            let Some(fn_at) = rest.find("fn ") else {
+                continue;
+            };
+            let signature = &rest[fn_at + 3..];
+            let name = signature[..signature.find('(').unwrap_or(0)]
+                .trim()
+                .to_string();
+            let params = &signature[signature.find('(').unwrap_or(0)..];
+            let params = &params[..params
+                .find(") ->")
+                .or_else(|| params.find(')'))
+                .unwrap_or(0)];
+            out.push((name, params.to_string()));
+        }
+    }
+    out
+}
+
+#[test]
+fn regression_exports_took_a_path_from_the_window() {
+    // The save dialog (in Rust) says where an export goes; a page that could name the path
+    // would hold a write-anywhere primitive.
+    let exports: Vec<_> = command_parameters()
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("export_"))
+        .collect();
+    assert!(
+        exports.len() >= 2,
+        "the export commands are found: {exports:?}"
+    );
+    for (name, params) in exports {
+        assert!(
+            !params.contains("path"),
+            "{name} takes no path from the window: {params}"
+        );
+    }
+}

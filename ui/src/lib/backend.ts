@@ -86,8 +86,9 @@ export const backend = {
     call<RequestView>("request_at", { offset, transport }),
   compactionAt: (offset: number) => call<CompactionView>("compaction_at", { offset }),
   /** Without a path the backend asks with the native save dialog. */
-  exportRequest: (offset: number, transport: Transport, options: ExportOptions, path?: string) =>
-    call<Exported>("export_request", { offset, transport, options, path: path ?? null }),
+  /** Asks where with the native save dialog; the window never names a path itself. */
+  exportRequest: (offset: number, transport: Transport, options: ExportOptions) =>
+    call<Exported>("export_request", { offset, transport, options }),
   requestExportText: (offset: number, transport: Transport, options: ExportOptions) =>
     call<ExportedText>("request_export_text", { offset, transport, options }),
 
@@ -106,9 +107,8 @@ export const backend = {
   /** Context size of every request in the range (reports and sharing). */
   contextSizes: (range: OffsetRange, transport: Transport) =>
     call<ContextSizes[]>("context_sizes", { range, transport }),
-  /** The HTML report or JSONL slice of a range; without a path the backend asks where. */
-  exportJournal: (kind: ExportKind, range: OffsetRange, path?: string) =>
-    call<Exported>("export_journal", { kind, range, path: path ?? null }),
+  /** The HTML report or JSONL slice of a range; the backend asks where. */
+  exportJournal: (kind: ExportKind, range: OffsetRange) => call<Exported>("export_journal", { kind, range }),
 
   aguiStep: (seq: number) => call<AgUiStep>("agui_step", { seq }),
   aguiRuns: () => call<AgUiRunSpan[]>("agui_runs"),
