@@ -4,50 +4,12 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
 use serde_json::{json, Value};
 
-struct Cli {
-    cache: tempfile::TempDir,
-}
-
-impl Cli {
-    fn new() -> Cli {
-        Cli {
-            cache: tempfile::tempdir().expect("temp cache dir"),
-        }
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_journalscope"));
-        cmd.env("JOURNALSCOPE_CACHE_DIR", self.cache.path())
-            .args(args);
-        cmd
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command(args).output().expect("the binary runs")
-    }
-
-    /// Runs a command that must succeed; returns its stdout.
-    fn ok(&self, args: &[&str]) -> String {
-        let output = self.run(args);
-        assert!(
-            output.status.success(),
-            "`{}` succeeds: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).expect("UTF-8 stdout")
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        let text = self.ok(args);
-        serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("`{}` prints JSON ({e}): {text}", args.join(" ")))
-    }
-}
+mod cli;
+use cli::Cli;
 
 fn demo_file(dir: &Path) -> PathBuf {
     let path = dir.join("iterate-demo.jsonl");

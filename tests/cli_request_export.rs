@@ -3,9 +3,12 @@
 //! the journal wrote, sending the body byte for byte with the key read from the environment.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::{json, Value};
+
+mod cli;
+use cli::Cli;
 
 const SECRETS: &[&str] = &["sk-proj-HOSTILEsecretKEY0123456789", "hostile-cookie-42"];
 
@@ -13,47 +16,16 @@ fn hostile() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/hostile-iterate.jsonl")
 }
 
-struct Cli {
-    dir: tempfile::TempDir,
-}
-
-impl Cli {
-    fn new() -> Cli {
-        Cli {
-            dir: tempfile::tempdir().expect("temp dir"),
-        }
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_journalscope"))
-            .args(args)
-            .env("JOURNALSCOPE_CACHE_DIR", self.dir.path())
-            .output()
-            .expect("the binary runs")
-    }
-
-    fn ok(&self, args: &[&str]) -> Vec<u8> {
-        let output = self.run(args);
-        assert!(
-            output.status.success(),
-            "`{}` succeeds: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        output.stdout
-    }
-
-    /// `request ... -o FILE`: the file's bytes and what the command said.
-    fn export(&self, journal: &Path, args: &[&str]) -> (Vec<u8>, String) {
-        let out = self.dir.path().join("export.out");
-        let _ = std::fs::remove_file(&out);
-        let journal = journal.to_string_lossy();
-        let mut all = vec!["request", journal.as_ref()];
-        all.extend_from_slice(args);
-        all.extend_from_slice(&["-o", out.to_str().expect("utf-8 path")]);
-        let said = String::from_utf8_lossy(&self.ok(&all)).into_owned();
-        (std::fs::read(&out).expect("the export was written"), said)
-    }
+/// `request ... -o FILE`: the file's bytes and what the command said.
+fn export(cli: &Cli, journal: &Path, args: &[&str]) -> (Vec<u8>, String) {
+    let out = cli.cache.path().join("export.out");
+    let _ = std::fs::remove_file(&out);
+    let journal = journal.to_string_lossy();
+    let mut all = vec!["request", journal.as_ref()];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-o", out.to_str().expect("utf-8 path")]);
+    let said = String::from_utf8_lossy(&cli.ok_bytes(&all)).into_owned();
+    (std::fs::read(&out).expect("the export was written"), said)
 }
 
 fn has(bytes: &[u8], text: &str) -> bool {
@@ -63,7 +35,7 @@ fn has(bytes: &[u8], text: &str) -> bool {
 #[test]
 fn request_exports_are_redacted_by_default_and_exact_on_request() {
     let cli = Cli::new();
-    let (redacted, said) = cli.export(&hostile(), &["--at", "5"]);
+    let (redacted, said) = export(&cli, &hostile(), &["--at", "5"]);
     for secret in SECRETS {
         assert!(!has(&redacted, secret), "{secret} is redacted by default");
         assert!(!said.contains(secret), "{secret} is not printed either");
@@ -79,7 +51,7 @@ fn request_exports_are_redacted_by_default_and_exact_on_request() {
         "markers say what was there: {text:.400}"
     );
 
-    let (exact, said) = cli.export(&hostile(), &["--at", "5", "--exact"]);
+    let (exact, said) = export(&cli, &hostile(), &["--at", "5", "--exact"]);
     assert!(
         said.contains("exact bytes"),
         "-o says the bytes are exact: {said}"
@@ -88,7 +60,7 @@ fn request_exports_are_redacted_by_default_and_exact_on_request() {
         SECRETS.iter().all(|s| has(&exact, s)),
         "--exact keeps the body as sent"
     );
-    let view: Value = serde_json::from_slice(&cli.ok(&[
+    let view: Value = serde_json::from_slice(&cli.ok_bytes(&[
         "request",
         hostile().to_str().expect("utf-8"),
         "--at",
@@ -104,7 +76,8 @@ fn request_exports_are_redacted_by_default_and_exact_on_request() {
         "--exact writes the snapshot's body byte for byte"
     );
 
-    let (pathed, _) = cli.export(
+    let (pathed, _) = export(
+        &cli,
         &hostile(),
         &[
             "--at",
@@ -131,9 +104,13 @@ fn request_exports_are_redacted_by_default_and_exact_on_request() {
 fn without_secrets_the_redacted_export_is_the_exact_one() {
     let cli = Cli::new();
     for transport in ["openai", "workers-ai"] {
-        let (redacted, _) =
-            cli.export(Path::new("demo"), &["--at", "21", "--transport", transport]);
-        let (exact, _) = cli.export(
+        let (redacted, _) = export(
+            &cli,
+            Path::new("demo"),
+            &["--at", "21", "--transport", transport],
+        );
+        let (exact, _) = export(
+            &cli,
             Path::new("demo"),
             &["--at", "21", "--transport", transport, "--exact"],
         );
@@ -224,7 +201,7 @@ fn run_curl_command(command: &str, dir: &Path) -> (Vec<String>, Vec<u8>) {
 fn curl_commands_quote_hostile_text_and_read_the_key_from_the_environment() {
     let cli = Cli::new();
     let work = tempfile::tempdir().expect("work dir");
-    let journal = quoting_journal(cli.dir.path());
+    let journal = quoting_journal(cli.cache.path());
     let j = journal.to_str().expect("utf-8");
     for (transport, url, key) in [
         ("openai", "https://api.openai.com/v1/chat/completions".to_string(), "test-openai-key"),
@@ -234,13 +211,13 @@ fn curl_commands_quote_hostile_text_and_read_the_key_from_the_environment() {
             "test-cf-token",
         ),
     ] {
-        let command = String::from_utf8(cli.ok(&["request", j, "--at", "3", "--transport", transport, "--format", "curl"]))
+        let command = String::from_utf8(cli.ok_bytes(&["request", j, "--at", "3", "--transport", transport, "--format", "curl"]))
             .expect("a UTF-8 command");
         assert!(
             !command.contains("sk-proj-QUOTEsecret") && !command.contains(key),
             "{transport}: no secret and no key value in the command:\n{command}"
         );
-        let (body, _) = cli.export(&journal, &["--at", "3", "--transport", transport]);
+        let (body, _) = export(&cli, &journal, &["--at", "3", "--transport", transport]);
         let (args, sent) = run_curl_command(&command, work.path());
         assert_eq!(sent, body, "{transport}: curl receives the redacted body byte for byte");
         assert!(args.contains(&url), "{transport}: the URL is {url}: {args:?}");
@@ -256,9 +233,10 @@ fn curl_commands_quote_hostile_text_and_read_the_key_from_the_environment() {
             .collect();
         assert!(pwned.is_empty(), "{transport}: journal text ran as shell: {pwned:?}");
     }
-    let exact =
-        String::from_utf8(cli.ok(&["request", j, "--at", "3", "--format", "curl", "--exact"]))
-            .expect("UTF-8");
+    let exact = String::from_utf8(
+        cli.ok_bytes(&["request", j, "--at", "3", "--format", "curl", "--exact"]),
+    )
+    .expect("UTF-8");
     let (_, sent) = run_curl_command(&exact, work.path());
     assert!(
         has(&sent, "sk-proj-QUOTEsecret0123456789"),
@@ -271,7 +249,7 @@ fn format_body_prints_the_redacted_body_to_stdout() {
     let cli = Cli::new();
     let j = hostile();
     let j = j.to_str().expect("utf-8");
-    let printed = cli.ok(&["request", j, "--at", "5", "--format", "body"]);
-    let (written, _) = cli.export(&hostile(), &["--at", "5"]);
+    let printed = cli.ok_bytes(&["request", j, "--at", "5", "--format", "body"]);
+    let (written, _) = export(&cli, &hostile(), &["--at", "5"]);
     assert_eq!(printed, written, "stdout and -o carry the same bytes");
 }

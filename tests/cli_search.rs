@@ -1,46 +1,10 @@
 //! The `search`, `sql`, `break` and `bookmarks` commands on the demo, text and `--json`, and
 //! their error paths (a bad breakpoint, a refused write).
 
-use std::process::{Command, Output};
-
 use serde_json::{json, Value};
 
-struct Cli {
-    cache: tempfile::TempDir,
-}
-
-impl Cli {
-    fn new() -> Cli {
-        Cli {
-            cache: tempfile::tempdir().expect("temp cache dir"),
-        }
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_journalscope"))
-            .env("JOURNALSCOPE_CACHE_DIR", self.cache.path())
-            .args(args)
-            .output()
-            .expect("the binary runs")
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let output = self.run(args);
-        assert!(
-            output.status.success(),
-            "`{}` succeeds: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).expect("UTF-8 stdout")
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        let text = self.ok(args);
-        serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("`{}` prints JSON ({e}): {text}", args.join(" ")))
-    }
-}
+mod cli;
+use cli::Cli;
 
 #[test]
 fn search_prints_hits_with_snippets_and_json_with_the_total() {

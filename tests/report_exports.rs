@@ -7,7 +7,7 @@
 //! rewrite it with `JOURNALSCOPE_BLESS=1 cargo test --test report_exports` and review the diff.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use journalscope::import::{ImportControl, ImportProgress};
 use journalscope::iterate::Transport;
@@ -15,6 +15,9 @@ use journalscope::journal::{Demo, Journal};
 use journalscope::report::{self, html, slice, OffsetRange};
 use proptest::prelude::*;
 use serde_json::{json, Value};
+
+mod cli;
+use cli::Cli;
 
 fn open_at(path: &Path, db: &Path) -> Journal {
     let mut progress = |_: ImportProgress| {};
@@ -690,43 +693,6 @@ proptest! {
 }
 
 // ---------------------------------------------------------------- CLI
-
-struct Cli {
-    cache: tempfile::TempDir,
-}
-
-impl Cli {
-    fn new() -> Cli {
-        Cli {
-            cache: tempfile::tempdir().expect("temp cache dir"),
-        }
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_journalscope"))
-            .env("JOURNALSCOPE_CACHE_DIR", self.cache.path())
-            .args(args)
-            .output()
-            .expect("the binary runs")
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let output = self.run(args);
-        assert!(
-            output.status.success(),
-            "`{}` succeeds: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).expect("UTF-8 stdout")
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        let text = self.ok(args);
-        serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("`{}` prints JSON ({e}): {text}", args.join(" ")))
-    }
-}
 
 #[test]
 fn cli_sizes_prints_one_row_per_request_as_text_and_json() {

@@ -9,49 +9,14 @@
 //! `JOURNALSCOPE_BLESS=1 cargo test --test request_diff` and review the diff.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod cli;
+use cli::Cli;
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff")
-}
-
-struct Cli {
-    cache: tempfile::TempDir,
-}
-
-impl Cli {
-    fn new() -> Cli {
-        Cli {
-            cache: tempfile::tempdir().expect("temp cache dir"),
-        }
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_journalscope"))
-            .env("JOURNALSCOPE_CACHE_DIR", self.cache.path())
-            .args(args)
-            .output()
-            .expect("the binary runs")
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let output = self.run(args);
-        assert!(
-            output.status.success(),
-            "`{}` succeeds: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).expect("UTF-8 stdout")
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        let text = self.ok(args);
-        serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("`{}` prints JSON ({e}): {text}", args.join(" ")))
-    }
 }
 
 fn fixture(name: &str) -> String {
