@@ -12,7 +12,6 @@
 //! recent list. Not covered: GTK/WebKit turning a real pointer drag into that event.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use fantoccini::actions::{InputSource, MouseActions, PointerAction, MOUSE_BUTTON_LEFT};
 use fantoccini::Client;
@@ -140,22 +139,12 @@ async fn clipboard(c: &Client, cache: &Path, scratch: &Path) -> Outcome {
     )
     .await?;
     let cli_out = scratch.join("request-21.json");
-    let status = Command::new(cli_binary())
-        .args([
-            "request",
-            "demo",
-            "--at",
-            "21",
-            "--transport",
-            "openai",
-            "-o",
-        ])
-        .arg(&cli_out)
-        .env("JOURNALSCOPE_CACHE_DIR", cache)
-        .status()
-        .map_err(|e| format!("run the CLI: {e}"))?;
-    check(status.success(), "the CLI exports request @21")?;
-    let body = std::fs::read_to_string(&cli_out).map_err(|e| format!("CLI output: {e}"))?;
+    let body = String::from_utf8(cli_written(
+        cache,
+        &["request", "demo", "--at", "21", "--transport", "openai"],
+        &cli_out,
+    )?)
+    .map_err(|e| format!("the CLI's body is UTF-8: {e}"))?;
     // The app owns the selection; asking for it from a blocking thread lets it answer.
     let copied = tokio::task::spawn_blocking(|| {
         arboard::Clipboard::new()

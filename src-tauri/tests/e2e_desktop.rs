@@ -4,7 +4,6 @@
 //! target/e2e-screenshots/, and all scenarios run even when one fails.
 
 use std::path::Path;
-use std::process::Command;
 
 use fantoccini::Client;
 use serde_json::{json, Value};
@@ -192,8 +191,9 @@ async fn export(c: &Client, exported: &Path, cache: &Path) -> Outcome {
     .await?;
     let ours = std::fs::read(exported).map_err(|e| format!("exported file: {e}"))?;
     let cli_out = exported.with_extension("cli.json");
-    let status = Command::new(cli_binary())
-        .args([
+    let theirs = cli_written(
+        cache,
+        &[
             "request",
             "demo",
             "--at",
@@ -201,14 +201,9 @@ async fn export(c: &Client, exported: &Path, cache: &Path) -> Outcome {
             "--transport",
             "workers-ai",
             "--exact",
-            "-o",
-        ])
-        .arg(&cli_out)
-        .env("JOURNALSCOPE_CACHE_DIR", cache)
-        .status()
-        .map_err(|e| format!("run the CLI: {e}"))?;
-    check(status.success(), "the CLI exports the same request")?;
-    let theirs = std::fs::read(&cli_out).map_err(|e| format!("CLI output: {e}"))?;
+        ],
+        &cli_out,
+    )?;
     check(
         ours == theirs,
         &format!(

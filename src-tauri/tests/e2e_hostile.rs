@@ -8,7 +8,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -276,19 +275,10 @@ async fn export_with(c: &Client, button: &str, exported: &Path) -> Result<Vec<u8
 }
 
 fn cli_export(journal: &Path, cache: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    let out = cache.join("cli-export.out");
-    let _ = std::fs::remove_file(&out);
-    let status = Command::new(cli_binary())
-        .arg("request")
-        .arg(journal)
-        .args(args)
-        .arg("-o")
-        .arg(&out)
-        .env("JOURNALSCOPE_CACHE_DIR", cache)
-        .status()
-        .map_err(|e| format!("run the CLI: {e}"))?;
-    check(status.success(), &format!("the CLI exports with {args:?}"))?;
-    std::fs::read(&out).map_err(|e| format!("CLI output: {e}"))
+    let journal = journal.to_string_lossy();
+    let mut all = vec!["request", journal.as_ref()];
+    all.extend_from_slice(args);
+    cli_written(cache, &all, &cache.join("cli-export.out"))
 }
 
 const SECRETS: &[&str] = &["sk-proj-HOSTILEsecretKEY0123456789", "hostile-cookie-42"];

@@ -4,7 +4,6 @@
 //! `report -o` and `slice -o` write. Ignored by a plain `cargo test`; scripts/e2e.sh runs it.
 
 use std::path::Path;
-use std::process::Command;
 
 use fantoccini::{Client, Locator};
 
@@ -93,21 +92,6 @@ async fn plot(c: &Client) -> Outcome {
     Ok(())
 }
 
-fn cli(cache: &Path, args: &[&str], out: &Path) -> Result<Vec<u8>, String> {
-    let status = Command::new(cli_binary())
-        .args(args)
-        .arg("-o")
-        .arg(out)
-        .env("JOURNALSCOPE_CACHE_DIR", cache)
-        .status()
-        .map_err(|e| format!("run the CLI: {e}"))?;
-    check(
-        status.success(),
-        &format!("the CLI runs `{}`", args.join(" ")),
-    )?;
-    std::fs::read(out).map_err(|e| format!("CLI output: {e}"))
-}
-
 async fn export_through_dialog(c: &Client, kind: &str, range: Option<(i64, i64)>) -> Outcome {
     wait_for(c, "[data-testid=export-button]")
         .await?
@@ -155,7 +139,7 @@ async fn export(c: &Client, exported: &Path, cache: &Path) -> Outcome {
     let _ = std::fs::remove_file(exported);
     export_through_dialog(c, "report", None).await?;
     let ours = std::fs::read(exported).map_err(|e| format!("exported report: {e}"))?;
-    let theirs = cli(
+    let theirs = cli_written(
         cache,
         &["report", "demo"],
         &exported.with_extension("cli.html"),
@@ -179,7 +163,7 @@ async fn export(c: &Client, exported: &Path, cache: &Path) -> Outcome {
     let _ = std::fs::remove_file(exported);
     export_through_dialog(c, "slice", Some((3, 8))).await?;
     let ours = std::fs::read(exported).map_err(|e| format!("exported slice: {e}"))?;
-    let theirs = cli(
+    let theirs = cli_written(
         cache,
         &["slice", "demo", "--from", "3", "--to", "8"],
         &exported.with_extension("cli.jsonl"),

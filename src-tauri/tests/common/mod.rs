@@ -331,6 +331,24 @@ pub async fn screenshot(c: &Client, name: &str) -> Outcome {
     std::fs::write(dir.join(format!("{name}.png")), png).map_err(|e| e.to_string())
 }
 
+/// Runs the CLI on the app's cache directory (so both read the same database) with `args`
+/// and `-o out`; answers the bytes it wrote there.
+pub fn cli_written(cache: &Path, args: &[&str], out: &Path) -> Result<Vec<u8>, String> {
+    let _ = std::fs::remove_file(out);
+    let status = Command::new(cli_binary())
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .env("JOURNALSCOPE_CACHE_DIR", cache)
+        .status()
+        .map_err(|e| format!("run the CLI: {e}"))?;
+    check(
+        status.success(),
+        &format!("the CLI runs `{}`", args.join(" ")),
+    )?;
+    std::fs::read(out).map_err(|e| format!("CLI output of `{}`: {e}", args.join(" ")))
+}
+
 pub fn check(cond: bool, what: &str) -> Outcome {
     if cond {
         Ok(())
