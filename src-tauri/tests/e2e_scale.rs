@@ -296,7 +296,7 @@ async fn cancel_while_analysing(c: &Client, copy: &Path) -> Outcome {
     wait_until(
         c,
         "the cancelled import to go",
-        "const e = document.querySelector('[data-testid=error]'); return !document.querySelector('[data-testid=import-progress]') && !!e && e.textContent.includes('cancelled');",
+        "const n = document.querySelector('[data-testid=notice]'); return !document.querySelector('[data-testid=import-progress]') && !!n && n.textContent.includes('cancelled') && !document.querySelector('[data-testid=error]');",
     )
     .await?;
     let after = text_of(c, "[data-testid=file-name]").await?;

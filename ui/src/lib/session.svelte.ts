@@ -118,7 +118,9 @@ async function runImport(open: () => Promise<JournalInfo>, label: string) {
     requestAnimationFrame(() => performance.mark("journalscope:shown"));
   } catch (e) {
     ui.importing = null;
-    fail(e);
+    // The user asked for it: a notice, not an error to dismiss.
+    if ((e as IpcError).code === "cancelled") ui.notice = `import of ${label} cancelled`;
+    else fail(e);
   }
   ui.recent = await backend.recentFiles().catch(() => ui.recent);
 }

@@ -4,6 +4,8 @@
 import { describe, expect, it, vi } from "vitest";
 
 const fixture = vi.hoisted(() => ({
+  /** What the next open answers instead of `info`, when set. */
+  failOpen: null as null | { code: string; message: string },
   info: {
     path: "/tmp/agentskit-demo.ndjson",
     fileName: "agentskit-demo.ndjson",
@@ -22,7 +24,7 @@ const fixture = vi.hoisted(() => ({
 vi.mock("./backend", () => {
   const later = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 200));
   const known: Record<string, (...args: unknown[]) => Promise<unknown>> = {
-    openDemo: () => Promise.resolve(fixture.info),
+    openDemo: () => (fixture.failOpen ? Promise.reject(fixture.failOpen) : Promise.resolve(fixture.info)),
     eventTypes: () => later([]),
     timeline: () => later({ eventCount: 15 }),
     eventDetail: (seq) => Promise.resolve({ seq, offset: (seq as number) + 1, marks: [] }),
@@ -46,5 +48,20 @@ describe("keys pressed while a journal opens", () => {
     await opening;
     await pressed;
     expect(ui.selectedSeq, "G wins over the open's first selection").toBe(14);
+  });
+});
+
+describe("a cancelled import", () => {
+  it("regression_a_cancel_the_user_asked_for_showed_as_an_error", async () => {
+    (globalThis as { document?: unknown }).document ??= { title: "" };
+    fixture.failOpen = { code: "cancelled", message: "import cancelled" };
+    try {
+      await openDemo("ag-ui");
+    } finally {
+      fixture.failOpen = null;
+    }
+    expect(ui.error, "no error to dismiss").toBeNull();
+    expect(ui.notice, "a notice says it was cancelled").toBe("import of ag-ui demo cancelled");
+    expect(ui.importing, "the progress overlay is gone").toBeNull();
   });
 });
