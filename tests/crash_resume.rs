@@ -89,6 +89,23 @@ fn check(db: &Path, expected: &[String], moment: &str) -> usize {
         .map_or(0, |j| store.event_count(j.id).expect("count") as usize)
 }
 
+/// Records the newest generation of `db` holds, as a reader beside the running import sees
+/// them: read-only, so that nothing (no migration, no index rebuild) writes under the import.
+/// 0 while the database cannot be read yet.
+fn held_by_a_reader(db: &Path) -> u64 {
+    use rusqlite::{Connection, OpenFlags};
+    let Ok(conn) = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY) else {
+        return 0;
+    };
+    let _ = conn.busy_timeout(Duration::from_millis(20));
+    conn.query_row(
+        "SELECT count(*) FROM events WHERE journal_id = (SELECT max(id) FROM journals)",
+        [],
+        |row| row.get::<_, i64>(0),
+    )
+    .map_or(0, |n| n as u64)
+}
+
 fn spawn(args: &[&str], cache: &Path) -> Child {
     Command::new(BIN)
         .args(args)
@@ -133,9 +150,26 @@ fn an_import_killed_at_random_moments_resumes_to_the_whole_journal() {
         let db_text = db.to_string_lossy().into_owned();
         let mut held = 0;
         for attempt in 0..5 {
-            let child = spawn(&["import", &file_text, "--db", &db_text], dir.path());
-            // The records land in the first part of an import; its end folds and indexes them.
-            std::thread::sleep(Duration::from_millis(moments.below(whole / 2)));
+            let mut child = spawn(&["import", &file_text, "--db", &db_text], dir.path());
+            if attempt == 0 {
+                // A moment drawn from the first half of an import's time: early kills, before
+                // or between the first commits.
+                std::thread::sleep(Duration::from_millis(moments.below(whole / 2)));
+            } else {
+                // A moment drawn by progress: once the database shows a random number of
+                // records past what it held, plus a random few milliseconds. A faster build
+                // left time-drawn kills all before the load or after it (0 mid-import of 20).
+                let span = (expected.len() as u64 * 3 / 4).saturating_sub(held as u64);
+                let target = held as u64 + 1 + moments.below(span);
+                let deadline = Instant::now() + Duration::from_millis(whole * 3);
+                while Instant::now() < deadline
+                    && held_by_a_reader(&db) < target
+                    && child.try_wait().ok().flatten().is_none()
+                {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                std::thread::sleep(Duration::from_millis(moments.below(20)));
+            }
             kill(child);
             kills += 1;
             let moment = format!("round {round}, kill {attempt}");
