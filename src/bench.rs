@@ -15,6 +15,7 @@ use crate::import::ImportControl;
 use crate::iterate::projection::fold_through;
 use crate::iterate::Transport;
 use crate::journal::{EventQuery, Journal, JournalError};
+use crate::search::SearchQuery;
 
 /// Writes an iterate journal of `events` events for tests that need a long, valid journal.
 /// `compact_every` is kept for callers written against the older generator; the generated
@@ -106,6 +107,12 @@ pub struct BenchReport {
     pub import: ImportFigures,
     pub reopen_ms: f64,
     pub reopen_peak_rss_bytes: u64,
+    /// After the load: the projection at the last offset and the first page of the event
+    /// list, what the app shows first.
+    pub first_view_ms: f64,
+    /// The first search after opening, which builds the full-text index (the app builds it in
+    /// the background instead).
+    pub search_index_ms: f64,
     pub seek: SeekFigures,
     pub request_render_ms: f64,
     pub event_page_ms: f64,
@@ -320,6 +327,10 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
     let info = journal.info()?;
     let first = info.first_offset.unwrap_or(0);
     let last = info.last_offset.unwrap_or(0);
+    let start = Instant::now();
+    let _ = journal.projection(last)?;
+    let _ = journal.events_page(&EventQuery::default())?;
+    let first_view_ms = ms(start);
     let mut rng = Rng::new(options.seed);
     let mut samples = Vec::with_capacity(1000);
     for _ in 0..1000 {
@@ -378,6 +389,13 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
         ..EventQuery::default()
     })?;
     let filtered_event_page_ms = ms(start);
+
+    let start = Instant::now();
+    let _ = journal.search(&SearchQuery {
+        text: Some("octo-bot".to_string()),
+        ..SearchQuery::default()
+    })?;
+    let search_index_ms = ms(start);
     let database_bytes = std::fs::metadata(&db_path).map(|m| m.len()).unwrap_or(0);
     drop(journal);
 
@@ -460,6 +478,13 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
             "<= 256 MiB",
             |v| v <= 256.0,
         ),
+        check(
+            "ready after import",
+            Some((reopen_ms + first_view_ms) / 1000.0),
+            "s",
+            "<= 2 s",
+            |v| v <= 2.0,
+        ),
         check("seek p99", Some(seek.p99_ms), "ms", "<= 10 ms", |v| {
             v <= 10.0
         }),
@@ -482,6 +507,8 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
         import,
         reopen_ms,
         reopen_peak_rss_bytes,
+        first_view_ms,
+        search_index_ms,
         seek,
         request_render_ms,
         event_page_ms,
@@ -526,6 +553,14 @@ pub fn render_text(report: &BenchReport) -> String {
         "reopen (unchanged)   {:.0} ms  peak RSS {:.0} MiB",
         report.reopen_ms,
         mib(report.reopen_peak_rss_bytes)
+    ));
+    line(format!(
+        "first view           {:.0} ms (last projection and first page, after the load)",
+        report.first_view_ms
+    ));
+    line(format!(
+        "search index         {:.0} ms (built by the first search; the app builds it in the background)",
+        report.search_index_ms
     ));
     line(format!(
         "seek ({} offsets)  p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms; fold from 0: {:.1} ms",

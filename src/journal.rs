@@ -31,6 +31,10 @@ pub enum JournalError {
         found: &'static str,
         wanted: &'static str,
     },
+    #[error(
+        "the search index is still being built ({indexed} of {total} events); search again in a moment"
+    )]
+    Indexing { indexed: u64, total: u64 },
     #[error("no event at position {0}")]
     NoSuchEvent(u64),
     #[error("cannot write {what}: {source}")]
@@ -61,6 +65,7 @@ impl JournalError {
             JournalError::Iterate(IterateError::NoEarlierRequest(_)) => "no-earlier-request",
             JournalError::WrongDialect { .. } => "wrong-dialect",
             JournalError::NoSuchEvent(_) => "no-such-event",
+            JournalError::Indexing { .. } => "indexing",
             JournalError::Demo { .. } => "demo",
             JournalError::Write { .. } => "unwritable",
         }
@@ -384,14 +389,14 @@ impl Journal {
         import_kind: ImportKind,
     ) -> Result<Journal, JournalError> {
         let row = store.latest_journal()?.ok_or(StoreError::Empty)?;
-        // After every import and every reload (a follower appended): index what is new.
-        crate::search::refresh(&store, row.id)?;
-        let stored = store.events(row.id)?;
         let marks = store.marks(row.id)?;
         let diagnostics = store.diagnostics(row.id)?;
         let (iterate, stored) = match row.dialect {
-            Dialect::Iterate => (Some(IterateJournal::from_stored(&stored)), Vec::new()),
-            _ => (None, stored),
+            Dialect::Iterate => (
+                Some(IterateJournal::from_store(&store, row.id)?),
+                Vec::new(),
+            ),
+            _ => (None, store.events(row.id)?),
         };
         let event_count = store.event_count(row.id)?;
         Ok(Journal {
@@ -433,6 +438,11 @@ impl Journal {
 
     pub fn dialect(&self) -> Dialect {
         self.row.dialect
+    }
+
+    /// Events the store held when the journal was loaded (or last reloaded).
+    pub fn event_count(&self) -> u64 {
+        self.event_count
     }
 
     pub fn info(&self) -> Result<JournalInfo, JournalError> {

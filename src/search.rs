@@ -2,11 +2,15 @@
 //!
 //! The index (`event_text`, SQLite FTS5 with the trigram tokenizer) is derived and rebuildable:
 //! [`refresh`] indexes whatever events a journal holds that are not indexed yet, so it is cheap
-//! to call after every import and every tail append. What is indexed is an event's *text*: every
-//! JSON string value of the record, one per line, without object keys (so that searching for
-//! `role` does not hit every record), or the raw bytes of a record that is not JSON. Any
-//! substring of three or more characters matches, case-insensitively; shorter text falls back
-//! to a scan of the indexed text.
+//! to call after every import and every tail append. Opening a journal does not wait for it
+//! (at a million events it takes half a minute): the app indexes in the background
+//! ([`index_in_background`]), and a search either indexes a small remainder itself or says how
+//! far the index got ([`JournalError::Indexing`]).
+//!
+//! What is indexed is an event's *text*: every JSON string value of the record, one per line,
+//! without object keys (so that searching for `role` does not hit every record), or the raw
+//! bytes of a record that is not JSON. Any substring of three or more characters matches,
+//! case-insensitively; shorter text falls back to a scan of the indexed text.
 //!
 //! Role, actor, key, lane and published filters apply to iterate `context-added` events (the
 //! items). An item is *published at offset A* when some request or compaction at or before A
@@ -16,6 +20,10 @@
 //! projection pane shows what content actually went out.
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
@@ -29,55 +37,90 @@ use crate::iterate::IterateJournal;
 use crate::journal::{Journal, JournalError};
 use crate::store::{Store, StoreError};
 
-/// Events indexed per statement batch.
+/// Events indexed per transaction: a batch holds the write lock for about a tenth of a second,
+/// which a tail appending beside an indexer waits out well within the busy timeout.
 const INDEX_BATCH: i64 = 5_000;
 
 /// Hits returned when the query does not say.
 pub const DEFAULT_HIT_LIMIT: u64 = 10_000;
 
-/// Indexes the events of `journal_id` that are not indexed yet; returns how many it added.
-pub fn refresh(store: &Store, journal_id: i64) -> Result<u64, StoreError> {
-    let conn = store.connection();
-    let indexed: i64 = conn
+/// How many of a journal's events the index holds: always its first `indexed` events, since
+/// seqs are dense and indexing goes in seq order.
+pub fn indexed(store: &Store, journal_id: i64) -> Result<u64, StoreError> {
+    store
+        .connection()
         .query_row(
             "SELECT indexed FROM event_text_state WHERE journal_id = ?1",
             [journal_id],
-            |r| r.get(0),
+            |r| r.get::<_, i64>(0),
         )
+        .map(|n| n.max(0) as u64)
         .or_else(|e| match e {
             rusqlite::Error::QueryReturnedNoRows => Ok(0),
-            e => Err(e),
-        })?;
-    let total = store.event_count(journal_id)? as i64;
-    if indexed >= total {
-        return Ok(0);
-    }
-    store.transaction(|store| -> Result<(), StoreError> {
-        let conn = store.connection();
-        let mut read =
-            conn.prepare("SELECT seq, raw FROM events WHERE journal_id = ?1 AND seq >= ?2 AND seq < ?3 ORDER BY seq")?;
-        let mut write =
-            conn.prepare("INSERT INTO event_text (body, journal_id, seq) VALUES (?1, ?2, ?3)")?;
-        let mut start = indexed;
-        while start < total {
-            let rows: Vec<(i64, Vec<u8>)> = read
-                .query_map(params![journal_id, start, start + INDEX_BATCH], |r| {
+            e => Err(e.into()),
+        })
+}
+
+/// Indexes the events of `journal_id` that are not indexed yet; returns how many it added.
+///
+/// Each batch commits on its own and re-reads how far the index got inside its transaction,
+/// so indexers on several connections (the app's background indexer and a search that cannot
+/// wait) share the work without indexing an event twice, and a killed indexer loses one batch.
+pub fn refresh(store: &Store, journal_id: i64) -> Result<u64, StoreError> {
+    let mut added = 0;
+    loop {
+        let batch = store.transaction(|store| -> Result<u64, StoreError> {
+            let conn = store.connection();
+            let start = indexed(store, journal_id)? as i64;
+            let rows: Vec<(i64, Vec<u8>)> = conn
+                .prepare_cached(
+                    "SELECT seq, raw FROM events WHERE journal_id = ?1 AND seq >= ?2
+                     ORDER BY seq LIMIT ?3",
+                )?
+                .query_map(params![journal_id, start, INDEX_BATCH], |r| {
                     Ok((r.get(0)?, r.get(1)?))
                 })?
                 .collect::<Result<_, _>>()?;
-            for (seq, raw) in rows {
-                write.execute(params![event_text(&raw), journal_id, seq])?;
+            let Some(&(last, _)) = rows.last() else {
+                return Ok(0);
+            };
+            let mut write = conn.prepare_cached(
+                "INSERT INTO event_text (body, journal_id, seq) VALUES (?1, ?2, ?3)",
+            )?;
+            for (seq, raw) in &rows {
+                write.execute(params![event_text(raw), journal_id, seq])?;
             }
-            start += INDEX_BATCH;
+            conn.execute(
+                "INSERT INTO event_text_state (journal_id, indexed) VALUES (?1, ?2)
+                 ON CONFLICT (journal_id) DO UPDATE SET indexed = excluded.indexed",
+                params![journal_id, last + 1],
+            )?;
+            Ok(rows.len() as u64)
+        })?;
+        if batch == 0 {
+            return Ok(added);
         }
-        conn.execute(
-            "INSERT INTO event_text_state (journal_id, indexed) VALUES (?1, ?2)
-             ON CONFLICT (journal_id) DO UPDATE SET indexed = excluded.indexed",
-            params![journal_id, total],
-        )?;
-        Ok(())
-    })?;
-    Ok((total - indexed) as u64)
+        added += batch;
+    }
+}
+
+/// Indexes a journal on a thread of its own, over its own connection to `db`, so that a large
+/// journal is usable before its index is complete; searches meanwhile say how far it got.
+/// `running` is shared by everyone who starts indexers for a window: while one runs, starting
+/// another does nothing (`None`), since the running one goes on to the journal's last event.
+pub fn index_in_background(
+    db: PathBuf,
+    journal_id: i64,
+    running: Arc<AtomicBool>,
+) -> Option<JoinHandle<Result<u64, StoreError>>> {
+    if running.swap(true, Ordering::AcqRel) {
+        return None;
+    }
+    Some(std::thread::spawn(move || {
+        let indexed = Store::open_existing(&db).and_then(|store| refresh(&store, journal_id));
+        running.store(false, Ordering::Release);
+        indexed
+    }))
 }
 
 /// Drops the index of a journal generation (it is rebuilt on demand).
@@ -278,8 +321,33 @@ fn phrase(text: &str) -> String {
 }
 
 impl Journal {
-    /// Every event whose text contains the query's text and that passes its filters.
+    /// Every event whose text contains the query's text and that passes its filters, indexing
+    /// first whatever the index lacks (the CLI's search: it has nothing else to do meanwhile).
     pub fn search(&self, query: &SearchQuery) -> Result<SearchResult, JournalError> {
+        self.search_indexing_at_most(query, u64::MAX)
+    }
+
+    /// [`Journal::search`] for a caller that must stay responsive: when the index lacks more
+    /// than `at_most` events (a background indexer is still at work), it answers
+    /// [`JournalError::Indexing`] at once instead of indexing them.
+    pub fn search_indexing_at_most(
+        &self,
+        query: &SearchQuery,
+        at_most: u64,
+    ) -> Result<SearchResult, JournalError> {
+        let journal_id = self.row().id;
+        let total = self.event_count();
+        let indexed = indexed(self.store(), journal_id)?;
+        if total.saturating_sub(indexed) > at_most {
+            return Err(JournalError::Indexing { indexed, total });
+        }
+        if indexed < total {
+            refresh(self.store(), journal_id)?;
+        }
+        self.search_index_of(query)
+    }
+
+    fn search_index_of(&self, query: &SearchQuery) -> Result<SearchResult, JournalError> {
         let journal_id = self.row().id;
         let conn = self.store().connection();
         let text = query

@@ -414,3 +414,68 @@ fn a_closed_stdout_is_not_an_error() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[test]
+fn bench_prints_every_figure_of_the_performance_issue_in_text_and_json() {
+    let cli = Cli::new();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let args = ["bench", "--events", "3000", "--dir", s(dir.path())];
+    let report = cli.json(&[&args[..], &["--json"]].concat());
+    assert_eq!(
+        report["events"], 3000,
+        "the journal has the events asked for"
+    );
+    for figure in [
+        "/import/ms",
+        "/import/peakRssBytes",
+        "/reopenMs",
+        "/firstViewMs",
+        "/searchIndexMs",
+        "/seek/p99Ms",
+        "/seek/fullFoldMs",
+        "/requestRenderMs",
+    ] {
+        let value = report.pointer(figure).and_then(serde_json::Value::as_f64);
+        assert!(
+            value.is_some_and(|v| v >= 0.0),
+            "{figure} is measured: {value:?}"
+        );
+    }
+    let checks: Vec<&str> = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter_map(|c| c["figure"].as_str())
+        .collect();
+    for target in [
+        "import time",
+        "import peak RSS",
+        "ready after import",
+        "seek p99",
+        "seek p99 vs fold from 0",
+    ] {
+        assert!(
+            checks.contains(&target),
+            "the {target} target is judged: {checks:?}"
+        );
+    }
+
+    let text = cli.ok(&args);
+    for label in [
+        "import ",
+        "reopen (unchanged)",
+        "first view",
+        "search index",
+        "seek (1000 offsets)",
+        "ready after import",
+    ] {
+        assert!(
+            text.contains(label),
+            "the text report shows {label:?}:\n{text}"
+        );
+    }
+    assert!(
+        text.contains(", reused"),
+        "a second run reuses the generated journal:\n{text}"
+    );
+}

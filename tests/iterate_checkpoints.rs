@@ -4,6 +4,7 @@
 mod common;
 
 use journalscope::iterate::projection::fold_through;
+use journalscope::iterate::IterateJournal;
 
 #[test]
 fn projection_from_checkpoints_equals_a_fold_from_the_start_at_every_offset() {
@@ -73,4 +74,69 @@ proptest::proptest! {
             );
         }
     }
+}
+
+#[test]
+fn a_journal_loaded_from_its_store_in_slices_on_every_core_equals_one_parsed_whole() {
+    let mut text = Vec::new();
+    // More events than two load slices, so that parts and slices both have seams.
+    journalscope::bench::write_synthetic(&mut text, 36_000, 11).expect("write to memory");
+    let mut lines: Vec<String> = String::from_utf8(text)
+        .expect("utf-8")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    // Records with read-time and parse-time diagnostics, on either side of a slice's seam.
+    for at in [16_383, 16_385, 30_001] {
+        lines.insert(at, "not json at all".to_string());
+        lines.insert(
+            at + 1,
+            r#"{"offset":-1,"type":"events.iterate.com/agent/context-added","payload":{"role":"wizard","content":"x"}}"#
+                .to_string(),
+        );
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("journal.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write the journal");
+    let store =
+        journalscope::store::Store::open(&dir.path().join("journal.sqlite")).expect("store");
+    let mut quiet = |_| {};
+    journalscope::import::import_file(
+        &store,
+        &file,
+        &mut journalscope::import::ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )
+    .expect("import");
+    let id = store
+        .latest_journal()
+        .expect("journal")
+        .expect("a journal")
+        .id;
+
+    let sliced = IterateJournal::from_store(&store, id).expect("load in slices");
+    let whole = IterateJournal::from_stored(&store.events(id).expect("events"));
+    assert_eq!(
+        sliced.events, whole.events,
+        "the same events, in file order"
+    );
+    assert_eq!(
+        sliced.analyse(),
+        whole.analyse(),
+        "the same parse-time diagnostics and marks"
+    );
+    let last = whole.events.last().map_or(0, |e| e.offset);
+    for at in [0, 16_000, 16_400, 30_010, last] {
+        assert_eq!(
+            sliced.projection_view(at),
+            whole.projection_view(at),
+            "the same projection and read-time diagnostics at @{at}"
+        );
+    }
+    assert!(
+        whole.projection_view(last).diagnostics.len() >= 6,
+        "the diagnostics the seams were given are there to compare"
+    );
 }

@@ -3,13 +3,15 @@
 //! forward and backward, and bookmarks that persist in the journal's database.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use journalscope::breakpoint::Breakpoint;
 use journalscope::console::{ConsoleError, ConsoleQuery};
 use journalscope::import::ImportControl;
 use journalscope::iterate::Transport;
-use journalscope::journal::{Demo, Journal};
-use journalscope::search::{event_text, SearchQuery};
+use journalscope::journal::{Demo, Journal, JournalError};
+use journalscope::search::{event_text, index_in_background, SearchQuery};
 use proptest::prelude::*;
 
 fn open(path: &Path, db: &Path) -> Journal {
@@ -213,6 +215,82 @@ fn given_a_journal_that_grows_when_reopened_then_the_index_covers_the_new_events
     assert_eq!(
         indexed, 31,
         "every event indexed exactly once across reopenings"
+    );
+}
+
+fn index_rows(journal: &Journal) -> i64 {
+    journal
+        .store()
+        .connection()
+        .query_row(
+            "SELECT count(*) FROM event_text WHERE journal_id = ?1",
+            [journal.row().id],
+            |r| r.get(0),
+        )
+        .expect("count")
+}
+
+#[test]
+fn given_a_journal_just_opened_then_its_index_is_left_to_the_search_or_the_background() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (journal, _, _) = demo(&dir);
+    assert_eq!(
+        index_rows(&journal),
+        0,
+        "opening does not wait for the index (a million events took half a minute)"
+    );
+    let waiting = journal.search_indexing_at_most(&text("approve"), 5);
+    match waiting {
+        Err(JournalError::Indexing { indexed, total }) => {
+            assert_eq!(
+                (indexed, total),
+                (0, 30),
+                "the answer says how far the index got"
+            )
+        }
+        other => panic!("a search that may index only 5 events says it must wait: {other:?}"),
+    }
+    assert_eq!(
+        journal
+            .search_indexing_at_most(&text("approve"), 30)
+            .expect("search")
+            .total,
+        7,
+        "a remainder within the allowance is indexed on the spot and searched"
+    );
+    assert_eq!(index_rows(&journal), 30, "each event indexed once");
+}
+
+#[test]
+fn given_a_background_indexer_and_a_search_at_once_then_every_event_is_indexed_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (journal, _, db) = demo(&dir);
+    let running = Arc::new(AtomicBool::new(true));
+    assert!(
+        index_in_background(db.clone(), journal.row().id, running.clone()).is_none(),
+        "no second indexer starts while one runs"
+    );
+    running.store(false, Ordering::Release);
+    let indexer = index_in_background(db, journal.row().id, running.clone())
+        .expect("an indexer starts when none runs");
+    let hits = journal.search(&text("approve")).expect("search").total;
+    let added = indexer
+        .join()
+        .expect("the indexer thread ends")
+        .expect("the indexer succeeds");
+    assert_eq!(hits, 7, "the search sees the whole journal");
+    assert!(
+        added <= 30,
+        "the indexer added at most the journal's events"
+    );
+    assert_eq!(
+        index_rows(&journal),
+        30,
+        "the search and the indexer shared the work: no event indexed twice"
+    );
+    assert!(
+        !running.load(Ordering::Acquire),
+        "a finished indexer lets the next one start"
     );
 }
 

@@ -31,8 +31,14 @@ pub const EXPORT_PATH_ENV: &str = "JOURNALSCOPE_EXPORT_PATH";
 pub struct Session {
     journal: Mutex<Option<Journal>>,
     cancel: Arc<AtomicBool>,
+    /// Set while a background search indexer runs for this window.
+    indexing: Arc<AtomicBool>,
     launch_path: Option<String>,
 }
+
+/// Events a search indexes itself, rather than asking the user to wait for the background
+/// indexer: a fraction of a second's work, the most a live tail leaves between two indexers.
+pub const SEARCH_INDEXES_AT_MOST: u64 = 20_000;
 
 impl Session {
     pub fn new(launch_path: Option<String>) -> Session {
@@ -45,6 +51,15 @@ impl Session {
     pub(crate) fn lock(&self) -> MutexGuard<'_, Option<Journal>> {
         // A panic while holding the lock leaves a journal that is still readable.
         self.journal.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Starts indexing `journal` for search in the background, unless an indexer already runs.
+    pub(crate) fn index_in_background(&self, journal: &Journal) {
+        let _ = journalscope::search::index_in_background(
+            journal.db_path().to_path_buf(),
+            journal.row().id,
+            self.indexing.clone(),
+        );
     }
 
     pub(crate) fn with<T>(
@@ -112,6 +127,7 @@ async fn import(
     .map_err(|e| IpcError::new("internal", e.to_string()))?
     .map_err(ipc_error)?;
     let info = journal.info().map_err(ipc_error)?;
+    session.index_in_background(&journal);
     *session.lock() = Some(journal);
     set_title(&app, &info);
     Ok(info)

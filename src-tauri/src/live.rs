@@ -442,6 +442,7 @@ impl Watcher {
             }
         };
         let info = journal.info()?;
+        session.index_in_background(&journal);
         *guard = Some(journal);
         drop(guard);
         self.opened = true;

@@ -14,7 +14,7 @@ use super::render::{self, header_line, RequestSnapshot};
 use super::roles::{provider_role, ProviderRole, Rule, Transport};
 use crate::diagnostic::Diagnostic;
 use crate::dialect::{Analysis, FoldWatch, Mark, WATCH_EVERY};
-use crate::store::StoredEvent;
+use crate::store::{Store, StoreError, StoredEvent};
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum IterateError {
@@ -224,40 +224,45 @@ impl IterateJournal {
         journal
     }
 
+    /// Reads a stored journal in slices, each parsed on every core, and never holds more than
+    /// one slice of raw records: at a million events the raw bytes alone are a gigabyte.
+    pub fn from_store(store: &Store, journal_id: i64) -> Result<IterateJournal, StoreError> {
+        let total = store.event_count(journal_id)?;
+        let mut journal = IterateJournal::default();
+        let mut from = 0;
+        while from < total {
+            let slice = store.events_between(journal_id, from, from + LOAD_SLICE)?;
+            if slice.is_empty() {
+                break;
+            }
+            journal.take(parse_on_every_core(&slice));
+            from += LOAD_SLICE;
+        }
+        journal.checkpoints = Checkpoints::build(&journal.events);
+        Ok(journal)
+    }
+
     /// Parses every record, telling `watch` how many were parsed; no checkpoints (only views
     /// need them). `None` when the watch abandoned it.
     fn parse(stored: &[StoredEvent], watch: FoldWatch<'_>) -> Option<IterateJournal> {
-        let mut events = Vec::with_capacity(stored.len());
-        let mut read_diagnostics = Vec::new();
-        let mut parse_diagnostics = Vec::new();
-        for (index, record) in stored.iter().enumerate() {
-            if index % WATCH_EVERY == 0 && watch(index as u64).is_break() {
+        let mut journal = IterateJournal::default();
+        for (index, chunk) in stored.chunks(WATCH_EVERY).enumerate() {
+            if watch((index * WATCH_EVERY) as u64).is_break() {
                 return None;
             }
-            let parsed = record.json().and_then(|value| {
-                let (parsed, found) = event::parse(record.seq, record.line, &value);
-                for d in found {
-                    read_diagnostics.push((record.offset, d.clone()));
-                    parse_diagnostics.push((record.seq, d));
-                }
-                parsed
-            });
-            for d in &record.diagnostics {
-                read_diagnostics.push((record.offset, d.clone()));
-            }
-            if let Some(event) = parsed {
-                events.push(event);
-            }
+            journal.take(parse_records(chunk));
         }
         if watch(stored.len() as u64).is_break() {
             return None;
         }
-        Some(IterateJournal {
-            events,
-            read_diagnostics,
-            parse_diagnostics,
-            checkpoints: None,
-        })
+        Some(journal)
+    }
+
+    /// Appends what parsing the records after this journal's found.
+    fn take(&mut self, parsed: IterateJournal) {
+        self.events.extend(parsed.events);
+        self.read_diagnostics.extend(parsed.read_diagnostics);
+        self.parse_diagnostics.extend(parsed.parse_diagnostics);
     }
 
     /// Parses and analyses a stored journal, telling `watch` how far it got: the parse is the
@@ -638,6 +643,57 @@ impl Analyser {
         self.analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
         self.analysis
     }
+}
+
+/// Records a journal load reads and parses at a time.
+const LOAD_SLICE: u64 = 16_384;
+
+/// Parses a run of records into events and diagnostics, without folding.
+fn parse_records(stored: &[StoredEvent]) -> IterateJournal {
+    let mut parsed = IterateJournal::default();
+    for record in stored {
+        let event = record.json().and_then(|value| {
+            let (event, found) = event::parse(record.seq, record.line, &value);
+            for d in found {
+                parsed.read_diagnostics.push((record.offset, d.clone()));
+                parsed.parse_diagnostics.push((record.seq, d));
+            }
+            event
+        });
+        for d in &record.diagnostics {
+            parsed.read_diagnostics.push((record.offset, d.clone()));
+        }
+        if let Some(event) = event {
+            parsed.events.push(event);
+        }
+    }
+    parsed
+}
+
+/// [`parse_records`] split across the machine's cores, the parts joined in file order: JSON
+/// parsing is most of a load's time, and each record parses on its own.
+fn parse_on_every_core(stored: &[StoredEvent]) -> IterateJournal {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let part = stored.len().div_ceil(cores.max(1)).max(1);
+    let mut parts = stored.chunks(part);
+    let Some(first) = parts.next() else {
+        return IterateJournal::default();
+    };
+    std::thread::scope(|scope| {
+        let others: Vec<_> = parts
+            .map(|records| scope.spawn(move || parse_records(records)))
+            .collect();
+        let mut joined = parse_records(first);
+        for other in others {
+            match other.join() {
+                Ok(parsed) => joined.take(parsed),
+                // Parsing does not panic; if it ever did, the load fails as loudly as it
+                // would have on one thread.
+                Err(payload) => std::panic::resume_unwind(payload),
+            }
+        }
+        joined
+    })
 }
 
 fn view_of(projection: &Projection, at: i64, diagnostics: Vec<Diagnostic>) -> ProjectionView {
