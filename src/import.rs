@@ -73,6 +73,9 @@ pub enum ImportStage {
     Folding,
     /// The analysis is written to the derived tables.
     Saving,
+    /// The stored journal is loaded for viewing (its events parsed for the fold): `analysed`
+    /// moves. At a million events this takes seconds, also when nothing was imported.
+    Loading,
 }
 
 /// Progress of a running import: bytes of the (decompressed) source while storing, then
@@ -108,7 +111,7 @@ pub struct ImportControl<'a> {
 }
 
 impl ImportControl<'_> {
-    fn cancelled(&self) -> bool {
+    pub(crate) fn cancelled(&self) -> bool {
         self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
     }
 }

@@ -2,6 +2,7 @@
 //! and the desktop ask of it (event pages, timeline, stepping, projection, requests,
 //! compactions). Opening a journal file imports it into a cached database first.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -348,7 +349,7 @@ impl Journal {
         }
         if is_database(path) {
             let store = Store::open_existing(path)?;
-            return Journal::load(store, path.to_path_buf(), ImportKind::Unchanged);
+            return Journal::load(store, path.to_path_buf(), ImportKind::Unchanged, control);
         }
         let db_path = db
             .map(Path::to_path_buf)
@@ -361,7 +362,7 @@ impl Journal {
         }
         let store = Store::open(&db_path)?;
         let outcome = import::import_file(&store, path, control)?;
-        Journal::load(store, db_path, outcome.kind)
+        Journal::load(store, db_path, outcome.kind, control)
     }
 
     pub fn open_quietly(path: &Path) -> Result<Journal, JournalError> {
@@ -383,22 +384,38 @@ impl Journal {
         Journal::open(&path, None, control)
     }
 
+    /// Reads what the views need from the store, reporting progress as the `Loading` stage.
     fn load(
         store: Store,
         db_path: PathBuf,
         import_kind: ImportKind,
+        control: &mut ImportControl<'_>,
     ) -> Result<Journal, JournalError> {
         let row = store.latest_journal()?.ok_or(StoreError::Empty)?;
+        let event_count = store.event_count(row.id)?;
+        let mut watch = |loaded: u64| {
+            (control.progress)(import::ImportProgress {
+                done_bytes: 0,
+                total_bytes: 0,
+                events: event_count,
+                stage: import::ImportStage::Loading,
+                analysed: loaded,
+            });
+            if control.cancelled() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
         let marks = store.marks(row.id)?;
         let diagnostics = store.diagnostics(row.id)?;
         let (iterate, stored) = match row.dialect {
-            Dialect::Iterate => (
-                Some(IterateJournal::from_store(&store, row.id)?),
-                Vec::new(),
-            ),
+            Dialect::Iterate => match IterateJournal::from_store(&store, row.id, &mut watch)? {
+                Some(journal) => (Some(journal), Vec::new()),
+                None => return Err(ImportError::Cancelled.into()),
+            },
             _ => (None, store.events(row.id)?),
         };
-        let event_count = store.event_count(row.id)?;
         Ok(Journal {
             store,
             row,
@@ -420,7 +437,12 @@ impl Journal {
             import_kind,
             ..
         } = self;
-        Journal::load(store, db_path, import_kind)
+        let mut progress = no_progress;
+        let mut control = ImportControl {
+            progress: &mut progress,
+            cancel: None,
+        };
+        Journal::load(store, db_path, import_kind, &mut control)
     }
 
     /// The database file this journal lives in.

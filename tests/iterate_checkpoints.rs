@@ -5,6 +5,7 @@ mod common;
 
 use journalscope::iterate::projection::fold_through;
 use journalscope::iterate::IterateJournal;
+use std::ops::ControlFlow;
 
 #[test]
 fn projection_from_checkpoints_equals_a_fold_from_the_start_at_every_offset() {
@@ -116,7 +117,32 @@ fn a_journal_loaded_from_its_store_in_slices_on_every_core_equals_one_parsed_who
         .expect("a journal")
         .id;
 
-    let sliced = IterateJournal::from_store(&store, id).expect("load in slices");
+    let mut heard = Vec::new();
+    let sliced = IterateJournal::from_store(&store, id, &mut |done| {
+        heard.push(done);
+        ControlFlow::Continue(())
+    })
+    .expect("load in slices")
+    .expect("a load nobody stopped ends");
+    let total = store.event_count(id).expect("count");
+    assert!(
+        heard.windows(2).all(|w| w[0] <= w[1]) && heard.last() == Some(&total) && heard.len() > 2,
+        "the load tells how far it got, slice by slice, up to every record: {heard:?}"
+    );
+    let mut asked = 0;
+    let abandoned = IterateJournal::from_store(&store, id, &mut |_| {
+        asked += 1;
+        if asked > 1 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .expect("the store reads");
+    assert!(
+        abandoned.is_none(),
+        "a load the watch stops (a cancel) gives nothing"
+    );
     let whole = IterateJournal::from_stored(&store.events(id).expect("events"));
     assert_eq!(
         sliced.events, whole.events,

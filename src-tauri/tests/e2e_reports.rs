@@ -99,6 +99,13 @@ async fn export_through_dialog(c: &Client, kind: &str, range: Option<(i64, i64)>
         .await
         .map_err(err("Export…"))?;
     wait_for(c, "[data-testid=export-dialog]").await?;
+    // Regression: the dialog opened without focus, so the keyboard could not reach it.
+    wait_until(
+        c,
+        "focus in the export dialog",
+        "return document.activeElement?.getAttribute('data-testid') === 'export-kind-report';",
+    )
+    .await?;
     wait_for(c, &format!("[data-testid=export-kind-{kind}]"))
         .await?
         .click()

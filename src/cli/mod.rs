@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use journalscope::dialect::Dialect;
-use journalscope::import::{ImportControl, ImportError, ImportProgress};
+use journalscope::import::{ImportControl, ImportError, ImportProgress, ImportStage};
 use journalscope::iterate::render::{ExportFormat, ExportOptions};
 use journalscope::iterate::Transport;
 use journalscope::journal::{Demo, Journal, JournalError};
@@ -374,9 +374,19 @@ fn open(journal: &str, db: Option<&Path>) -> Result<Journal> {
     let bar = progress_bar();
     let mut report = |p: ImportProgress| {
         if let Some(bar) = &bar {
-            bar.set_length(p.total_bytes);
-            bar.set_position(p.done_bytes);
-            bar.set_message(format!("{} events", p.events));
+            // Loading counts events, not bytes: the bar keeps the bytes the import reached.
+            if p.stage != ImportStage::Loading {
+                bar.set_length(p.total_bytes);
+                bar.set_position(p.done_bytes);
+            }
+            bar.set_message(match p.stage {
+                ImportStage::Storing => format!("{} events", p.events),
+                ImportStage::Reading | ImportStage::Folding => {
+                    format!("analysing {} of {} events", p.analysed, p.events)
+                }
+                ImportStage::Saving => format!("saving the analysis of {} events", p.events),
+                ImportStage::Loading => format!("loading {} of {} events", p.analysed, p.events),
+            });
         }
     };
     let mut control = ImportControl {

@@ -226,11 +226,20 @@ impl IterateJournal {
 
     /// Reads a stored journal in slices, each parsed on every core, and never holds more than
     /// one slice of raw records: at a million events the raw bytes alone are a gigabyte.
-    pub fn from_store(store: &Store, journal_id: i64) -> Result<IterateJournal, StoreError> {
+    /// `watch` hears how many records were parsed after each slice; `None` when it abandoned
+    /// the load.
+    pub fn from_store(
+        store: &Store,
+        journal_id: i64,
+        watch: FoldWatch<'_>,
+    ) -> Result<Option<IterateJournal>, StoreError> {
         let total = store.event_count(journal_id)?;
         let mut journal = IterateJournal::default();
         let mut from = 0;
         while from < total {
+            if watch(from).is_break() {
+                return Ok(None);
+            }
             let slice = store.events_between(journal_id, from, from + LOAD_SLICE)?;
             if slice.is_empty() {
                 break;
@@ -238,8 +247,11 @@ impl IterateJournal {
             journal.take(parse_on_every_core(&slice));
             from += LOAD_SLICE;
         }
+        if watch(total).is_break() {
+            return Ok(None);
+        }
         journal.checkpoints = Checkpoints::build(&journal.events);
-        Ok(journal)
+        Ok(Some(journal))
     }
 
     /// Parses every record, telling `watch` how many were parsed; no checkpoints (only views

@@ -54,4 +54,10 @@ describe("import progress figures", () => {
     expect(importFigures({ ...base, stage: "reading", analysed: 200000 }).pct, "reading back").toBe(100);
     expect(importFigures({ ...base, stage: "saving" }).text, "saving says so").toContain("saving");
   });
+
+  it("go on while the stored journal is loaded for viewing", () => {
+    const loading = importFigures({ ...base, stage: "loading", doneBytes: 0, totalBytes: 0, analysed: 150000 });
+    expect(loading.pct, "loading follows the events loaded, not the bytes").toBe(75);
+    expect(loading.text, "the words say what is being loaded").toBe("loading 150,000 of 200,000 events for viewing");
+  });
 });

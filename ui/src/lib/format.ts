@@ -89,5 +89,10 @@ export function importFigures(s: ImportStatus): { pct: number; text: string } {
       };
     case "saving":
       return { pct: 100, text: `analysing: saving marks and diagnostics of ${groupDigits(s.events)} events` };
+    case "loading":
+      return {
+        pct: percent(s.analysed, s.events),
+        text: `loading ${groupDigits(s.analysed)} of ${groupDigits(s.events)} events for viewing`,
+      };
   }
 }
