@@ -153,6 +153,14 @@ pub fn import_file(
             return Ok(outcome);
         }
     }
+    if let Some(prev) = store
+        .latest_journal()?
+        .filter(|journal| journal.source_path == name)
+    {
+        if holds_exactly(path, &meta, &prev).map_err(read_err)? {
+            return keep_unchanged(store, &prev, &meta);
+        }
+    }
     let raw = fs::read(path).map_err(read_err)?;
     let compressed = source::is_gzip(&raw);
     let bytes = source::decode(raw).map_err(read_err)?;
@@ -171,22 +179,8 @@ pub fn import_file(
             && blake3::hash(&bytes[..prefix_len]).to_hex().as_str() == prev.content_hash
         {
             if prefix_len == bytes.len() {
-                store.record_position(
-                    prev.id,
-                    &SourcePosition {
-                        size: meta.len(),
-                        mtime_ns: mtime_ns(&meta),
-                        content_hash: prev.content_hash.clone(),
-                        imported_bytes: prev.imported_bytes,
-                        imported_lines: prev.imported_lines,
-                        ends_mid_line: prev.ends_mid_line,
-                    },
-                )?;
-                return Ok(ImportOutcome {
-                    journal_id: prev.id,
-                    kind: ImportKind::Unchanged,
-                    added: 0,
-                });
+                // A compressed file whose content did not change.
+                return keep_unchanged(store, prev, &meta);
             }
             // Growth can only be read as appended records when what came before ended on a
             // record boundary; an array's closing bracket or a cut last line moves.
@@ -229,6 +223,54 @@ pub fn import_file(
             Err(err)
         }
     }
+}
+
+/// Whether `path` holds exactly the bytes `journal` was imported from, hashed in chunks: the
+/// common reopen of a large unchanged journal must not read it into memory whole (a gigabyte
+/// at a million events). A compressed source never matches here (its size is not the size of
+/// what was imported) and takes the whole-file path.
+fn holds_exactly(path: &Path, meta: &fs::Metadata, journal: &JournalRow) -> std::io::Result<bool> {
+    if meta.len() != journal.imported_bytes {
+        return Ok(false);
+    }
+    let mut file = fs::File::open(path)?;
+    let mut hasher = blake3::Hasher::new();
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        match std::io::Read::read(&mut file, &mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                hasher.update(&chunk[..n]);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(hasher.finalize().to_hex().as_str() == journal.content_hash)
+}
+
+/// Records that `journal`'s source was seen again, unchanged (its size and mtime as now).
+fn keep_unchanged(
+    store: &Store,
+    journal: &JournalRow,
+    meta: &fs::Metadata,
+) -> Result<ImportOutcome, ImportError> {
+    store.record_position(
+        journal.id,
+        &SourcePosition {
+            size: meta.len(),
+            mtime_ns: mtime_ns(meta),
+            content_hash: journal.content_hash.clone(),
+            imported_bytes: journal.imported_bytes,
+            imported_lines: journal.imported_lines,
+            ends_mid_line: journal.ends_mid_line,
+        },
+    )?;
+    Ok(ImportOutcome {
+        journal_id: journal.id,
+        kind: ImportKind::Unchanged,
+        added: 0,
+    })
 }
 
 /// Imports a first-seen, uncompressed JSONL file without holding it in memory: it is read in

@@ -137,3 +137,37 @@ fn a_streamed_file_with_a_bom_and_no_final_newline_keeps_its_lines() {
         "the BOM is not part of the record"
     );
 }
+
+#[test]
+fn reopening_compares_every_byte_so_a_same_size_rewrite_is_a_new_generation() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("same-size.jsonl");
+    let db = dir.path().join("same-size.sqlite");
+    let line = |word: &str| {
+        format!(
+            r#"{{"offset":1,"type":"events.iterate.com/agent/context-added","payload":{{"role":"user","content":"{word}"}}}}"#
+        ) + "\n"
+    };
+    std::fs::write(&path, line("apple")).expect("write");
+    drop(open(&path, &db));
+    assert_eq!(
+        open(&path, &db).info().expect("info").import_kind,
+        ImportKind::Unchanged,
+        "the same bytes are recognised without importing again"
+    );
+    std::fs::write(&path, line("apply")).expect("rewrite in place, same size");
+    let journal = open(&path, &db);
+    assert_eq!(
+        journal.info().expect("info").import_kind,
+        ImportKind::Replaced,
+        "the chunked check reads the bytes, not only the size: a changed file is imported anew"
+    );
+    assert!(
+        journal
+            .event(0)
+            .expect("event")
+            .raw_text()
+            .contains("apply"),
+        "the new bytes are what the journal shows"
+    );
+}

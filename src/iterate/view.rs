@@ -224,30 +224,63 @@ impl IterateJournal {
         journal
     }
 
-    /// Reads a stored journal in slices, each parsed on every core, and never holds more than
-    /// one slice of raw records: at a million events the raw bytes alone are a gigabyte.
-    /// `watch` hears how many records were parsed after each slice; `None` when it abandoned
-    /// the load.
+    /// Reads a stored journal in slices and parses them on every core while the next slice is
+    /// read, holding only the slices in flight: at a million events the raw records alone are
+    /// a gigabyte. `watch` hears how many records were parsed, slice by slice; `None` when it
+    /// abandoned the load.
     pub fn from_store(
         store: &Store,
         journal_id: i64,
         watch: FoldWatch<'_>,
     ) -> Result<Option<IterateJournal>, StoreError> {
         let total = store.event_count(journal_id)?;
+        let parsers = std::thread::available_parallelism().map_or(1, |n| n.get());
         let mut journal = IterateJournal::default();
-        let mut from = 0;
-        while from < total {
-            if watch(from).is_break() {
-                return Ok(None);
+        // Bounded: reading waits for the parsers rather than piling slices up in memory.
+        let (work, jobs) = std::sync::mpsc::sync_channel::<(usize, Vec<StoredEvent>)>(parsers);
+        let jobs = std::sync::Mutex::new(jobs);
+        let (finished, results) = std::sync::mpsc::channel::<(usize, IterateJournal)>();
+        let loaded = std::thread::scope(|scope| -> Result<bool, StoreError> {
+            for _ in 0..parsers {
+                let (jobs, finished) = (&jobs, finished.clone());
+                scope.spawn(move || loop {
+                    // A poisoned lock means another parser panicked; the scope re-raises it.
+                    let job = match jobs.lock() {
+                        Ok(jobs) => jobs.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((index, slice)) = job else { return };
+                    if finished.send((index, parse_records(&slice))).is_err() {
+                        return;
+                    }
+                });
             }
-            let slice = store.events_between(journal_id, from, from + LOAD_SLICE)?;
-            if slice.is_empty() {
-                break;
+            drop(finished);
+            let mut order = SliceOrder::default();
+            let mut from = 0;
+            let mut sent = 0;
+            while from < total {
+                order.join(results.try_iter(), &mut journal);
+                if watch(order.records(total)).is_break() {
+                    return Ok(false);
+                }
+                let slice = store.events_between(journal_id, from, from + LOAD_SLICE)?;
+                if slice.is_empty() || work.send((sent, slice)).is_err() {
+                    break;
+                }
+                sent += 1;
+                from += LOAD_SLICE;
             }
-            journal.take(parse_on_every_core(&slice));
-            from += LOAD_SLICE;
-        }
-        if watch(total).is_break() {
+            drop(work);
+            for result in results.iter() {
+                order.join([result], &mut journal);
+                if watch(order.records(total)).is_break() {
+                    return Ok(false);
+                }
+            }
+            Ok(order.joined == sent)
+        })?;
+        if !loaded || watch(total).is_break() {
             return Ok(None);
         }
         journal.checkpoints = Checkpoints::build(&journal.events);
@@ -660,6 +693,33 @@ impl Analyser {
 /// Records a journal load reads and parses at a time.
 const LOAD_SLICE: u64 = 16_384;
 
+/// Slices parsed in any order, joined to a journal in file order.
+#[derive(Default)]
+struct SliceOrder {
+    waiting: std::collections::BTreeMap<usize, IterateJournal>,
+    /// Slices joined so far: the next one to join is this index.
+    joined: usize,
+}
+
+impl SliceOrder {
+    fn join(
+        &mut self,
+        parsed: impl IntoIterator<Item = (usize, IterateJournal)>,
+        journal: &mut IterateJournal,
+    ) {
+        self.waiting.extend(parsed);
+        while let Some(next) = self.waiting.remove(&self.joined) {
+            journal.take(next);
+            self.joined += 1;
+        }
+    }
+
+    /// Records joined so far.
+    fn records(&self, total: u64) -> u64 {
+        (self.joined as u64 * LOAD_SLICE).min(total)
+    }
+}
+
 /// Parses a run of records into events and diagnostics, without folding.
 fn parse_records(stored: &[StoredEvent]) -> IterateJournal {
     let mut parsed = IterateJournal::default();
@@ -680,32 +740,6 @@ fn parse_records(stored: &[StoredEvent]) -> IterateJournal {
         }
     }
     parsed
-}
-
-/// [`parse_records`] split across the machine's cores, the parts joined in file order: JSON
-/// parsing is most of a load's time, and each record parses on its own.
-fn parse_on_every_core(stored: &[StoredEvent]) -> IterateJournal {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let part = stored.len().div_ceil(cores.max(1)).max(1);
-    let mut parts = stored.chunks(part);
-    let Some(first) = parts.next() else {
-        return IterateJournal::default();
-    };
-    std::thread::scope(|scope| {
-        let others: Vec<_> = parts
-            .map(|records| scope.spawn(move || parse_records(records)))
-            .collect();
-        let mut joined = parse_records(first);
-        for other in others {
-            match other.join() {
-                Ok(parsed) => joined.take(parsed),
-                // Parsing does not panic; if it ever did, the load fails as loudly as it
-                // would have on one thread.
-                Err(payload) => std::panic::resume_unwind(payload),
-            }
-        }
-        joined
-    })
 }
 
 fn view_of(projection: &Projection, at: i64, diagnostics: Vec<Diagnostic>) -> ProjectionView {
