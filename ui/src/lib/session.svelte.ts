@@ -222,28 +222,28 @@ export async function setTransport(t: Transport) {
   }
 }
 
-async function stepFiltered(forward: boolean): Promise<number | null> {
-  if (ui.selectedSeq === null) return null;
-  const row = await backend.rowOfSeq(query(), ui.selectedSeq);
+async function stepFiltered(from: number, forward: boolean): Promise<number | null> {
+  const row = await backend.rowOfSeq(query(), from);
   const start = row === null ? 0 : forward ? row + 1 : row - 1;
   if (start < 0) return null;
   const page = await backend.eventsPage(query(start, 1));
   return page.rows[0]?.seq ?? null;
 }
 
-export async function step(target: StepTarget, forward: boolean) {
+/** Steps `times` times from the selection, then shows only where that lands. */
+export async function step(target: StepTarget, forward: boolean, times = 1) {
   if (ui.selectedSeq === null || !ui.timeline) return;
   try {
-    const next =
-      target === "event" && filtered()
-        ? await stepFiltered(forward)
-        : await backend.step(ui.selectedSeq, target, forward);
-    if (next === null || next === undefined) {
-      ui.notice = `no ${forward ? "next" : "previous"} ${target}`;
-      return;
+    let at = ui.selectedSeq;
+    let stepped = 0;
+    for (; stepped < times; stepped++) {
+      const next =
+        target === "event" && filtered() ? await stepFiltered(at, forward) : await backend.step(at, target, forward);
+      if (next === null || next === undefined) break;
+      at = next;
     }
-    ui.notice = "";
-    await select(next);
+    ui.notice = stepped < times ? `no ${forward ? "next" : "previous"} ${target}` : "";
+    if (stepped > 0) await select(at);
   } catch (e) {
     fail(e);
   }
@@ -270,8 +270,29 @@ let queue: Promise<unknown> = Promise.resolve();
  * so fast typing never loses or reorders a step.
  */
 export function runAction(action: Action): Promise<unknown> {
+  if (action.kind === "step") {
+    // A held key repeats faster than a step renders: repeats join the step still waiting in
+    // the queue, which then steps that many times and renders once, so the selection keeps up
+    // with the key and stops when it is released instead of running on through a backlog.
+    const waiting = waitingStep;
+    if (waiting && waiting.target === action.target && waiting.forward === action.forward) {
+      waiting.times += 1;
+      return queue;
+    }
+    const joined = { target: action.target, forward: action.forward, times: 1 };
+    waitingStep = joined;
+    return enqueue(() => {
+      if (waitingStep === joined) waitingStep = null;
+      return step(joined.target, joined.forward, joined.times);
+    });
+  }
+  // Any other action keeps its place: later steps queue behind it, not into an earlier step.
+  waitingStep = null;
   return enqueue(() => perform(action));
 }
+
+/** The step at the end of the queue that has not started yet, if any. */
+let waitingStep: { target: StepTarget; forward: boolean; times: number } | null = null;
 
 function enqueue(work: () => Promise<unknown>): Promise<unknown> {
   queue = queue.then(work).catch(fail);
@@ -280,8 +301,6 @@ function enqueue(work: () => Promise<unknown>): Promise<unknown> {
 
 async function perform(action: Action) {
   switch (action.kind) {
-    case "step":
-      return step(action.target, action.forward);
     case "first":
       if (ui.timeline && ui.timeline.eventCount > 0) return select(0);
       return;

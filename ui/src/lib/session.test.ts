@@ -6,6 +6,10 @@ import { describe, expect, it, vi } from "vitest";
 const fixture = vi.hoisted(() => ({
   /** What the next open answers instead of `info`, when set. */
   failOpen: null as null | { code: string; message: string },
+  /** Seqs whose detail the session loaded, in order: one per selection shown. */
+  shown: [] as number[],
+  /** Steps the backend was asked for. */
+  steps: 0,
   info: {
     path: "/tmp/agentskit-demo.ndjson",
     fileName: "agentskit-demo.ndjson",
@@ -27,7 +31,15 @@ vi.mock("./backend", () => {
     openDemo: () => (fixture.failOpen ? Promise.reject(fixture.failOpen) : Promise.resolve(fixture.info)),
     eventTypes: () => later([]),
     timeline: () => later({ eventCount: 15 }),
-    eventDetail: (seq) => Promise.resolve({ seq, offset: (seq as number) + 1, marks: [] }),
+    eventDetail: (seq) => {
+      fixture.shown.push(seq as number);
+      return Promise.resolve({ seq, offset: (seq as number) + 1, marks: [] });
+    },
+    step: (seq, _target, forward) => {
+      fixture.steps += 1;
+      const next = (seq as number) + (forward ? 1 : -1);
+      return later(next >= 0 && next < 15 ? next : null);
+    },
     recentFiles: () => Promise.resolve([]),
   };
   // Whatever else the session asks for (turns, state) answers nothing.
@@ -63,5 +75,36 @@ describe("a cancelled import", () => {
     expect(ui.error, "no error to dismiss").toBeNull();
     expect(ui.notice, "a notice says it was cancelled").toBe("import of ag-ui demo cancelled");
     expect(ui.importing, "the progress overlay is gone").toBeNull();
+  });
+});
+
+describe("a held j", () => {
+  it("regression_held_j_ran_on_through_a_backlog_after_the_key_was_released", async () => {
+    (globalThis as { document?: unknown }).document ??= { title: "" };
+    await openDemo("agents-kit");
+    fixture.shown.length = 0;
+    fixture.steps = 0;
+    const first = runAction({ kind: "step", target: "event", forward: true });
+    // Five repeats arrive while the first step is on its way (each answer takes 200 ms).
+    await vi.waitFor(() => expect(fixture.steps, "the first step is asked for").toBe(1), { interval: 1 });
+    const repeats = Array.from({ length: 5 }, () => runAction({ kind: "step", target: "event", forward: true }));
+    await Promise.all([first, ...repeats]);
+    expect(ui.selectedSeq, "every press counted: six events on").toBe(6);
+    expect(fixture.steps, "each press is one step at the backend").toBe(6);
+    expect(fixture.shown.length, "the five repeats were shown once, not one by one").toBe(2);
+    const back = runAction({ kind: "step", target: "event", forward: false });
+    const last = runAction({ kind: "last" });
+    const again = runAction({ kind: "step", target: "event", forward: false });
+    await Promise.all([back, last, again]);
+    expect(ui.selectedSeq, "a step after another action is not joined into an earlier one").toBe(13);
+  });
+
+  it("stops at the end and says so", async () => {
+    (globalThis as { document?: unknown }).document ??= { title: "" };
+    await runAction({ kind: "last" });
+    const presses = Array.from({ length: 3 }, () => runAction({ kind: "step", target: "event", forward: true }));
+    await Promise.all(presses);
+    expect(ui.selectedSeq, "still the last event").toBe(14);
+    expect(ui.notice, "the end is named").toBe("no next event");
   });
 });
