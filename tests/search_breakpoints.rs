@@ -203,17 +203,9 @@ fn given_a_journal_that_grows_when_reopened_then_the_index_covers_the_new_events
         [Some(34)],
         "the appended tail is indexed"
     );
-    let indexed: i64 = journal
-        .store()
-        .connection()
-        .query_row(
-            "SELECT count(*) FROM event_text WHERE journal_id = ?1",
-            [journal.row().id],
-            |r| r.get(0),
-        )
-        .expect("count");
     assert_eq!(
-        indexed, 31,
+        index_rows(&journal),
+        31,
         "every event indexed exactly once across reopenings"
     );
 }
