@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markColumns, seqAtX, xOfSeq } from "./timeline";
+import { denseKinds, markColumns, markRow, seqAtX, xOfSeq } from "./timeline";
 
 describe("timeline geometry", () => {
   const tl = { firstSeq: 0, lastSeq: 1000 };
@@ -30,5 +30,20 @@ describe("marks drawn per pixel column", () => {
       { kind: "compaction", x: 0 },
       { kind: "request", x: 0 },
     ]);
+  });
+});
+
+describe("a kind marked in most columns", () => {
+  it("regression_dense_request_ticks_painted_a_solid_band_over_the_density", () => {
+    const width = 800;
+    const requests = Array.from({ length: 600 }, (_, x) => ({ kind: "request", x }));
+    const compactions = Array.from({ length: 40 }, (_, i) => ({ kind: "compaction", x: i * 20 }));
+    const dense = denseKinds([...requests, ...compactions], width);
+    expect(dense.has("request"), "600 of 800 columns hold a request: too many for ticks").toBe(true);
+    expect(dense.has("compaction"), "40 compactions stay ticks").toBe(false);
+    const strip = markRow("request", true);
+    const tick = markRow("request");
+    expect(strip.h, "a dense kind is a thin strip").toBeLessThan(tick.h / 4);
+    expect(strip.y + strip.h <= 8 || strip.y >= 26, "the strip keeps clear of the density bars (y 6 to 26)").toBe(true);
   });
 });

@@ -25,8 +25,14 @@ export function seqAtX(tl: Span, x: number, width: number): number {
   return tl.firstSeq + Math.round(f * span);
 }
 
-/** Requests stand tall, compactions taller, diagnostics sit as dots under the density. */
-export function markRow(kind: string): { y: number; h: number; w: number } {
+/**
+ * Requests stand tall, compactions taller, diagnostics sit as dots under the density. A kind
+ * marked in most columns (a request every few events across a large journal) would paint one
+ * solid band over the density: it is drawn as a thin strip at the edge instead.
+ */
+export function markRow(kind: string, dense = false): { y: number; h: number; w: number } {
+  if (dense && kind === "compaction") return { y: 0, h: 3, w: 1 };
+  if (dense && kind === "request") return { y: 31, h: 3, w: 1 };
   switch (kind) {
     case "compaction":
       return { y: 2, h: 30, w: 3 };
@@ -62,4 +68,11 @@ export function markColumns(
     out.push({ kind: m.kind, x });
   }
   return out;
+}
+
+/** Kinds marked in more than a quarter of the scrubber's columns: too many for ticks. */
+export function denseKinds(columns: { kind: string }[], width: number): Set<string> {
+  const counts = new Map<string, number>();
+  for (const c of columns) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
+  return new Set([...counts].filter(([, n]) => n > width / 4).map(([kind]) => kind));
 }
