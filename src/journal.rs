@@ -429,8 +429,35 @@ impl Journal {
         })
     }
 
-    /// Re-reads what the store holds, after a follower appended to it.
-    pub fn reload(self) -> Result<Journal, JournalError> {
+    /// Takes in what a follower appended to the store: only the new events are read and
+    /// parsed (the derived marks and diagnostics are read again). A new generation (the file
+    /// was replaced) is loaded whole.
+    pub fn reload(mut self) -> Result<Journal, JournalError> {
+        let latest = self.store.latest_journal()?.ok_or(StoreError::Empty)?;
+        let event_count = self.store.event_count(latest.id)?;
+        if latest.id == self.row.id
+            && latest.dialect == self.row.dialect
+            && event_count >= self.event_count
+        {
+            match &mut self.iterate {
+                Some(iterate) => iterate.extend_from_store(
+                    &self.store,
+                    latest.id,
+                    self.event_count,
+                    event_count,
+                )?,
+                None => self.stored.extend(self.store.events_between(
+                    latest.id,
+                    self.event_count,
+                    event_count,
+                )?),
+            }
+            self.marks = self.store.marks(latest.id)?;
+            self.diagnostics = self.store.diagnostics(latest.id)?;
+            self.event_count = event_count;
+            self.row = latest;
+            return Ok(self);
+        }
         let Journal {
             store,
             db_path,

@@ -3,9 +3,12 @@
 
 mod common;
 
+use journalscope::import::{import_file, ImportControl};
 use journalscope::iterate::projection::fold_through;
 use journalscope::iterate::IterateJournal;
+use journalscope::store::Store;
 use std::ops::ControlFlow;
+use std::path::PathBuf;
 
 #[test]
 fn projection_from_checkpoints_equals_a_fold_from_the_start_at_every_offset() {
@@ -79,14 +82,8 @@ proptest::proptest! {
 
 #[test]
 fn a_journal_loaded_from_its_store_in_slices_on_every_core_equals_one_parsed_whole() {
-    let mut text = Vec::new();
     // More events than two load slices, so that parts and slices both have seams.
-    journalscope::bench::write_synthetic(&mut text, 36_000, 11).expect("write to memory");
-    let mut lines: Vec<String> = String::from_utf8(text)
-        .expect("utf-8")
-        .lines()
-        .map(str::to_string)
-        .collect();
+    let mut lines = synthetic(36_000, 11);
     // Records with read-time and parse-time diagnostics, on either side of a slice's seam.
     for at in [16_383, 16_385, 30_001] {
         lines.insert(at, "not json at all".to_string());
@@ -97,25 +94,7 @@ fn a_journal_loaded_from_its_store_in_slices_on_every_core_equals_one_parsed_who
         );
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("journal.jsonl");
-    std::fs::write(&file, lines.join("\n") + "\n").expect("write the journal");
-    let store =
-        journalscope::store::Store::open(&dir.path().join("journal.sqlite")).expect("store");
-    let mut quiet = |_| {};
-    journalscope::import::import_file(
-        &store,
-        &file,
-        &mut journalscope::import::ImportControl {
-            progress: &mut quiet,
-            cancel: None,
-        },
-    )
-    .expect("import");
-    let id = store
-        .latest_journal()
-        .expect("journal")
-        .expect("a journal")
-        .id;
+    let (store, id, _) = imported(&dir, &lines);
 
     let mut heard = Vec::new();
     let sliced = IterateJournal::from_store(&store, id, &mut |done| {
@@ -165,4 +144,75 @@ fn a_journal_loaded_from_its_store_in_slices_on_every_core_equals_one_parsed_who
         whole.projection_view(last).diagnostics.len() >= 6,
         "the diagnostics the seams were given are there to compare"
     );
+}
+
+fn synthetic(events: u64, seed: u64) -> Vec<String> {
+    let mut text = Vec::new();
+    journalscope::bench::write_synthetic(&mut text, events, seed).expect("write to memory");
+    String::from_utf8(text)
+        .expect("utf-8")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Writes `lines` as a journal file in `dir` and imports it (again, when it grew).
+fn imported(dir: &tempfile::TempDir, lines: &[String]) -> (Store, i64, PathBuf) {
+    let file = dir.path().join("journal.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write the journal");
+    let store = Store::open(&dir.path().join("journal.sqlite")).expect("store");
+    let mut quiet = |_| {};
+    import_file(
+        &store,
+        &file,
+        &mut ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )
+    .expect("import");
+    let id = store
+        .latest_journal()
+        .expect("journal")
+        .expect("a journal")
+        .id;
+    (store, id, file)
+}
+
+fn loaded(store: &Store, id: i64) -> IterateJournal {
+    IterateJournal::from_store(store, id, &mut |_| ControlFlow::Continue(()))
+        .expect("load")
+        .expect("a load nobody stopped ends")
+}
+
+#[test]
+fn a_journal_extended_by_what_a_follower_appended_equals_one_loaded_whole() {
+    let lines = synthetic(24_000, 3);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (store, id, _) = imported(&dir, &lines[..20_000]);
+    let mut followed = loaded(&store, id);
+    drop(store);
+
+    let (store, grown_id, _) = imported(&dir, &lines);
+    assert_eq!(
+        grown_id, id,
+        "the growth was appended to the same generation"
+    );
+    followed
+        .extend_from_store(&store, id, 20_000, 24_000)
+        .expect("extend");
+    let whole = loaded(&store, id);
+    assert_eq!(
+        followed.events, whole.events,
+        "the same events, in file order"
+    );
+    assert_eq!(followed.analyse(), whole.analyse(), "the same analysis");
+    let last = whole.events.last().map_or(0, |e| e.offset);
+    for at in (0..=last).step_by(4_001).chain([last]) {
+        assert_eq!(
+            followed.projection_at(at),
+            fold_through(&whole.events, at),
+            "the extended checkpoints give the fold's projection at @{at}"
+        );
+    }
 }

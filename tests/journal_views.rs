@@ -252,3 +252,91 @@ fn an_event_detail_keeps_the_original_bytes_and_pretty_prints_json() {
         "and carries its invalid-json diagnostic"
     );
 }
+
+#[test]
+fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
+    use journalscope::dialect::Dialect;
+    use journalscope::gen::{write_journal, GenOptions};
+    for dialect in [Dialect::Iterate, Dialect::AgUi, Dialect::AgentsKit] {
+        let mut text = Vec::new();
+        write_journal(
+            &mut text,
+            &GenOptions {
+                dialect,
+                events: 3_000,
+                seed: 5,
+            },
+        )
+        .expect("generate");
+        let text = String::from_utf8(text).expect("utf-8");
+        let lines: Vec<&str> = text.lines().collect();
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("journal.jsonl");
+        let db = dir.path().join("journal.sqlite");
+        std::fs::write(&file, lines[..2_000].join("\n") + "\n").expect("write the start");
+        let mut quiet = |_| {};
+        let mut control = ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        };
+        let journal = Journal::open(&file, Some(&db), &mut control).expect("open");
+        // A follower (another connection) appends the rest while the journal is open.
+        std::fs::write(&file, lines.join("\n") + "\n").expect("grow the file");
+        let follower = journalscope::store::Store::open(&db).expect("follower's store");
+        journalscope::import::import_file(&follower, &file, &mut control).expect("append");
+        drop(follower);
+
+        let reloaded = journal.reload().expect("reload");
+        let fresh = Journal::open_quietly(&db).expect("a fresh open");
+        let what = format!("{dialect:?}");
+        assert_eq!(
+            reloaded.event_count(),
+            3_000,
+            "{what}: the appended events are in"
+        );
+        assert_eq!(
+            reloaded.info().expect("info").last_offset,
+            fresh.info().expect("info").last_offset,
+            "{what}: the same last offset"
+        );
+        assert_eq!(
+            reloaded.timeline(64),
+            fresh.timeline(64),
+            "{what}: the same timeline"
+        );
+        let page = EventQuery {
+            start: 1_990,
+            limit: 20,
+            ..EventQuery::default()
+        };
+        assert_eq!(
+            reloaded.events_page(&page).expect("page"),
+            fresh.events_page(&page).expect("page"),
+            "{what}: the same rows across the seam"
+        );
+        assert_eq!(
+            reloaded.diagnostics(),
+            fresh.diagnostics(),
+            "{what}: the same diagnostics"
+        );
+        assert!(
+            reloaded.stored_events() == fresh.stored_events(),
+            "{what}: the events the AG-UI and AgentsKit folds read are the same"
+        );
+        if dialect == Dialect::Iterate {
+            let last = fresh.info().expect("info").last_offset.expect("an offset");
+            for at in [last / 3, last * 2 / 3, last] {
+                assert_eq!(
+                    reloaded.projection(at).expect("projection"),
+                    fresh.projection(at).expect("projection"),
+                    "{what}: the same projection at @{at}"
+                );
+            }
+            assert_eq!(
+                reloaded.requests().expect("requests"),
+                fresh.requests().expect("requests"),
+                "{what}: the same requests"
+            );
+        }
+    }
+}

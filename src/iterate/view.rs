@@ -287,6 +287,35 @@ impl IterateJournal {
         Ok(Some(journal))
     }
 
+    /// Takes in the records `from <= seq < to` that a follower appended to the store since
+    /// this journal was read (its first `from`), and extends the checkpoints over them: a live
+    /// tail's reload costs what was appended, not the whole journal again.
+    pub fn extend_from_store(
+        &mut self,
+        store: &Store,
+        journal_id: i64,
+        from: u64,
+        to: u64,
+    ) -> Result<(), StoreError> {
+        let known = self.events.len();
+        let mut at = from;
+        while at < to {
+            let slice = store.events_between(journal_id, at, (at + LOAD_SLICE).min(to))?;
+            if slice.is_empty() {
+                break;
+            }
+            self.take(parse_records(&slice));
+            at += LOAD_SLICE;
+        }
+        self.checkpoints = match self.checkpoints.take() {
+            Some(checkpoints) => checkpoints.extend(&self.events, known),
+            // Nothing was checkpointed yet: an empty journal, or offsets that went backwards
+            // (then a build says so again).
+            None => Checkpoints::build(&self.events),
+        };
+        Ok(())
+    }
+
     /// Parses every record, telling `watch` how many were parsed; no checkpoints (only views
     /// need them). `None` when the watch abandoned it.
     fn parse(stored: &[StoredEvent], watch: FoldWatch<'_>) -> Option<IterateJournal> {
@@ -787,16 +816,25 @@ const REQUEST_SHARE: usize = 1024;
 
 impl Checkpoints {
     fn build(events: &[IterateEvent]) -> Option<Checkpoints> {
-        if events
+        Checkpoints { stops: Vec::new() }.extend(events, 0)
+    }
+
+    /// The checkpoints of `events` whose first `known` were checkpointed already: the fold
+    /// resumes from the last stop, so the stops are those a build from scratch would make.
+    /// `None` once offsets stop increasing.
+    fn extend(mut self, events: &[IterateEvent], known: usize) -> Option<Checkpoints> {
+        if events[known.saturating_sub(1).min(events.len())..]
             .windows(2)
             .any(|pair| pair[1].offset <= pair[0].offset)
         {
             return None;
         }
-        let mut stops = Vec::new();
-        let mut projection = Projection::default();
+        let (start, mut projection) = match self.stops.last() {
+            Some((folded, projection)) => (*folded, projection.clone()),
+            None => (0, Projection::default()),
+        };
         let mut since = 0usize;
-        for (index, event) in events.iter().enumerate() {
+        for (index, event) in events.iter().enumerate().skip(start) {
             projection.apply(event);
             since += 1;
             let size = projection.system.len()
@@ -804,11 +842,11 @@ impl Checkpoints {
                 + projection.diagnostics.len()
                 + projection.requests.len() / REQUEST_SHARE;
             if since >= CHECKPOINT_SPACING.max(size * 4) {
-                stops.push((index + 1, projection.clone()));
+                self.stops.push((index + 1, projection.clone()));
                 since = 0;
             }
         }
-        Some(Checkpoints { stops })
+        Some(self)
     }
 
     fn projection_at(&self, events: &[IterateEvent], at: i64) -> Projection {
