@@ -238,11 +238,13 @@ impl IterateJournal {
         let mut journal = IterateJournal::default();
         // Bounded: reading waits for the parsers rather than piling slices up in memory.
         let (work, jobs) = std::sync::mpsc::sync_channel::<(usize, Vec<StoredEvent>)>(parsers);
-        let jobs = std::sync::Mutex::new(jobs);
+        // Only the parsers hold the receiving end: should they all stop, sending fails rather
+        // than waiting for them forever.
+        let jobs = std::sync::Arc::new(std::sync::Mutex::new(jobs));
         let (finished, results) = std::sync::mpsc::channel::<(usize, IterateJournal)>();
         let loaded = std::thread::scope(|scope| -> Result<bool, StoreError> {
             for _ in 0..parsers {
-                let (jobs, finished) = (&jobs, finished.clone());
+                let (jobs, finished) = (std::sync::Arc::clone(&jobs), finished.clone());
                 scope.spawn(move || loop {
                     // A poisoned lock means another parser panicked; the scope re-raises it.
                     let job = match jobs.lock() {
@@ -255,7 +257,7 @@ impl IterateJournal {
                     }
                 });
             }
-            drop(finished);
+            drop((jobs, finished));
             let mut order = SliceOrder::default();
             let mut from = 0;
             let mut sent = 0;
