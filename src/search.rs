@@ -116,11 +116,21 @@ pub fn index_in_background(
     if running.swap(true, Ordering::AcqRel) {
         return None;
     }
+    let running = Running(running);
     Some(std::thread::spawn(move || {
-        let indexed = Store::open_existing(&db).and_then(|store| refresh(&store, journal_id));
-        running.store(false, Ordering::Release);
-        indexed
+        let _running = running;
+        Store::open_existing(&db).and_then(|store| refresh(&store, journal_id))
     }))
+}
+
+/// Clears the "an indexer runs" flag when the indexer ends, however it ends: a flag left set
+/// would keep every later indexer from starting.
+struct Running(Arc<AtomicBool>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
 }
 
 /// Drops the index of a journal generation (it is rebuilt on demand).

@@ -1,7 +1,7 @@
 //! IPC commands for search, the SQL console, breakpoints and bookmarks: thin adapters over the
 //! core (`Journal::search_indexing_at_most`, `Journal::sql`, `Breakpoint::run`, bookmarks),
-//! each error mapped to `{code, message}`. Kept apart from `commands.rs` so the views other branches add there do
-//! not collide with these.
+//! each error mapped to `{code, message}`. Kept apart from `commands.rs` so the views other
+//! branches add there do not collide with these.
 
 use journalscope::bookmark::Bookmark;
 use journalscope::breakpoint::{Breakpoint, BreakpointHit};
