@@ -7,6 +7,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+// Parsing a journal allocates a tree per record; glibc's allocator took a quarter of the CPU
+// time of an import, mimalloc a fraction of that.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     match cli::run(args) {

@@ -192,7 +192,7 @@ fn split_jsonl(bytes: &[u8], at: Position, complete: bool) -> Split {
     let mut line = at.line;
     let mut seq = at.seq;
     while pos < bytes.len() {
-        let (end, next) = match bytes[pos..].iter().position(|b| *b == b'\n') {
+        let (end, next) = match memchr::memchr(b'\n', &bytes[pos..]) {
             Some(nl) => (pos + nl, pos + nl + 1),
             None if complete => (bytes.len(), bytes.len()),
             None => break,
