@@ -162,19 +162,29 @@ fn summarize_text(bytes: &[u8]) -> String {
 
 /// Collapses whitespace and cuts at `max` characters, marking the cut.
 pub fn one_line(text: &str, max: usize) -> String {
+    one_line_words(text.split_whitespace(), max)
+}
+
+/// [`one_line`] over words already split. It stops at the word that crosses `max` and takes
+/// only what it needs of that word: a context item's content runs to 100 KB, and a summary
+/// used to copy and count all of it.
+fn one_line_words<'a>(words: impl Iterator<Item = &'a str>, max: usize) -> String {
     let mut out = String::new();
-    for (count, word) in text.split_whitespace().enumerate() {
+    let mut chars = 0;
+    for (count, word) in words.enumerate() {
         if count > 0 {
             out.push(' ');
+            chars += 1;
         }
-        out.push_str(word);
-        if out.chars().count() > max {
-            break;
+        // One character past `max` is enough to know the cut is there.
+        let room = (max + 1).saturating_sub(chars);
+        let end = word.char_indices().nth(room).map_or(word.len(), |(i, _)| i);
+        out.push_str(&word[..end]);
+        chars += word[..end].chars().count();
+        if chars > max {
+            let cut: String = out.chars().take(max).collect();
+            return format!("{cut}…");
         }
-    }
-    if out.chars().count() > max {
-        let cut: String = out.chars().take(max).collect();
-        return format!("{cut}…");
     }
     out
 }
@@ -201,8 +211,10 @@ fn summarize(kind: Option<&str>, payload: Option<&Value>) -> String {
             } else {
                 ""
             };
-            one_line(
-                &format!("{role}{actor}{key}{compaction}: {}", text("content")),
+            let head = format!("{role}{actor}{key}{compaction}:");
+            one_line_words(
+                head.split_whitespace()
+                    .chain(text("content").split_whitespace()),
                 120,
             )
         }
@@ -227,5 +239,45 @@ fn summarize(kind: Option<&str>, payload: Option<&Value>) -> String {
         ),
         Some(other) => other.to_string(),
         None => one_line(&payload.to_string(), 120),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The summary as it was first written: collapse everything, then cut.
+    fn one_line_whole(text: &str, max: usize) -> String {
+        let out = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if out.chars().count() > max {
+            let cut: String = out.chars().take(max).collect();
+            return format!("{cut}…");
+        }
+        out
+    }
+
+    #[test]
+    fn a_long_word_is_cut_at_max_characters() {
+        let summary = one_line(&format!("say {}", "é".repeat(100_000)), 10);
+        assert_eq!(
+            summary,
+            format!("say {}…", "é".repeat(6)),
+            "the cut counts characters, not bytes, and marks itself"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn reading_only_the_head_gives_the_summary_of_the_whole(
+            text in "[a-zé \\t\\n]{0,300}",
+            max in 0usize..40,
+        ) {
+            prop_assert_eq!(
+                one_line(&text, max),
+                one_line_whole(&text, max),
+                "stopping early must not change what the event list shows"
+            );
+        }
     }
 }
