@@ -141,7 +141,7 @@ impl Console {
             "CREATE TEMP VIEW events AS
                SELECT seq, offset, type, created_at, summary, CAST(raw AS TEXT) AS raw, line,
                       byte_start, byte_len
-               FROM main.events WHERE journal_id = {id};
+               FROM main.event_records WHERE journal_id = {id};
              CREATE TEMP VIEW diagnostics AS
                SELECT seq, offset, line, severity, code, message, 'read' AS stage
                  FROM main.read_diagnostics WHERE journal_id = {id}
@@ -154,7 +154,8 @@ impl Console {
                SELECT m.seq, e.offset,
                       json_extract(CAST(e.raw AS TEXT), '$.payload.compaction.replacesHistoryThrough') AS cutoff,
                       m.note
-               FROM main.marks m JOIN main.events e ON e.journal_id = m.journal_id AND e.seq = m.seq
+               FROM main.marks m
+               JOIN main.event_records e ON e.journal_id = m.journal_id AND e.seq = m.seq
                WHERE m.journal_id = {id} AND m.kind = 'compaction';
              CREATE TEMP VIEW bookmarks AS
                SELECT seq, offset, note, created_at FROM main.bookmarks WHERE journal_id = {id};

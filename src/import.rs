@@ -369,7 +369,7 @@ fn ingest_stream(
     let total = meta.len();
     let dialect = journal.dialect;
     store.transaction(|store| -> Result<u64, ImportError> {
-        let bulk = store.start_bulk_load()?;
+        store.prepare_bulk_load()?;
         let end = std::thread::scope(|scope| -> Result<StreamEnd, ImportError> {
             let (sender, batches) = std::sync::mpsc::sync_channel(4);
             let reading = scope.spawn(move || read_stream(file, dialect, sender));
@@ -422,9 +422,6 @@ fn ingest_stream(
                     source,
                 })
         })?;
-        if bulk {
-            store.finish_bulk_load()?;
-        }
         store.record_position(
             journal.id,
             &SourcePosition {

@@ -74,7 +74,7 @@ pub fn refresh(store: &Store, journal_id: i64) -> Result<u64, StoreError> {
             let start = indexed(store, journal_id)? as i64;
             let rows: Vec<(i64, Vec<u8>)> = conn
                 .prepare_cached(
-                    "SELECT seq, raw FROM events WHERE journal_id = ?1 AND seq >= ?2
+                    "SELECT seq, raw FROM event_records WHERE journal_id = ?1 AND seq >= ?2
                      ORDER BY seq LIMIT ?3",
                 )?
                 .query_map(params![journal_id, start, INDEX_BATCH], |r| {

@@ -228,10 +228,9 @@ impl StreamRecorder {
         let Some(journal_id) = self.lookup_journal else {
             return Ok(false);
         };
-        let mut stmt = self
-            .store
-            .connection()
-            .prepare_cached("SELECT raw FROM events WHERE journal_id = ?1 AND offset = ?2")?;
+        let mut stmt = self.store.connection().prepare_cached(
+            "SELECT raw FROM event_records WHERE journal_id = ?1 AND offset = ?2",
+        )?;
         let mut rows = stmt.query(params![journal_id, offset])?;
         while let Some(row) = rows.next()? {
             let raw: Vec<u8> = row.get(0)?;
