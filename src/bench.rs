@@ -105,6 +105,10 @@ pub struct BenchReport {
     pub database_bytes: u64,
     pub generated: bool,
     pub import: ImportFigures,
+    /// Loading the freshly imported database for viewing: what the app does once an import
+    /// ends (it does not check the file again).
+    pub load_ms: f64,
+    /// Opening the journal file again: the file is hashed to find it unchanged, then loaded.
     pub reopen_ms: f64,
     pub reopen_peak_rss_bytes: u64,
     /// After the load: the projection at the last offset and the first page of the event
@@ -313,6 +317,18 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
 
     let mut quiet = |_| {};
     let start = Instant::now();
+    let loaded = Journal::open(
+        &db_path,
+        None,
+        &mut ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )?;
+    let load_ms = ms(start);
+    drop(loaded);
+
+    let start = Instant::now();
     let journal = Journal::open(
         &journal_path,
         Some(&db_path),
@@ -480,7 +496,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
         ),
         check(
             "ready after import",
-            Some((reopen_ms + first_view_ms) / 1000.0),
+            Some((load_ms + first_view_ms) / 1000.0),
             "s",
             "<= 2 s",
             |v| v <= 2.0,
@@ -505,6 +521,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
         database_bytes,
         generated,
         import,
+        load_ms,
         reopen_ms,
         reopen_peak_rss_bytes,
         first_view_ms,
@@ -548,6 +565,10 @@ pub fn render_text(report: &BenchReport) -> String {
         report.import.mb_per_second,
         report.import.events_per_second,
         mib(report.import.peak_rss_bytes)
+    ));
+    line(format!(
+        "load after import    {:.0} ms (the database, as the app loads it once an import ends)",
+        report.load_ms
     ));
     line(format!(
         "reopen (unchanged)   {:.0} ms  peak RSS {:.0} MiB",
