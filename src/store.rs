@@ -272,10 +272,9 @@ impl Store {
         Ok(())
     }
 
-    /// A streamed first import by an earlier version dropped the secondary indexes of `events`
-    /// and committed as it went; killed before its end, it left them missing. They are rebuilt
-    /// here. Best effort: such an import still running in another process holds the write lock
-    /// and builds them itself.
+    /// A streamed first import drops the secondary indexes of `events` and commits as it goes;
+    /// killed before its end, it leaves them missing. They are rebuilt here. Best effort: an
+    /// import still running in another process holds the write lock and builds them itself.
     fn restore_indexes(&self) {
         let present: i64 = self
             .conn
@@ -287,7 +286,7 @@ impl Store {
             )
             .unwrap_or(2);
         if present < 2 {
-            let _ = self.create_event_indexes();
+            let _ = self.finish_bulk_load();
         }
     }
 
@@ -516,16 +515,34 @@ impl Store {
         Ok(())
     }
 
-    /// Before a bulk load: a larger page cache (64 MiB, well inside the import's memory budget)
-    /// keeps the index pages the inserts touch off the disk. The secondary indexes of `events`
-    /// stay and grow with the load: building them at its end instead cost more, because the
-    /// scan reads every row's overflow pages to reach `offset` and `type`, which follow `raw`.
-    pub fn prepare_bulk_load(&self) -> Result<(), StoreError> {
+    /// Drops the secondary indexes of `events` while the table is empty, so that a bulk load
+    /// appends without maintaining them; [`Store::finish_bulk_load`] builds them once at the
+    /// end. Called inside a transaction, a load that fails rolls back to the indexes it had.
+    /// Returns whether it dropped them.
+    pub fn start_bulk_load(&self) -> Result<bool, StoreError> {
+        let empty: bool =
+            self.conn
+                .query_row("SELECT NOT EXISTS (SELECT 1 FROM events)", [], |row| {
+                    row.get(0)
+                })?;
+        if empty {
+            self.conn.execute_batch(
+                "DROP INDEX IF EXISTS events_by_offset; DROP INDEX IF EXISTS events_by_type;",
+            )?;
+        }
+        // A larger page cache (64 MiB, inside the import's memory budget) keeps the inserts off
+        // the disk.
         self.conn.pragma_update(None, "cache_size", -65_536)?;
-        Ok(())
+        Ok(empty)
     }
 
-    fn create_event_indexes(&self) -> Result<(), StoreError> {
+    /// Builds the secondary indexes of `events` dropped by [`Store::start_bulk_load`]. Since
+    /// the events' bytes live in `event_bytes` (migration 6), this scans only the small rows of
+    /// `events`, which costs less than keeping the indexes up to date row by row.
+    pub fn finish_bulk_load(&self) -> Result<(), StoreError> {
+        // The sort that builds an index takes as much memory as the page cache may: with the
+        // bulk load's 64 MiB, the import went past its memory budget.
+        self.conn.pragma_update(None, "cache_size", -16_384)?;
         self.conn.execute_batch(
             "CREATE INDEX IF NOT EXISTS events_by_offset ON events(journal_id, offset);
              CREATE INDEX IF NOT EXISTS events_by_type ON events(journal_id, type);",
