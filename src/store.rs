@@ -622,8 +622,8 @@ impl Store {
 
     fn events_where(&self, journal_id: i64, clause: &str) -> Result<Vec<StoredEvent>, StoreError> {
         let sql = format!(
-            "SELECT seq, line, byte_start, byte_len, raw, offset, type, created_at, summary
-             FROM event_records WHERE journal_id = ?1 AND {clause} ORDER BY seq"
+            "SELECT seq, line, byte_start, byte_len, offset, type, created_at, summary
+             FROM events WHERE journal_id = ?1 AND {clause} ORDER BY seq"
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let mut events: Vec<StoredEvent> = stmt
@@ -633,11 +633,11 @@ impl Store {
                     line: row.get::<_, i64>(1)? as u64,
                     byte_start: row.get::<_, i64>(2)? as u64,
                     byte_len: row.get::<_, i64>(3)? as u64,
-                    raw: row.get(4)?,
-                    offset: row.get(5)?,
-                    kind: row.get(6)?,
-                    created_at: row.get(7)?,
-                    summary: row.get(8)?,
+                    raw: Vec::new(),
+                    offset: row.get(4)?,
+                    kind: row.get(5)?,
+                    created_at: row.get(6)?,
+                    summary: row.get(7)?,
                     diagnostics: Vec::new(),
                 })
             })?
@@ -647,6 +647,28 @@ impl Store {
         }
         let first = events[0].seq;
         let last = events[events.len() - 1].seq;
+        // The bytes of the seq range in one scan of `event_bytes`, where they lie in order: a
+        // join looked each one up from the root of the table, which was most of the reading
+        // of a large journal's load.
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, raw FROM event_bytes WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+        )?;
+        let rows = stmt.query_map(
+            params![bytes_id(journal_id, first), bytes_id(journal_id, last)],
+            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, Vec<u8>>(1)?)),
+        )?;
+        let mut next = 0;
+        for row in rows {
+            let (id, raw) = row?;
+            let seq = (id - bytes_id(journal_id, 0)) as u64;
+            // Both runs are in seq order; a clause that skips seqs skips their bytes here.
+            while next < events.len() && events[next].seq < seq {
+                next += 1;
+            }
+            if let Some(event) = events.get_mut(next).filter(|e| e.seq == seq) {
+                event.raw = raw;
+            }
+        }
         let mut stmt = self.conn.prepare(
             "SELECT seq, offset, line, severity, code, message FROM read_diagnostics
              WHERE journal_id = ?1 AND seq BETWEEN ?2 AND ?3 ORDER BY rowid",

@@ -3,6 +3,7 @@
 //! These are the shapes the CLI prints and the desktop shows.
 
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -235,14 +236,16 @@ impl IterateJournal {
     ) -> Result<Option<IterateJournal>, StoreError> {
         let total = store.event_count(journal_id)?;
         let parsers = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let mut journal = IterateJournal::default();
         // Bounded: reading waits for the parsers rather than piling slices up in memory.
         let (work, jobs) = std::sync::mpsc::sync_channel::<(usize, Vec<StoredEvent>)>(parsers);
         // Only the parsers hold the receiving end: should they all stop, sending fails rather
         // than waiting for them forever.
         let jobs = std::sync::Arc::new(std::sync::Mutex::new(jobs));
         let (finished, results) = std::sync::mpsc::channel::<(usize, IterateJournal)>();
-        let loaded = std::thread::scope(|scope| -> Result<bool, StoreError> {
+        // Records joined in file order so far, for progress.
+        let joined = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|scope| -> Result<Option<IterateJournal>, StoreError> {
             for _ in 0..parsers {
                 let (jobs, finished) = (std::sync::Arc::clone(&jobs), finished.clone());
                 scope.spawn(move || loop {
@@ -258,35 +261,69 @@ impl IterateJournal {
                 });
             }
             drop((jobs, finished));
-            let mut order = SliceOrder::default();
+            // The joining and the checkpoint fold run beside the reading, on their own thread:
+            // done after the last slice, the fold was the last half second of a million-event
+            // load with one core idle.
+            let (joined, stop) = (&joined, &stop);
+            let joining = scope.spawn(move || {
+                let mut journal = IterateJournal::default();
+                let mut run = CheckpointRun::default();
+                let mut order = SliceOrder::default();
+                for result in results.iter() {
+                    if stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    let known = journal.events.len();
+                    order.join([result], &mut journal);
+                    run.feed(&journal.events[known..]);
+                    joined.store(order.records(total), Ordering::Relaxed);
+                }
+                journal.checkpoints = run.finish();
+                Some((journal, order.joined))
+            });
             let mut from = 0;
             let mut sent = 0;
-            while from < total {
-                order.join(results.try_iter(), &mut journal);
-                if watch(order.records(total)).is_break() {
-                    return Ok(false);
+            let mut read = || -> Result<bool, StoreError> {
+                while from < total {
+                    if watch(joined.load(Ordering::Relaxed)).is_break() {
+                        return Ok(false);
+                    }
+                    let slice = store.events_between(journal_id, from, from + LOAD_SLICE)?;
+                    if slice.is_empty() || work.send((sent, slice)).is_err() {
+                        break;
+                    }
+                    sent += 1;
+                    from += LOAD_SLICE;
                 }
-                let slice = store.events_between(journal_id, from, from + LOAD_SLICE)?;
-                if slice.is_empty() || work.send((sent, slice)).is_err() {
-                    break;
-                }
-                sent += 1;
-                from += LOAD_SLICE;
-            }
+                Ok(true)
+            };
+            let outcome = read();
             drop(work);
-            for result in results.iter() {
-                order.join([result], &mut journal);
-                if watch(order.records(total)).is_break() {
-                    return Ok(false);
-                }
+            if !matches!(outcome, Ok(true)) {
+                stop.store(true, Ordering::Relaxed);
             }
-            Ok(order.joined == sent)
-        })?;
-        if !loaded || watch(total).is_break() {
-            return Ok(None);
-        }
-        journal.checkpoints = Checkpoints::build(&journal.events);
-        Ok(Some(journal))
+            // The joining thread ends once the parsers have; until then the watch still hears
+            // how far it got (a cancel lands within a slice).
+            while !joining.is_finished() {
+                if watch(joined.load(Ordering::Relaxed)).is_break() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            let joined = match joining.join() {
+                Ok(joined) => joined,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            if !outcome? {
+                return Ok(None);
+            }
+            match joined {
+                Some((journal, slices)) if slices == sent && watch(total).is_continue() => {
+                    Ok(Some(journal))
+                }
+                _ => Ok(None),
+            }
+        })
     }
 
     /// Takes in the records `from <= seq < to` that a follower appended to the store since
@@ -818,37 +855,25 @@ const REQUEST_SHARE: usize = 1024;
 
 impl Checkpoints {
     fn build(events: &[IterateEvent]) -> Option<Checkpoints> {
-        Checkpoints { stops: Vec::new() }.extend(events, 0)
+        let mut run = CheckpointRun::default();
+        run.feed(events);
+        run.finish()
     }
 
     /// The checkpoints of `events` whose first `known` were checkpointed already: the fold
     /// resumes from the last stop, so the stops are those a build from scratch would make.
     /// `None` once offsets stop increasing.
-    fn extend(mut self, events: &[IterateEvent], known: usize) -> Option<Checkpoints> {
-        if events[known.saturating_sub(1).min(events.len())..]
-            .windows(2)
-            .any(|pair| pair[1].offset <= pair[0].offset)
-        {
-            return None;
-        }
-        let (start, mut projection) = match self.stops.last() {
-            Some((folded, projection)) => (*folded, projection.clone()),
-            None => (0, Projection::default()),
-        };
-        let mut since = 0usize;
-        for (index, event) in events.iter().enumerate().skip(start) {
-            projection.apply(event);
-            since += 1;
-            let size = projection.system.len()
-                + projection.history.len()
-                + projection.diagnostics.len()
-                + projection.requests.len() / REQUEST_SHARE;
-            if since >= CHECKPOINT_SPACING.max(size * 4) {
-                self.stops.push((index + 1, projection.clone()));
-                since = 0;
-            }
-        }
-        Some(self)
+    fn extend(self, events: &[IterateEvent], known: usize) -> Option<Checkpoints> {
+        // Folding resumes at the last stop, and the run checks the offsets from there on.
+        let start = self.stops.last().map_or(0, |(folded, _)| *folded);
+        debug_assert!(
+            start <= known,
+            "a stop is only made of events already known"
+        );
+        let mut run = CheckpointRun::resume(self);
+        run.last_offset = start.checked_sub(1).map(|i| events[i].offset);
+        run.feed(&events[start..]);
+        run.finish()
     }
 
     fn projection_at(&self, events: &[IterateEvent], at: i64) -> Projection {
@@ -862,5 +887,143 @@ impl Checkpoints {
             projection.apply(event);
         }
         projection
+    }
+}
+
+/// A fold that checkpoints as events arrive, slice after slice: a load folds each slice as it
+/// is joined instead of folding the whole journal once everything is parsed. Its stops are
+/// those [`Checkpoints::build`] makes of the same events.
+#[derive(Debug, Default)]
+struct CheckpointRun {
+    stops: Vec<(usize, Projection)>,
+    projection: Projection,
+    /// Events folded.
+    folded: usize,
+    /// Events folded since the last stop.
+    since: usize,
+    last_offset: Option<i64>,
+    /// Offsets went backwards: there are no checkpoints.
+    broken: bool,
+}
+
+impl CheckpointRun {
+    fn resume(checkpoints: Checkpoints) -> CheckpointRun {
+        let (folded, projection) = checkpoints
+            .stops
+            .last()
+            .map(|(folded, projection)| (*folded, projection.clone()))
+            .unwrap_or_default();
+        CheckpointRun {
+            stops: checkpoints.stops,
+            projection,
+            folded,
+            ..CheckpointRun::default()
+        }
+    }
+
+    /// Folds the next `events` of the journal.
+    fn feed(&mut self, events: &[IterateEvent]) {
+        for event in events {
+            if self.broken {
+                return;
+            }
+            if self.last_offset.is_some_and(|last| event.offset <= last) {
+                self.broken = true;
+                self.stops = Vec::new();
+                return;
+            }
+            self.last_offset = Some(event.offset);
+            self.projection.apply(event);
+            self.folded += 1;
+            self.since += 1;
+            let size = self.projection.system.len()
+                + self.projection.history.len()
+                + self.projection.diagnostics.len()
+                + self.projection.requests.len() / REQUEST_SHARE;
+            if self.since >= CHECKPOINT_SPACING.max(size * 4) {
+                self.stops.push((self.folded, self.projection.clone()));
+                self.since = 0;
+            }
+        }
+    }
+
+    fn finish(self) -> Option<Checkpoints> {
+        (!self.broken).then_some(Checkpoints { stops: self.stops })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn synthetic_events(count: u64, seed: u64) -> Vec<IterateEvent> {
+        let mut text = Vec::new();
+        crate::bench::write_synthetic(&mut text, count, seed).expect("write to memory");
+        text.split(|b| *b == b'\n')
+            .filter(|line| !line.is_empty())
+            .enumerate()
+            .filter_map(|(seq, line)| {
+                let value: Value = serde_json::from_slice(line).expect("generated JSON");
+                event::parse(seq as u64, seq as u64 + 1, &value).0
+            })
+            .collect()
+    }
+
+    fn stops(checkpoints: &Checkpoints) -> Vec<usize> {
+        checkpoints
+            .stops
+            .iter()
+            .map(|(folded, _)| *folded)
+            .collect()
+    }
+
+    #[test]
+    fn given_events_fed_in_uneven_slices_when_the_run_finishes_then_its_checkpoints_are_those_built_whole(
+    ) {
+        let events = synthetic_events(9_000, 7);
+        let whole = Checkpoints::build(&events).expect("offsets increase");
+
+        let mut run = CheckpointRun::default();
+        let mut fed = 0;
+        for size in [1, 700, 2_048, 3, 5_000].into_iter().cycle() {
+            let end = (fed + size).min(events.len());
+            run.feed(&events[fed..end]);
+            fed = end;
+            if fed == events.len() {
+                break;
+            }
+        }
+        let sliced = run.finish().expect("offsets increase");
+
+        assert!(
+            stops(&whole).len() > 3,
+            "the journal has checkpoints to compare"
+        );
+        assert_eq!(stops(&sliced), stops(&whole), "the same stops");
+        assert!(
+            sliced
+                .stops
+                .iter()
+                .zip(&whole.stops)
+                .all(|(a, b)| a.1 == b.1),
+            "the same projection at every stop"
+        );
+    }
+
+    #[test]
+    fn given_an_offset_that_goes_back_in_a_later_slice_when_the_run_finishes_then_there_are_no_checkpoints(
+    ) {
+        let mut events = synthetic_events(3_000, 2);
+        let first = events[0].offset;
+        events[2_500].offset = first;
+
+        let mut run = CheckpointRun::default();
+        run.feed(&events[..2_000]);
+        run.feed(&events[2_000..]);
+
+        assert!(
+            run.finish().is_none(),
+            "a seek must fold from the start once offsets stop increasing, as a build decides"
+        );
     }
 }
