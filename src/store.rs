@@ -130,14 +130,16 @@ const MIGRATIONS: &[&str] = &[
     // 6: each event's original bytes leave `events` for a table of their own, keyed by
     // `(journal_id << 40) | seq`. In `events`, a WITHOUT ROWID table, the bytes made rows large:
     // every insert compared keys across overflow pages, and every read of `offset` or `type`
-    // walked the overflow chain of `raw` before it. `event_records` reads both as one.
+    // walked the overflow chain of `raw` before it. `event_records` reads both as one; every
+    // event has its bytes, and the LEFT JOIN lets SQLite skip the lookup when a query (say a
+    // console query for offsets and types) does not ask for them.
     "CREATE TABLE event_bytes (id INTEGER PRIMARY KEY, raw BLOB NOT NULL);
     INSERT INTO event_bytes (id, raw) SELECT (journal_id << 40) | seq, raw FROM events;
     ALTER TABLE events DROP COLUMN raw;
     CREATE VIEW event_records AS
         SELECT e.journal_id, e.seq, e.line, e.byte_start, e.byte_len, b.raw, e.offset, e.type,
                e.created_at, e.summary
-        FROM events e JOIN event_bytes b ON b.id = (e.journal_id << 40) | e.seq;",
+        FROM events e LEFT JOIN event_bytes b ON b.id = (e.journal_id << 40) | e.seq;",
 ];
 
 /// The key of an event's bytes in `event_bytes` (see migration 6): a journal's events are
