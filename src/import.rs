@@ -594,7 +594,7 @@ fn read_and_analyse(
                 ));
             }
             if let Some(analyser) = analyser {
-                analyser.feed_record(record.seq, record.line, &parsed.value);
+                analyser.feed_record(record.seq, record.line, parsed.value);
             }
             read
         }

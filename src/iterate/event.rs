@@ -134,6 +134,29 @@ pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<D
     )
 }
 
+/// [`parse`] of a record's value that the caller no longer needs: a context item's content,
+/// most of a record's bytes, moves into the event instead of being copied.
+pub fn parse_owned(
+    seq: u64,
+    line: u64,
+    mut value: Value,
+) -> (Option<IterateEvent>, Vec<Diagnostic>) {
+    let content = match value
+        .get_mut("payload")
+        .and_then(|payload| payload.get_mut("content"))
+    {
+        Some(Value::String(text)) => Some(std::mem::take(text)),
+        _ => None,
+    };
+    let (mut event, diagnostics) = parse(seq, line, &value);
+    if let (Some(event), Some(content)) = (event.as_mut(), content) {
+        if let EventKind::ContextAdded(context) = &mut event.kind {
+            context.content = content;
+        }
+    }
+    (event, diagnostics)
+}
+
 fn parse_context(
     line: u64,
     offset: i64,
@@ -276,4 +299,31 @@ fn parse_context(
         llm_request_offset,
         compaction: payload.get("compaction").filter(|c| !c.is_null()).cloned(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parsing_a_value_the_caller_gives_up_finds_what_parsing_a_borrowed_one_does() {
+        let records = [
+            r#"{"offset":1,"type":"events.iterate.com/agent/context-added","payload":{"role":"user","content":"hello there","key":"k"}}"#,
+            r#"{"offset":2,"type":"context-added","payload":{"role":"developer","content":{"not":"text"}}}"#,
+            r#"{"offset":3,"type":"context-added","payload":{"role":"user"}}"#,
+            r#"{"offset":4,"type":"context-added","payload":{"role":"wizard","content":"x"}}"#,
+            r#"{"offset":5,"type":"llm-request-requested","payload":{"model":"m","content":"not a context item"}}"#,
+            r#"{"offset":"6","type":"context-added","payload":"not an object"}"#,
+            r#"{"type":"context-added","payload":{"role":"user","content":"no offset"}}"#,
+            r#"["not an object"]"#,
+        ];
+        for record in records {
+            let value: Value = serde_json::from_str(record).expect("test JSON");
+            assert_eq!(
+                parse_owned(7, 8, value.clone()),
+                parse(7, 8, &value),
+                "moving the content out must not change the event or its diagnostics: {record}"
+            );
+        }
+    }
 }

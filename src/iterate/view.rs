@@ -659,9 +659,10 @@ pub struct Analyser {
 }
 
 impl Analyser {
-    /// Parses one record's JSON (already parsed by the reader) and folds it in.
-    pub fn feed_record(&mut self, seq: u64, line: u64, value: &Value) {
-        let (parsed, found) = event::parse(seq, line, value);
+    /// Parses one record's JSON (already parsed by the reader) and folds it in; the value's
+    /// content moves into the fold.
+    pub fn feed_record(&mut self, seq: u64, line: u64, value: Value) {
+        let (parsed, found) = event::parse_owned(seq, line, value);
         self.analysis
             .diagnostics
             .extend(found.into_iter().map(|d| (seq, d)));
@@ -793,7 +794,7 @@ fn parse_records(stored: &[StoredEvent]) -> IterateJournal {
     let mut parsed = IterateJournal::default();
     for record in stored {
         let event = record.json().and_then(|value| {
-            let (event, found) = event::parse(record.seq, record.line, &value);
+            let (event, found) = event::parse_owned(record.seq, record.line, value);
             for d in found {
                 parsed.read_diagnostics.push((record.offset, d.clone()));
                 parsed.parse_diagnostics.push((record.seq, d));
