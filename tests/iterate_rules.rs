@@ -116,7 +116,7 @@ fn given_an_unpublished_slot_when_its_key_is_updated_then_it_is_replaced_in_plac
         "the slot keeps its lane position; rendered offsets need not increase"
     );
     assert_eq!(
-        p.history[0].content, "v2",
+        &*p.history[0].content, "v2",
         "the model sees only the latest value"
     );
     assert_eq!(
@@ -153,7 +153,7 @@ fn given_a_published_slot_when_its_key_is_updated_then_a_new_item_appends_with_u
         "a published slot is never rewritten: the update appends"
     );
     assert_eq!(
-        p.history[0].content, "v1",
+        &*p.history[0].content, "v1",
         "the published occurrence keeps its bytes"
     );
     assert_eq!(
@@ -186,7 +186,7 @@ fn given_an_update_of_a_published_slot_when_updated_again_before_a_request_then_
         "the coalesced slot keeps its updatesOffset"
     );
     assert_eq!(
-        p.history[1].content, "v3",
+        &*p.history[1].content, "v3",
         "the coalesced slot shows the latest value"
     );
     assert_eq!(
@@ -372,7 +372,7 @@ fn given_a_valid_compaction_when_folded_then_summary_is_prepended_and_history_th
         "summary first, then history with offset > cutoff"
     );
     assert_eq!(
-        p.history[0].content, "dense summary",
+        &*p.history[0].content, "dense summary",
         "the summary is the compaction item's content"
     );
     let applied = p

@@ -52,7 +52,7 @@ pub enum Behaviour {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContextAdded {
     pub role: Role,
-    pub content: String,
+    pub content: std::sync::Arc<str>,
     pub key: Option<String>,
     pub actor: Option<Value>,
     pub refs: Vec<Value>,
@@ -151,7 +151,7 @@ pub fn parse_owned(
     let (mut event, diagnostics) = parse(seq, line, &value);
     if let (Some(event), Some(content)) = (event.as_mut(), content) {
         if let EventKind::ContextAdded(context) = &mut event.kind {
-            context.content = content;
+            context.content = content.into();
         }
     }
     (event, diagnostics)
@@ -290,7 +290,7 @@ fn parse_context(
     };
     Some(ContextAdded {
         role,
-        content,
+        content: content.into(),
         key,
         actor: payload.get("actor").filter(|a| !a.is_null()).cloned(),
         refs,

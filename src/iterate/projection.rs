@@ -48,7 +48,7 @@ pub struct Item {
     pub updates_offset: Option<i64>,
     pub refs: Vec<Value>,
     pub files: Vec<Value>,
-    pub content: String,
+    pub content: Arc<str>,
     pub compaction: Option<Value>,
     pub llm_request_offset: Option<i64>,
     /// Offsets this slot replaced in place before it was published, oldest first.

@@ -81,7 +81,7 @@ impl ItemView {
             updates_offset: item.updates_offset,
             refs: item.refs.clone(),
             files: item.files.clone(),
-            content: item.content.clone(),
+            content: item.content.to_string(),
             published: item.is_published(published_through),
             compaction: item.compaction.clone(),
             llm_request_offset: item.llm_request_offset,
