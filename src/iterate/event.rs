@@ -135,7 +135,7 @@ pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<D
 }
 
 /// [`parse`] of a record's value that the caller no longer needs: a context item's content,
-/// most of a record's bytes, moves into the event instead of being copied.
+/// most of a record's bytes, is taken out of the value instead of cloned from it.
 pub fn parse_owned(
     seq: u64,
     line: u64,

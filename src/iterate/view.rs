@@ -310,14 +310,14 @@ impl IterateJournal {
                 }
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
-            let joined = match joining.join() {
-                Ok(joined) => joined,
+            let assembled = match joining.join() {
+                Ok(assembled) => assembled,
                 Err(panic) => std::panic::resume_unwind(panic),
             };
             if !outcome? {
                 return Ok(None);
             }
-            match joined {
+            match assembled {
                 Some((journal, slices)) if slices == sent && watch(total).is_continue() => {
                     Ok(Some(journal))
                 }
