@@ -3,7 +3,7 @@
 //! These are the shapes the CLI prints and the desktop shows.
 
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -242,8 +242,8 @@ impl IterateJournal {
         // than waiting for them forever.
         let jobs = std::sync::Arc::new(std::sync::Mutex::new(jobs));
         let (finished, results) = std::sync::mpsc::channel::<(usize, IterateJournal)>();
-        // Records joined in file order so far, for progress.
-        let joined = AtomicU64::new(0);
+        // Records joined in file order so far, told by the joining thread as it goes.
+        let (joined, progress) = std::sync::mpsc::channel::<u64>();
         let stop = AtomicBool::new(false);
         std::thread::scope(|scope| -> Result<Option<IterateJournal>, StoreError> {
             for _ in 0..parsers {
@@ -264,7 +264,7 @@ impl IterateJournal {
             // The joining and the checkpoint fold run beside the reading, on their own thread:
             // done after the last slice, the fold was the last half second of a million-event
             // load with one core idle.
-            let (joined, stop) = (&joined, &stop);
+            let stop = &stop;
             let joining = scope.spawn(move || {
                 let mut journal = IterateJournal::default();
                 let mut run = CheckpointRun::default();
@@ -276,16 +276,19 @@ impl IterateJournal {
                     let known = journal.events.len();
                     order.join([result], &mut journal);
                     run.feed(&journal.events[known..]);
-                    joined.store(order.records(total), Ordering::Relaxed);
+                    // The load may have stopped listening; joining goes on regardless.
+                    let _ = joined.send(order.records(total));
                 }
                 journal.checkpoints = run.finish();
                 Some((journal, order.joined))
             });
             let mut from = 0;
             let mut sent = 0;
+            let mut heard = 0;
             let mut read = || -> Result<bool, StoreError> {
                 while from < total {
-                    if watch(joined.load(Ordering::Relaxed)).is_break() {
+                    heard = progress.try_iter().last().unwrap_or(heard);
+                    if watch(heard).is_break() {
                         return Ok(false);
                     }
                     let slice = store.events_between(journal_id, from, from + LOAD_SLICE)?;
@@ -302,13 +305,12 @@ impl IterateJournal {
             if !matches!(outcome, Ok(true)) {
                 stop.store(true, Ordering::Relaxed);
             }
-            // The joining thread ends once the parsers have; until then the watch still hears
-            // how far it got (a cancel lands within a slice).
-            while !joining.is_finished() {
-                if watch(joined.load(Ordering::Relaxed)).is_break() {
+            // The joining thread ends once the parsers have, and its end closes `progress`;
+            // until then the watch hears how far it got (a cancel lands within a slice).
+            for done in progress.iter() {
+                if watch(done).is_break() {
                     stop.store(true, Ordering::Relaxed);
                 }
-                std::thread::sleep(std::time::Duration::from_millis(5));
             }
             let assembled = match joining.join() {
                 Ok(assembled) => assembled,
