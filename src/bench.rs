@@ -105,8 +105,12 @@ pub struct BenchReport {
     pub database_bytes: u64,
     pub generated: bool,
     pub import: ImportFigures,
-    /// Loading the freshly imported database for viewing: what the app does once an import
-    /// ends (it does not check the file again).
+    /// From the import's end to the window showing the journal, as the app opens it: the
+    /// journal's rows and derived tables read, the first page of the event list, and the
+    /// projection at the last event (the analysis's tip); no event parsed yet.
+    pub shown_ms: f64,
+    /// Then loading every event for stepping anywhere, which the app does in the background
+    /// while it shows the journal.
     pub load_ms: f64,
     /// Opening the journal file again: the file is hashed to find it unchanged, then loaded.
     pub reopen_ms: f64,
@@ -317,7 +321,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
 
     let mut quiet = |_| {};
     let start = Instant::now();
-    let loaded = Journal::open(
+    let mut shown = Journal::open_unloaded(
         &db_path,
         None,
         &mut ImportControl {
@@ -325,8 +329,17 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
             cancel: None,
         },
     )?;
+    let _ = shown.events_page(&EventQuery::default())?;
+    let _ = shown.projection_at_seq(shown.event_count().saturating_sub(1))?;
+    let shown_ms = ms(start);
+    let start = Instant::now();
+    if let Some(load) = shown.views_load() {
+        if let Some(views) = load.run(&mut |_| std::ops::ControlFlow::Continue(()))? {
+            shown.install(views)?;
+        }
+    }
     let load_ms = ms(start);
-    drop(loaded);
+    drop(shown);
 
     let start = Instant::now();
     let journal = Journal::open(
@@ -496,7 +509,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
         ),
         check(
             "ready after import",
-            Some((load_ms + first_view_ms) / 1000.0),
+            Some(shown_ms / 1000.0),
             "s",
             "<= 2 s",
             |v| v <= 2.0,
@@ -521,6 +534,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
         database_bytes,
         generated,
         import,
+        shown_ms,
         load_ms,
         reopen_ms,
         reopen_peak_rss_bytes,
@@ -567,7 +581,11 @@ pub fn render_text(report: &BenchReport) -> String {
         mib(report.import.peak_rss_bytes)
     ));
     line(format!(
-        "load after import    {:.0} ms (the database, as the app loads it once an import ends)",
+        "shown after import   {:.0} ms (event list and last projection, before the events load)",
+        report.shown_ms
+    ));
+    line(format!(
+        "load after import    {:.0} ms (every event, for stepping anywhere; the app loads them in the background)",
         report.load_ms
     ));
     line(format!(

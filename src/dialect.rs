@@ -125,6 +125,8 @@ pub struct Mark {
 pub struct Analysis {
     pub diagnostics: Vec<(u64, Diagnostic)>,
     pub marks: Vec<Mark>,
+    /// The projection after the last event (iterate journals only).
+    pub tip: Option<crate::iterate::view::Tip>,
 }
 
 /// Folds a whole journal once, for the derived tables.

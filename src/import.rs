@@ -594,7 +594,8 @@ fn read_and_analyse(
                 ));
             }
             if let Some(analyser) = analyser {
-                analyser.feed_record(record.seq, record.line, parsed.value);
+                analyser.feed_record(record.seq, record.line, read.offset, parsed.value);
+                analyser.note_read(read.offset, &read.diagnostics);
             }
             read
         }
@@ -609,6 +610,9 @@ fn read_and_analyse(
                     format!("not JSON: {err}"),
                 ),
             );
+            if let Some(analyser) = analyser {
+                analyser.note_read(read.offset, &read.diagnostics);
+            }
             read
         }
     }

@@ -9,10 +9,10 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::dialect::{Dialect, Mark};
+use crate::dialect::{Dialect, FoldWatch, Mark};
 use crate::import::{self, ImportControl, ImportError, ImportKind};
 use crate::iterate::view::{
-    CompactionView, IterateError, ProjectionView, RequestSummary, RequestView,
+    CompactionView, IterateError, ProjectionView, RequestSummary, RequestView, Tip,
 };
 use crate::iterate::{IterateJournal, Transport};
 use crate::store::{JournalRow, Store, StoreError, StoredEvent};
@@ -38,6 +38,10 @@ pub enum JournalError {
     Indexing { indexed: u64, total: u64 },
     #[error("no event at position {0}")]
     NoSuchEvent(u64),
+    #[error(
+        "this view needs the whole journal, which is still loading: it shows once loading ends"
+    )]
+    Loading,
     #[error("cannot write {what}: {source}")]
     Write {
         what: String,
@@ -66,6 +70,7 @@ impl JournalError {
             JournalError::Iterate(IterateError::NoEarlierRequest(_)) => "no-earlier-request",
             JournalError::WrongDialect { .. } => "wrong-dialect",
             JournalError::NoSuchEvent(_) => "no-such-event",
+            JournalError::Loading => "loading",
             JournalError::Indexing { .. } => "indexing",
             JournalError::Demo { .. } => "demo",
             JournalError::Write { .. } => "unwritable",
@@ -329,9 +334,63 @@ pub struct Journal {
     event_count: u64,
     marks: Vec<Mark>,
     diagnostics: Vec<(u64, Diagnostic)>,
+    /// An iterate journal's events parsed for folding; `None` until loaded (see
+    /// [`Journal::open_unloaded`]).
     iterate: Option<IterateJournal>,
+    /// The projection after the last event, from the analysis: what an iterate journal shows
+    /// at its end before it is loaded. Only a tip of exactly `event_count` events is kept.
+    tip: Option<Tip>,
     /// Held for the dialects whose views fold stored events directly.
     stored: Vec<StoredEvent>,
+}
+
+/// How far from the start an unloaded iterate journal folds on demand: the projection at the
+/// first events, shown as a journal opens, is a fold of a few thousand records read from the
+/// store.
+const PREFIX_FOLD_LIMIT: u64 = 20_000;
+
+/// Loading an iterate journal's events for folding, apart from the journal itself: on its own
+/// connection, so that a window keeps answering from the journal while this runs.
+pub struct ViewsLoad {
+    db_path: PathBuf,
+    journal_id: i64,
+    events: u64,
+}
+
+/// What a [`ViewsLoad`] read, for [`Journal::install`].
+pub struct LoadedViews {
+    db_path: PathBuf,
+    journal_id: i64,
+    events: u64,
+    iterate: IterateJournal,
+}
+
+impl ViewsLoad {
+    /// Events to parse, for a progress figure.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// The database the load reads.
+    pub fn db_path(&self) -> &Path {
+        &self.db_path
+    }
+
+    /// Reads and parses every event, telling `watch` how many are done; `None` when the watch
+    /// abandoned it.
+    pub fn run(self, watch: FoldWatch<'_>) -> Result<Option<LoadedViews>, JournalError> {
+        let store = Store::open_existing(&self.db_path)?;
+        Ok(
+            IterateJournal::from_store(&store, self.journal_id, watch)?.map(|iterate| {
+                LoadedViews {
+                    db_path: self.db_path,
+                    journal_id: self.journal_id,
+                    events: iterate.records(),
+                    iterate,
+                }
+            }),
+        )
+    }
 }
 
 fn no_progress(_: import::ImportProgress) {}
@@ -365,6 +424,71 @@ impl Journal {
         Journal::load(store, db_path, outcome.kind, control)
     }
 
+    /// [`Journal::open`] without loading an iterate journal's events: what needs only the
+    /// store (event pages, the timeline, stepping, the projection at the journal's end and at
+    /// its first events) answers at once, and the rest says [`JournalError::Loading`] until
+    /// [`Journal::install`] gets what [`Journal::views_load`] read. A window opens a
+    /// million-event journal this way instead of parsing a gigabyte before showing it.
+    pub fn open_unloaded(
+        path: &Path,
+        db: Option<&Path>,
+        control: &mut ImportControl<'_>,
+    ) -> Result<Journal, JournalError> {
+        if !path.exists() {
+            return Err(JournalError::NotFound(path.to_path_buf()));
+        }
+        if is_database(path) {
+            let store = Store::open_existing(path)?;
+            return Journal::read(store, path.to_path_buf(), ImportKind::Unchanged);
+        }
+        let db_path = db
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| cached_db_path(path));
+        if let Some(parent) = db_path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| ImportError::Read {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        let store = Store::open(&db_path)?;
+        let outcome = import::import_file(&store, path, control)?;
+        Journal::read(store, db_path, outcome.kind)
+    }
+
+    /// The load an unloaded iterate journal still needs, if any.
+    pub fn views_load(&self) -> Option<ViewsLoad> {
+        (self.row.dialect == Dialect::Iterate && self.iterate.is_none()).then(|| ViewsLoad {
+            db_path: self.db_path.clone(),
+            journal_id: self.row.id,
+            events: self.event_count,
+        })
+    }
+
+    /// Takes in what a [`ViewsLoad`] of this journal read, extended over whatever a follower
+    /// appended since. False (and nothing changes) when it was read for another journal or
+    /// generation, or this one is loaded already.
+    pub fn install(&mut self, loaded: LoadedViews) -> Result<bool, JournalError> {
+        if loaded.db_path != self.db_path
+            || loaded.journal_id != self.row.id
+            || self.iterate.is_some()
+            || loaded.events > self.event_count
+        {
+            return Ok(false);
+        }
+        let mut iterate = loaded.iterate;
+        if loaded.events < self.event_count {
+            iterate.extend_from_store(&self.store, self.row.id, loaded.events, self.event_count)?;
+        }
+        self.iterate = Some(iterate);
+        self.tip = None;
+        Ok(true)
+    }
+
+    /// Whether every view answers, or some wait for [`Journal::install`].
+    pub fn is_loaded(&self) -> bool {
+        self.views_load().is_none()
+    }
+
     pub fn open_quietly(path: &Path) -> Result<Journal, JournalError> {
         let mut progress = no_progress;
         Journal::open(
@@ -391,8 +515,8 @@ impl Journal {
         import_kind: ImportKind,
         control: &mut ImportControl<'_>,
     ) -> Result<Journal, JournalError> {
-        let row = store.latest_journal()?.ok_or(StoreError::Empty)?;
-        let event_count = store.event_count(row.id)?;
+        let mut journal = Journal::read(store, db_path, import_kind)?;
+        let event_count = journal.event_count;
         let mut watch = |loaded: u64| {
             (control.progress)(import::ImportProgress {
                 done_bytes: 0,
@@ -407,15 +531,34 @@ impl Journal {
                 ControlFlow::Continue(())
             }
         };
+        if journal.row.dialect == Dialect::Iterate {
+            match IterateJournal::from_store(&journal.store, journal.row.id, &mut watch)? {
+                Some(iterate) => {
+                    journal.iterate = Some(iterate);
+                    journal.tip = None;
+                }
+                None => return Err(ImportError::Cancelled.into()),
+            }
+        }
+        Ok(journal)
+    }
+
+    /// Reads the journal's rows and derived tables, and an AG-UI or AgentsKit journal's
+    /// events; an iterate journal's events wait for a load.
+    fn read(
+        store: Store,
+        db_path: PathBuf,
+        import_kind: ImportKind,
+    ) -> Result<Journal, JournalError> {
+        let row = store.latest_journal()?.ok_or(StoreError::Empty)?;
+        let event_count = store.event_count(row.id)?;
         let marks = store.marks(row.id)?;
         let diagnostics = store.diagnostics(row.id)?;
-        let (iterate, stored) = match row.dialect {
-            Dialect::Iterate => match IterateJournal::from_store(&store, row.id, &mut watch)? {
-                Some(journal) => (Some(journal), Vec::new()),
-                None => return Err(ImportError::Cancelled.into()),
-            },
-            _ => (None, store.events(row.id)?),
+        let stored = match row.dialect {
+            Dialect::Iterate => Vec::new(),
+            _ => store.events(row.id)?,
         };
+        let tip = current_tip(&store, row.id, event_count)?;
         Ok(Journal {
             store,
             row,
@@ -424,7 +567,8 @@ impl Journal {
             event_count,
             marks,
             diagnostics,
-            iterate,
+            iterate: None,
+            tip,
             stored,
         })
     }
@@ -446,6 +590,10 @@ impl Journal {
                     self.event_count,
                     event_count,
                 )?,
+                // Still loading: the install extends the load over what was appended.
+                None if latest.dialect == Dialect::Iterate => {
+                    self.tip = current_tip(&self.store, latest.id, event_count)?;
+                }
                 None => self.stored.extend(self.store.events_between(
                     latest.id,
                     self.event_count,
@@ -849,10 +997,13 @@ impl Journal {
     }
 
     pub(crate) fn iterate(&self) -> Result<&IterateJournal, JournalError> {
-        self.iterate.as_ref().ok_or(JournalError::WrongDialect {
-            found: self.row.dialect.as_str(),
-            wanted: "iterate",
-        })
+        if self.row.dialect != Dialect::Iterate {
+            return Err(JournalError::WrongDialect {
+                found: self.row.dialect.as_str(),
+                wanted: "iterate",
+            });
+        }
+        self.iterate.as_ref().ok_or(JournalError::Loading)
     }
 
     /// The parsed events of an iterate journal, for `bench` to time a fold from the start.
@@ -868,7 +1019,34 @@ impl Journal {
     }
 
     pub fn projection(&self, at: i64) -> Result<ProjectionView, JournalError> {
-        Ok(self.iterate()?.projection_view(at))
+        match self.iterate() {
+            Err(JournalError::Loading) => self.unloaded_projection(at),
+            loaded => Ok(loaded?.projection_view(at)),
+        }
+    }
+
+    /// The projection at `at` of a journal not loaded yet: the tip's, at or past the last
+    /// offset; near the start, a fold of the records at or before `at` read from the store,
+    /// which gives what a loaded journal gives (the same records, folded in file order).
+    fn unloaded_projection(&self, at: i64) -> Result<ProjectionView, JournalError> {
+        if let Some(view) = self.tip.as_ref().and_then(|tip| tip.view_at(at)) {
+            return Ok(view);
+        }
+        let beyond_prefix: bool = self
+            .store
+            .connection()
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM events
+                  WHERE journal_id = ?1 AND offset <= ?2 AND seq >= ?3)",
+                rusqlite::params![self.row.id, at, PREFIX_FOLD_LIMIT as i64],
+                |r| r.get(0),
+            )
+            .map_err(StoreError::from)?;
+        if beyond_prefix {
+            return Err(JournalError::Loading);
+        }
+        let records = self.store.events_through_offset(self.row.id, at)?;
+        Ok(IterateJournal::from_stored(&records).projection_view(at))
     }
 
     pub fn projection_at_seq(&self, seq: u64) -> Result<ProjectionView, JournalError> {
@@ -1016,6 +1194,12 @@ impl Journal {
     ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
         Ok(self.iterate()?.cache_report(transport)?)
     }
+}
+
+/// The analysis's tip when it describes exactly the `events` the store holds: an append not
+/// analysed yet (a cancelled one, say) leaves a tip that would show a stale end.
+fn current_tip(store: &Store, journal_id: i64, events: u64) -> Result<Option<Tip>, StoreError> {
+    Ok(store.tip(journal_id)?.filter(|tip| tip.events == events))
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::dialect::{Analysis, Dialect, Mark, ReadEvent};
+use crate::iterate::view::Tip;
 use crate::source::{Framing, RawRecord};
 
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +31,8 @@ pub enum StoreError {
     Sql(#[from] rusqlite::Error),
     #[error("the database holds no journal")]
     Empty,
+    #[error("cannot write the projection after the last event: {0}")]
+    Tip(serde_json::Error),
 }
 
 /// How long a connection waits for another one's write before giving up: long enough for any
@@ -140,6 +143,14 @@ const MIGRATIONS: &[&str] = &[
         SELECT e.journal_id, e.seq, e.line, e.byte_start, e.byte_len, b.raw, e.offset, e.type,
                e.created_at, e.summary
         FROM events e LEFT JOIN event_bytes b ON b.id = (e.journal_id << 40) | e.seq;",
+    // 7: derived, rebuildable: the projection after an iterate journal's last event, as its
+    // analysis left it, so that a window shows the journal's end before loading it whole.
+    "CREATE TABLE tips (
+        journal_id INTEGER PRIMARY KEY,
+        events INTEGER NOT NULL,
+        through INTEGER NOT NULL,
+        view TEXT NOT NULL
+    );",
 ];
 
 /// The key of an event's bytes in `event_bytes` (see migration 6): a journal's events are
@@ -409,6 +420,8 @@ impl Store {
         )?;
         self.conn
             .execute("DELETE FROM marks WHERE journal_id = ?1", [journal_id])?;
+        self.conn
+            .execute("DELETE FROM tips WHERE journal_id = ?1", [journal_id])?;
         crate::search::forget(self, journal_id)?;
         self.conn.execute(
             "UPDATE journals SET superseded_by = NULL WHERE superseded_by = ?1",
@@ -622,6 +635,15 @@ impl Store {
         Ok(events.pop())
     }
 
+    /// The events at or before `offset` (those with none excluded), in file order.
+    pub fn events_through_offset(
+        &self,
+        journal_id: i64,
+        offset: i64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        self.events_where(journal_id, &format!("offset <= {offset}"))
+    }
+
     fn events_where(&self, journal_id: i64, clause: &str) -> Result<Vec<StoredEvent>, StoreError> {
         let sql = format!(
             "SELECT seq, line, byte_start, byte_len, offset, type, created_at, summary
@@ -717,7 +739,43 @@ impl Store {
         for m in &analysis.marks {
             mark.execute(params![journal_id, m.seq as i64, m.kind, m.note])?;
         }
+        self.conn
+            .execute("DELETE FROM tips WHERE journal_id = ?1", [journal_id])?;
+        if let Some(tip) = &analysis.tip {
+            let view = serde_json::to_string(&tip.view).map_err(StoreError::Tip)?;
+            self.conn.execute(
+                "INSERT INTO tips (journal_id, events, through, view) VALUES (?1, ?2, ?3, ?4)",
+                params![journal_id, tip.events as i64, tip.through, view],
+            )?;
+        }
         Ok(())
+    }
+
+    /// The projection after a journal's last event, as its last analysis left it. `None` when
+    /// none was kept (another dialect, a database from before migration 7) or it no longer
+    /// reads: it is derived, and a view falls back to folding the journal.
+    pub fn tip(&self, journal_id: i64) -> Result<Option<Tip>, StoreError> {
+        let row = self
+            .conn
+            .query_row(
+                "SELECT events, through, view FROM tips WHERE journal_id = ?1",
+                [journal_id],
+                |row| {
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, i64>(1)?,
+                        row.get::<_, String>(2)?,
+                    ))
+                },
+            )
+            .optional()?;
+        Ok(row.and_then(|(events, through, view)| {
+            Some(Tip {
+                events: events as u64,
+                through,
+                view: serde_json::from_str(&view).ok()?,
+            })
+        }))
     }
 
     /// Every diagnostic of a journal, read-time and fold-time, in file order.
@@ -857,6 +915,73 @@ mod tests {
             left,
             vec![bytes_id(2, 0)],
             "only the other journal's bytes are left"
+        );
+    }
+
+    fn tip_of(events: u64, through: i64) -> Tip {
+        Tip {
+            events,
+            through,
+            view: crate::iterate::view::ProjectionView {
+                at: through,
+                published_through: Some(through),
+                pending: None,
+                system: Vec::new(),
+                history: Vec::new(),
+                diagnostics: vec![Diagnostic::warning(3, Some(2), "odd", "a \"quoted\" note")],
+            },
+        }
+    }
+
+    #[test]
+    fn given_an_old_database_when_a_tip_is_kept_then_it_reads_back_and_is_replaced_and_discarded() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("old.sqlite");
+        version_5_database(&path);
+        let store = Store::open(&path).expect("migrates through version 7");
+        assert_eq!(
+            store.tip(1).expect("read"),
+            None,
+            "an old journal has no tip until analysed"
+        );
+
+        let analysis = |tip| Analysis {
+            tip: Some(tip),
+            ..Analysis::default()
+        };
+        store
+            .replace_analysis(1, &analysis(tip_of(2, 2)))
+            .expect("keep a tip");
+        store
+            .replace_analysis(2, &analysis(tip_of(1, 1)))
+            .expect("keep another");
+        assert_eq!(
+            store.tip(1).expect("read"),
+            Some(tip_of(2, 2)),
+            "the tip reads back as it was kept, its view and diagnostics included"
+        );
+        store
+            .replace_analysis(1, &analysis(tip_of(3, 5)))
+            .expect("replace");
+        assert_eq!(
+            store.tip(1).expect("read"),
+            Some(tip_of(3, 5)),
+            "a new analysis replaces the tip"
+        );
+        store
+            .replace_analysis(1, &Analysis::default())
+            .expect("an analysis without a tip");
+        assert_eq!(
+            store.tip(1).expect("read"),
+            None,
+            "an analysis without one removes it"
+        );
+
+        store.discard_journal(2).expect("discard");
+        assert_eq!(
+            store.tip(2).expect("read"),
+            None,
+            "a discarded journal's tip goes with it"
         );
     }
 }

@@ -428,6 +428,7 @@ fn bench_prints_every_figure_of_the_performance_issue_in_text_and_json() {
     for figure in [
         "/import/ms",
         "/import/peakRssBytes",
+        "/shownMs",
         "/loadMs",
         "/reopenMs",
         "/firstViewMs",
@@ -464,6 +465,7 @@ fn bench_prints_every_figure_of_the_performance_issue_in_text_and_json() {
     let text = cli.ok(&args);
     for label in [
         "import ",
+        "shown after import",
         "load after import",
         "reopen (unchanged)",
         "first view",

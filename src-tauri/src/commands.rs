@@ -2,6 +2,7 @@
 //! errors to `IpcError`. Anything that could take long (imports, exports) runs off the UI
 //! thread; queries are async commands so they never block the event loop either.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -15,11 +16,14 @@ use journalscope::iterate::view::{CompactionView, ProjectionView, RequestSummary
 use journalscope::iterate::Transport;
 use journalscope::journal::{
     Demo, EventDetail, EventPage, EventQuery, Journal, JournalError, JournalInfo, StepTarget,
-    Timeline, TypeCount,
+    Timeline, TypeCount, ViewsLoad,
 };
 use tauri::{AppHandle, Emitter, Manager, State};
 
-use crate::ipc::{Exported, ExportedText, ImportStatus, IpcError, RecentFile, Startup};
+use crate::ipc::{
+    Exported, ExportedText, ImportStatus, IpcError, RecentFile, Startup, ViewsLoadState,
+    ViewsLoading,
+};
 use crate::recent;
 
 /// Environment variable naming where "Export…" writes instead of asking with a save dialog.
@@ -31,6 +35,8 @@ pub const EXPORT_PATH_ENV: &str = "JOURNALSCOPE_EXPORT_PATH";
 pub struct Session {
     journal: Mutex<Option<Journal>>,
     cancel: Arc<AtomicBool>,
+    /// Stops the background load of the journal opened last, when another one is opened.
+    loading: Mutex<Option<Arc<AtomicBool>>>,
     /// Set while a background search indexer runs for this window.
     indexing: Arc<AtomicBool>,
     launch_path: Option<String>,
@@ -45,6 +51,18 @@ impl Session {
         Session {
             launch_path,
             ..Session::default()
+        }
+    }
+
+    /// Stops the background load of the journal opened before, if it still runs.
+    fn stop_loading(&self) {
+        if let Some(stop) = self
+            .loading
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            stop.store(true, Ordering::Relaxed);
         }
     }
 
@@ -102,6 +120,7 @@ async fn import(
     let session = app.state::<Session>();
     let cancel = session.cancel.clone();
     cancel.store(false, Ordering::Relaxed);
+    session.stop_loading();
     let emitter = app.clone();
     let journal = tauri::async_runtime::spawn_blocking(move || {
         let mut report = |p: ImportProgress| {
@@ -128,9 +147,90 @@ async fn import(
     .map_err(ipc_error)?;
     let info = journal.info().map_err(ipc_error)?;
     session.index_in_background(&journal);
+    let load = journal.views_load();
     *session.lock() = Some(journal);
     set_title(&app, &info);
+    if let Some(load) = load {
+        load_views_in_background(&app, load);
+    }
     Ok(info)
+}
+
+/// Parses an opened iterate journal's events on a thread of its own and installs them, telling
+/// the window how far it got: the window shows the journal meanwhile, and the views that need
+/// every event (the middle of a long journal, requests, compactions) answer once it ends.
+fn load_views_in_background(app: &AppHandle, load: ViewsLoad) {
+    let session = app.state::<Session>();
+    let stop = Arc::new(AtomicBool::new(false));
+    if let Some(previous) = session
+        .loading
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .replace(stop.clone())
+    {
+        previous.store(true, Ordering::Relaxed);
+    }
+    let worker = app.clone();
+    let db_path = load.db_path().to_string_lossy().into_owned();
+    let total = load.events();
+    let tell =
+        move |app: &AppHandle, loaded: u64, state: ViewsLoadState, message: Option<String>| {
+            let _ = app.emit(
+                "views-loading",
+                ViewsLoading {
+                    db_path: db_path.clone(),
+                    loaded,
+                    total,
+                    state,
+                    message,
+                },
+            );
+        };
+    let spawned = std::thread::Builder::new()
+        .name("views-load".to_string())
+        .spawn(move || {
+            let app = worker;
+            let mut watch = |loaded: u64| {
+                if stop.load(Ordering::Relaxed) {
+                    return ControlFlow::Break(());
+                }
+                tell(&app, loaded, ViewsLoadState::Loading, None);
+                ControlFlow::Continue(())
+            };
+            let failed = |app: &AppHandle, e: JournalError| {
+                tell(app, 0, ViewsLoadState::Failed, Some(e.to_string()))
+            };
+            match load.run(&mut watch) {
+                // Stopped: a newer journal took the window.
+                Ok(None) => {}
+                Ok(Some(views)) => {
+                    let session = app.state::<Session>();
+                    let installed = match session.lock().as_mut() {
+                        Some(journal) => journal.install(views),
+                        None => Ok(false),
+                    };
+                    match installed {
+                        Ok(true) => tell(&app, total, ViewsLoadState::Loaded, None),
+                        // Read for a journal the window no longer shows.
+                        Ok(false) => {}
+                        Err(e) => failed(&app, e),
+                    }
+                }
+                Err(e) => failed(&app, e),
+            }
+        });
+    if let Err(e) = spawned {
+        let _ = app.emit(
+            "views-loading",
+            ViewsLoading {
+                db_path: String::new(),
+                loaded: 0,
+                total,
+                state: ViewsLoadState::Failed,
+                message: Some(format!("cannot start loading the journal: {e}")),
+            },
+        );
+    }
 }
 
 #[tauri::command]
@@ -153,7 +253,7 @@ pub async fn open_file(app: AppHandle, path: String) -> Result<JournalInfo, IpcE
         .unwrap_or_else(|| path.clone());
     let opened = file.clone();
     let info = import(app.clone(), label, move |control| {
-        Journal::open(&opened, None, control)
+        Journal::open_unloaded(&opened, None, control)
     })
     .await?;
     if let Some(dir) = config_dir(&app) {
@@ -168,7 +268,7 @@ pub async fn open_file(app: AppHandle, path: String) -> Result<JournalInfo, IpcE
 #[tauri::command]
 pub async fn open_demo(app: AppHandle, demo: Demo) -> Result<JournalInfo, IpcError> {
     import(app, format!("{demo:?} demo"), move |control| {
-        Journal::open_demo(demo, control)
+        Journal::open_unloaded(&journalscope::journal::demo_path(demo)?, None, control)
     })
     .await
 }

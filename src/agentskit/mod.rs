@@ -219,7 +219,11 @@ pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<A
     if watch(events.len() as u64).is_break() {
         return None;
     }
-    Some(Analysis { diagnostics, marks })
+    Some(Analysis {
+        diagnostics,
+        marks,
+        tip: None,
+    })
 }
 
 /// Why a line got its verdict, in a few words; a malformed line's note is its protocol code.

@@ -5,7 +5,7 @@
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
@@ -27,7 +27,7 @@ pub enum IterateError {
     NoEarlierRequest(i64),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct ProviderRoles {
     pub openai: ProviderRole,
@@ -36,7 +36,7 @@ pub struct ProviderRoles {
 }
 
 /// One projection item as the CLI prints it and the desktop shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct ItemView {
@@ -95,7 +95,7 @@ impl ItemView {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[ts(export)]
 pub struct Pending {
     /// Why triggers wait: `waiting-for-system-prompt`.
@@ -106,7 +106,7 @@ pub struct Pending {
 }
 
 /// The projection at an offset: `project --json`.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct ProjectionView {
@@ -118,6 +118,29 @@ pub struct ProjectionView {
     pub system: Vec<ItemView>,
     pub history: Vec<ItemView>,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The projection after a journal's last event, as an analysis leaves it: what the window
+/// shows at the end of a journal before the journal is loaded for stepping. Valid at every
+/// offset from `through` on, where no event and no record's diagnostic is left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tip {
+    /// Records the analysis read: a tip describes that many events and no other count.
+    pub events: u64,
+    /// The highest offset of an event or of a record with a diagnostic (`i64::MIN` when none
+    /// has one): past it, the view changes only its `at`.
+    pub through: i64,
+    pub view: ProjectionView,
+}
+
+impl Tip {
+    /// The view at `at`, when the tip holds it: `at` at or past every offset.
+    pub fn view_at(&self, at: i64) -> Option<ProjectionView> {
+        (at >= self.through).then(|| ProjectionView {
+            at,
+            ..self.view.clone()
+        })
+    }
 }
 
 /// One request in `requests`.
@@ -215,6 +238,8 @@ pub struct IterateJournal {
     /// What parsing a payload found odd (an unknown role, no payload), by seq: the fold
     /// ignores such items, so without these they would vanish silently.
     parse_diagnostics: Vec<(u64, Diagnostic)>,
+    /// Records read, events or not: the count an analysis's tip describes.
+    records: u64,
 }
 
 impl IterateJournal {
@@ -378,6 +403,7 @@ impl IterateJournal {
         self.events.extend(parsed.events);
         self.read_diagnostics.extend(parsed.read_diagnostics);
         self.parse_diagnostics.extend(parsed.parse_diagnostics);
+        self.records += parsed.records;
     }
 
     /// Parses and analyses a stored journal, telling `watch` how far it got: the parse is the
@@ -387,6 +413,11 @@ impl IterateJournal {
         let journal = IterateJournal::parse(stored, &mut |done| watch(done / 2))?;
         let parsed = journal.events.len().max(1) as u64;
         journal.analyse_watched(&mut |done| watch(total / 2 + done * (total - total / 2) / parsed))
+    }
+
+    /// Records read into this journal, events or not.
+    pub fn records(&self) -> u64 {
+        self.records
     }
 
     /// The fold of every event with offset `<= at`, in file order.
@@ -399,14 +430,7 @@ impl IterateJournal {
 
     pub fn projection_view(&self, at: i64) -> ProjectionView {
         let projection = self.projection_at(at);
-        let mut diagnostics: Vec<Diagnostic> = self
-            .read_diagnostics
-            .iter()
-            .filter(|(offset, _)| offset.is_some_and(|o| o <= at))
-            .map(|(_, d)| d.clone())
-            .collect();
-        diagnostics.extend(projection.diagnostics.iter().cloned());
-        diagnostics.sort_by_key(|d| d.line);
+        let diagnostics = diagnostics_through(&self.read_diagnostics, &projection, at);
         view_of(&projection, at, diagnostics)
     }
 
@@ -634,8 +658,15 @@ impl IterateJournal {
         let mut analyser = Analyser {
             analysis: Analysis {
                 diagnostics: self.parse_diagnostics.clone(),
-                marks: Vec::new(),
+                ..Analysis::default()
             },
+            read_diagnostics: self.read_diagnostics.clone(),
+            through: self
+                .read_diagnostics
+                .iter()
+                .filter_map(|(offset, _)| *offset)
+                .max(),
+            records: self.records,
             ..Analyser::default()
         };
         for (index, event) in self.events.iter().enumerate() {
@@ -658,22 +689,43 @@ impl IterateJournal {
 pub struct Analyser {
     projection: Projection,
     analysis: Analysis,
+    /// What reading each record found, with the record's offset, for the tip's view.
+    read_diagnostics: Vec<(Option<i64>, Diagnostic)>,
+    /// The highest offset that shows in the tip's view: of an event, or of a record with a
+    /// diagnostic.
+    through: Option<i64>,
+    records: u64,
 }
 
 impl Analyser {
     /// Parses one record's JSON (already parsed by the reader) and folds it in; the value's
-    /// content moves into the fold.
-    pub fn feed_record(&mut self, seq: u64, line: u64, value: Value) {
+    /// content moves into the fold. `offset` is the one the reader found for the record.
+    /// Then [`Analyser::note_read`] takes what the reader said about it.
+    pub fn feed_record(&mut self, seq: u64, line: u64, offset: Option<i64>, value: Value) {
         let (parsed, found) = event::parse_owned(seq, line, value);
-        self.analysis
-            .diagnostics
-            .extend(found.into_iter().map(|d| (seq, d)));
+        for d in found {
+            self.read_diagnostics.push((offset, d.clone()));
+            self.analysis.diagnostics.push((seq, d));
+            self.through = self.through.max(offset);
+        }
         if let Some(event) = parsed {
             self.feed(&event);
         }
     }
 
+    /// Takes what reading a record (parsed or not) found: it counts, and its diagnostics show
+    /// in the tip's view as in a loaded journal's.
+    pub fn note_read(&mut self, offset: Option<i64>, diagnostics: &[Diagnostic]) {
+        self.records += 1;
+        if !diagnostics.is_empty() {
+            self.through = self.through.max(offset);
+        }
+        self.read_diagnostics
+            .extend(diagnostics.iter().map(|d| (offset, d.clone())));
+    }
+
     pub fn feed(&mut self, event: &IterateEvent) {
+        self.through = self.through.max(Some(event.offset));
         let known = self.projection.diagnostics.len();
         self.projection.apply(event);
         for d in &self.projection.diagnostics[known..] {
@@ -757,6 +809,13 @@ impl Analyser {
         }
         self.analysis.marks.sort_by_key(|m| m.seq);
         self.analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
+        let through = self.through.unwrap_or(i64::MIN);
+        let diagnostics = diagnostics_through(&self.read_diagnostics, &self.projection, through);
+        self.analysis.tip = Some(Tip {
+            events: self.records,
+            through,
+            view: view_of(&self.projection, through, diagnostics),
+        });
         self.analysis
     }
 }
@@ -793,7 +852,10 @@ impl SliceOrder {
 
 /// Parses a run of records into events and diagnostics, without folding.
 fn parse_records(stored: &[StoredEvent]) -> IterateJournal {
-    let mut parsed = IterateJournal::default();
+    let mut parsed = IterateJournal {
+        records: stored.len() as u64,
+        ..IterateJournal::default()
+    };
     for record in stored {
         let event = record.json().and_then(|value| {
             let (event, found) = event::parse_owned(record.seq, record.line, value);
@@ -811,6 +873,23 @@ fn parse_records(stored: &[StoredEvent]) -> IterateJournal {
         }
     }
     parsed
+}
+
+/// A view's diagnostics: what reading the records at or before `at` found, then the fold's,
+/// in line order.
+fn diagnostics_through(
+    read: &[(Option<i64>, Diagnostic)],
+    projection: &Projection,
+    at: i64,
+) -> Vec<Diagnostic> {
+    let mut diagnostics: Vec<Diagnostic> = read
+        .iter()
+        .filter(|(offset, _)| offset.is_some_and(|o| o <= at))
+        .map(|(_, d)| d.clone())
+        .collect();
+    diagnostics.extend(projection.diagnostics.iter().cloned());
+    diagnostics.sort_by_key(|d| d.line);
+    diagnostics
 }
 
 fn view_of(projection: &Projection, at: i64, diagnostics: Vec<Diagnostic>) -> ProjectionView {

@@ -7,6 +7,7 @@ import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 import { writeText } from "@tauri-apps/plugin-clipboard-manager";
 import type {
+  ViewsLoading,
   Bookmark,
   Breakpoint,
   BreakpointHit,
@@ -148,6 +149,11 @@ export const backend = {
 
   onImportProgress(handler: (s: ImportStatus) => void): Promise<UnlistenFn> {
     return listen<ImportStatus>("import-progress", (e) => handler(e.payload));
+  },
+
+  /** How far loading an opened journal for stepping got, and when it ended. */
+  onViewsLoading(handler: (s: ViewsLoading) => void): Promise<UnlistenFn> {
+    return listen<ViewsLoading>("views-loading", (e) => handler(e.payload));
   },
 
   /** Files dropped onto the window (the first path is opened). */

@@ -26,6 +26,7 @@ import type {
   Timeline,
   Transport,
   TypeCount,
+  ViewsLoading,
 } from "./types";
 
 export type Centre = "projection" | "request" | "compaction" | "diff";
@@ -33,6 +34,10 @@ export type Centre = "projection" | "request" | "compaction" | "diff";
 export const ui = $state({
   screen: "welcome" as "welcome" | "journal",
   importing: null as ImportStatus | null,
+  /** The open journal's events still being parsed for stepping, with how far it got. */
+  viewsLoading: null as ViewsLoading | null,
+  /** The selection asked for a view that waits for that load: shown again once it ends. */
+  awaitingViews: false,
   error: null as IpcError | null,
   recent: [] as RecentFile[],
   info: null as JournalInfo | null,
@@ -83,6 +88,7 @@ export async function afterOpen(info: JournalInfo) {
   ui.filterTypes = [];
   ui.filterText = "";
   ui.selectedSeq = null;
+  ui.awaitingViews = false;
   ui.detail = null;
   ui.projection = null;
   ui.request = null;
@@ -147,9 +153,35 @@ export async function cancelImport() {
 
 export function onProgress(s: ImportStatus) {
   if (!ui.importing) return;
-  // For the scale test: where the import ends and loading the journal for viewing begins.
-  if (s.stage === "loading" && ui.importing.stage !== "loading") performance.mark("journalscope:loading");
   ui.importing = s;
+}
+
+/** The background load of the open journal: progress, then the views that waited for it. */
+export function onViewsLoading(s: ViewsLoading) {
+  // Another journal's load, still telling as this one opened.
+  if (ui.info && s.dbPath !== "" && s.dbPath !== ui.info.dbPath) return;
+  if (s.state === "loading") {
+    ui.viewsLoading = s;
+    return;
+  }
+  ui.viewsLoading = null;
+  // For the scale test: when every view answers.
+  if (s.state === "loaded") performance.mark("journalscope:views-loaded");
+  if (s.state === "failed") {
+    fail({ code: "load-failed", message: s.message ?? "loading the journal failed" });
+    return;
+  }
+  if (ui.awaitingViews && ui.selectedSeq !== null) {
+    const seq = ui.selectedSeq;
+    void enqueue(() => select(seq));
+  }
+}
+
+/** True when `e` says the view waits for the journal's load (it shows once the load ends). */
+function waitsForLoad(e: unknown): boolean {
+  if ((e as IpcError)?.code !== "loading") return false;
+  ui.awaitingViews = true;
+  return true;
 }
 
 export async function startup() {
@@ -169,15 +201,23 @@ let selecting = 0;
 export async function select(seq: number) {
   const ticket = ++selecting;
   ui.selectedSeq = seq;
+  ui.awaitingViews = false;
   try {
     const detail = await backend.eventDetail(seq);
     if (ticket !== selecting) return;
     ui.detail = detail;
     const kinds = new Set(detail.marks.map((m) => m.kind));
     if (ui.info?.dialect === "iterate") {
-      const projection = await backend.projectionAt(seq);
+      const projection = await backend.projectionAt(seq).catch((e) => {
+        if (waitsForLoad(e)) return null;
+        throw e;
+      });
       if (ticket !== selecting) return;
       ui.projection = projection;
+      if (projection === null) {
+        ui.centre = "projection";
+        return;
+      }
       if (kinds.has("request") && detail.offset !== null) {
         await loadRequest(detail.offset, ticket);
         // The diff view follows the selected request.
@@ -198,7 +238,9 @@ export async function select(seq: number) {
       if (ticket === selecting) ui.kit = kit;
     }
   } catch (e) {
-    if (ticket === selecting) fail(e);
+    // A request or compaction waiting for the load: the projection shows meanwhile.
+    if (ticket === selecting && !waitsForLoad(e)) fail(e);
+    else if (ticket === selecting) ui.centre = "projection";
   }
 }
 

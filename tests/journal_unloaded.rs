@@ -1,0 +1,261 @@
+//! A journal opened without loading its events (`Journal::open_unloaded`), as the window opens
+//! one: the projection it shows from the analysis's tip and from short folds of the store must
+//! be the projection a loaded journal shows, and what it cannot show yet says so.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use journalscope::dialect::{self, Dialect};
+use journalscope::import::ImportControl;
+use journalscope::journal::{Journal, JournalError};
+use journalscope::store::Store;
+
+fn quiet_open(path: &Path, db: &Path, unloaded: bool) -> Journal {
+    let mut quiet = |_| {};
+    let mut control = ImportControl {
+        progress: &mut quiet,
+        cancel: None,
+    };
+    if unloaded {
+        Journal::open_unloaded(path, Some(db), &mut control).expect("opens unloaded")
+    } else {
+        Journal::open(path, Some(db), &mut control).expect("opens")
+    }
+}
+
+/// Every iterate journal of the fixture corpus, the rule fixtures and the demo.
+fn iterate_journals() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = vec![root.join("demo/iterate-demo.jsonl")];
+    for dir in ["tests/fixtures/iterate", "tests/fixtures/bad"] {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+            .expect("fixture dir")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        found.sort();
+        paths.extend(found);
+    }
+    paths
+}
+
+/// Asserts that `unloaded` shows what `loaded` shows at every event, or says it is loading;
+/// returns how many events it answered.
+fn assert_unloaded_agrees(name: &str, unloaded: &Journal, loaded: &Journal) -> u64 {
+    let mut answered = 0;
+    for seq in 0..loaded.event_count() {
+        let want = loaded
+            .projection_at_seq(seq)
+            .expect("a loaded journal answers");
+        match unloaded.projection_at_seq(seq) {
+            Ok(got) => {
+                assert_eq!(
+                    got, want,
+                    "{name}: the projection at event {seq} is the loaded one"
+                );
+                answered += 1;
+            }
+            Err(JournalError::Loading) => {}
+            Err(other) => panic!("{name}: event {seq} failed while unloaded: {other}"),
+        }
+    }
+    answered
+}
+
+#[test]
+fn given_every_iterate_fixture_when_opened_unloaded_then_each_projection_it_shows_is_the_loaded_one(
+) {
+    let mut checked = 0;
+    for path in iterate_journals() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = dir.path().join("journal.sqlite");
+        let loaded = quiet_open(&path, &db, false);
+        if loaded.dialect() != Dialect::Iterate {
+            continue;
+        }
+        let name = path.display().to_string();
+        let unloaded = quiet_open(&db, &db, true);
+        assert!(!unloaded.is_loaded(), "{name}: opened without its events");
+        let answered = assert_unloaded_agrees(&name, &unloaded, &loaded);
+        assert_eq!(
+            answered,
+            loaded.event_count(),
+            "{name}: a journal this short folds from the store at every event"
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= 8,
+        "the corpus has iterate journals to check ({checked})"
+    );
+}
+
+#[test]
+fn given_an_import_when_analysed_again_from_the_store_then_the_tip_is_the_one_the_import_kept() {
+    for path in iterate_journals() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = dir.path().join("journal.sqlite");
+        let journal = quiet_open(&path, &db, false);
+        if journal.dialect() != Dialect::Iterate {
+            continue;
+        }
+        let store = journal.store();
+        let id = journal.row().id;
+        let kept = store.tip(id).expect("read the tip");
+        let events = store.events(id).expect("events");
+        let again = dialect::analyse(Dialect::Iterate, &events);
+        assert_eq!(
+            kept,
+            again.tip,
+            "{}: the import's fold and a fold of the stored records leave the same tip",
+            path.display()
+        );
+        let kept = kept.expect("an iterate import keeps a tip");
+        assert_eq!(
+            kept.events,
+            journal.event_count(),
+            "the tip counts every record"
+        );
+        let at = kept.through.max(0) + 7;
+        assert_eq!(
+            kept.view_at(at).expect("past the last offset"),
+            journal.projection(at).expect("loaded"),
+            "{}: past the last offset the tip is the loaded projection",
+            path.display()
+        );
+    }
+}
+
+/// A journal longer than an unloaded journal folds from the store: the middle waits for the
+/// load, the start and the end show at once, and after the install everything answers.
+#[test]
+fn given_a_long_journal_when_opened_unloaded_then_its_ends_show_at_once_and_the_rest_after_install()
+{
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("long.jsonl");
+    let mut text = Vec::new();
+    journalscope::bench::write_synthetic(&mut text, 30_000, 5).expect("generate");
+    std::fs::write(&file, text).expect("write");
+    let db = dir.path().join("journal.sqlite");
+    let loaded = quiet_open(&file, &db, false);
+    let mut unloaded = quiet_open(&db, &db, true);
+    let last = loaded.event_count() - 1;
+
+    for seq in [0, 1, 100, 19_000, last] {
+        assert_eq!(
+            unloaded
+                .projection_at_seq(seq)
+                .expect("shown while unloaded"),
+            loaded.projection_at_seq(seq).expect("loaded"),
+            "event {seq}, near an end, shows the loaded projection before the load"
+        );
+    }
+    assert!(
+        matches!(
+            unloaded.projection_at_seq(25_000),
+            Err(JournalError::Loading)
+        ),
+        "the middle of a long journal waits for the load instead of folding 25,000 records"
+    );
+    assert!(
+        matches!(unloaded.requests(), Err(JournalError::Loading)),
+        "views of the whole journal wait for the load"
+    );
+    assert_eq!(
+        JournalError::Loading.code(),
+        "loading",
+        "the window tells a wait from a failure by this code"
+    );
+
+    let load = unloaded
+        .views_load()
+        .expect("an unloaded iterate journal needs a load");
+    assert_eq!(
+        load.events(),
+        loaded.event_count(),
+        "the load covers every event"
+    );
+    let views = load
+        .run(&mut |_| ControlFlow::Continue(()))
+        .expect("the load reads")
+        .expect("nobody stopped it");
+    assert!(
+        unloaded.install(views).expect("install"),
+        "the load is taken in"
+    );
+    assert!(unloaded.is_loaded(), "installed, the journal is loaded");
+    assert!(unloaded.views_load().is_none(), "and needs no second load");
+    for seq in (0..=last).step_by(1_499).chain([25_000, last]) {
+        assert_eq!(
+            unloaded.projection_at_seq(seq).expect("loaded"),
+            loaded.projection_at_seq(seq).expect("loaded"),
+            "event {seq} after the install"
+        );
+    }
+    assert_eq!(
+        unloaded.requests().expect("loaded"),
+        loaded.requests().expect("loaded"),
+        "whole-journal views answer after the install"
+    );
+}
+
+#[test]
+fn given_a_tip_for_another_event_count_when_opened_unloaded_then_it_is_not_shown() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("long.jsonl");
+    let mut text = Vec::new();
+    journalscope::bench::write_synthetic(&mut text, 21_000, 9).expect("generate");
+    std::fs::write(&file, text).expect("write");
+    let db = dir.path().join("journal.sqlite");
+    let loaded = quiet_open(&file, &db, false);
+    let id = loaded.row().id;
+    {
+        // As an append stopped before its analysis leaves it: a tip of fewer events.
+        let store = Store::open(&db).expect("store");
+        let events = store.events(id).expect("events");
+        let mut stale = dialect::analyse(Dialect::Iterate, &events);
+        let tip = stale.tip.as_mut().expect("tip");
+        tip.events -= 1;
+        tip.view.history.clear();
+        store
+            .replace_analysis(id, &stale)
+            .expect("write the stale tip");
+    }
+    let unloaded = quiet_open(&db, &db, true);
+    let last = loaded.event_count() - 1;
+    assert!(
+        matches!(unloaded.projection_at_seq(last), Err(JournalError::Loading)),
+        "a tip that does not describe every stored event is not shown as the journal's end"
+    );
+}
+
+#[test]
+fn given_another_journal_load_when_installed_then_it_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let first = quiet_open(
+        &root.join("tests/fixtures/iterate/basic.jsonl"),
+        &dir.path().join("a.sqlite"),
+        true,
+    );
+    let mut second = quiet_open(
+        &root.join("tests/fixtures/iterate/keyed.jsonl"),
+        &dir.path().join("b.sqlite"),
+        true,
+    );
+    let views = first
+        .views_load()
+        .expect("unloaded")
+        .run(&mut |_| ControlFlow::Continue(()))
+        .expect("reads")
+        .expect("ends");
+    // Both databases hold journal 1: only where the load read tells them apart.
+    assert!(
+        !second.install(views).expect("install"),
+        "a load read from another database is never taken in"
+    );
+    assert!(
+        !second.is_loaded(),
+        "and the journal still waits for its own"
+    );
+}

@@ -1,0 +1,86 @@
+// An iterate journal shown before its events are loaded for stepping: a view that waits for the
+// load says so instead of failing, and shows by itself once the load ends.
+import { describe, expect, it, vi } from "vitest";
+
+const fixture = vi.hoisted(() => ({
+  /** Whether the backend's journal has its events loaded. */
+  loaded: false,
+  projections: 0,
+  info: {
+    path: "/tmp/big.jsonl",
+    fileName: "big.jsonl",
+    dbPath: "/tmp/big.sqlite",
+    dialect: "iterate",
+    framing: "jsonl",
+    eventCount: 100,
+    firstOffset: 0,
+    lastOffset: 99,
+    errors: 0,
+    warnings: 0,
+    importKind: "fresh",
+  },
+}));
+
+vi.mock("./backend", () => {
+  const known: Record<string, (...args: unknown[]) => Promise<unknown>> = {
+    openFile: () => Promise.resolve(fixture.info),
+    eventTypes: () => Promise.resolve([]),
+    timeline: () => Promise.resolve({ eventCount: 100, marks: [], density: [], diagnosticSeqs: [] }),
+    eventDetail: (seq) => Promise.resolve({ seq, offset: seq, marks: [] }),
+    projectionAt: (seq) => {
+      fixture.projections += 1;
+      // Only the ends answer before the load, as the core's unloaded journal does.
+      if (!fixture.loaded && seq !== 99 && seq !== 0) {
+        return Promise.reject({ code: "loading", message: "this view needs the whole journal" });
+      }
+      return Promise.resolve({ at: seq, publishedThrough: null, pending: null, system: [], history: [], diagnostics: [] });
+    },
+    recentFiles: () => Promise.resolve([]),
+  };
+  const backend = new Proxy(known, {
+    get: (target, name: string) => target[name] ?? (() => Promise.resolve(null)),
+  });
+  return { backend };
+});
+
+import { onViewsLoading, openFile, select, ui } from "./session.svelte";
+
+const loading = (state: "loading" | "loaded" | "failed", dbPath = fixture.info.dbPath) => ({
+  dbPath,
+  loaded: state === "loading" ? 40 : 100,
+  total: 100,
+  state,
+  message: state === "failed" ? "disk gone" : null,
+});
+
+describe("a journal shown before its events load", () => {
+  it("shows a waiting view without an error, then the view once the load ends", async () => {
+    (globalThis as { document?: unknown }).document ??= { title: "" };
+    (globalThis as { requestAnimationFrame?: unknown }).requestAnimationFrame ??= (f: () => void) => setTimeout(f, 0);
+    await openFile("/tmp/big.jsonl");
+    expect(ui.projection?.at, "the first event shows at once").toBe(0);
+
+    onViewsLoading(loading("loading"));
+    expect(ui.viewsLoading?.loaded, "the title bar's figure follows the load").toBe(40);
+    await select(50);
+    expect(ui.error, "waiting for the load is not an error").toBeNull();
+    expect(ui.projection, "no stale projection stands for event 50").toBeNull();
+    expect(ui.awaitingViews, "the centre says it waits for the load").toBe(true);
+
+    onViewsLoading(loading("loading", "/tmp/other.sqlite"));
+    onViewsLoading(loading("loaded", "/tmp/other.sqlite"));
+    expect(ui.viewsLoading?.loaded, "another journal's load changes nothing").toBe(40);
+
+    fixture.loaded = true;
+    onViewsLoading(loading("loaded"));
+    expect(ui.viewsLoading, "the figure goes once loaded").toBeNull();
+    await vi.waitFor(() => expect(ui.projection?.at, "event 50 shows by itself").toBe(50), { interval: 1 });
+    expect(ui.awaitingViews, "nothing waits any more").toBe(false);
+  });
+
+  it("says why when the load fails", async () => {
+    onViewsLoading(loading("failed"));
+    expect(ui.error, "a failed load is shown with its reason").toEqual({ code: "load-failed", message: "disk gone" });
+    expect(ui.viewsLoading, "and the progress figure goes").toBeNull();
+  });
+});
