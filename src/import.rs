@@ -381,6 +381,10 @@ fn ingest_stream(
                 }
                 let batch = match piece {
                     Piece::Batch(batch) => batch,
+                    Piece::Found(found) => {
+                        store.append_analysis(journal.id, &found)?;
+                        continue;
+                    }
                     // Each chunk's records commit with how far into the file they reach, so a
                     // process killed midway leaves a prefix the next import resumes after.
                     Piece::Reached {
@@ -436,9 +440,14 @@ fn ingest_stream(
                 ends_mid_line: end.last_byte.is_some_and(|b| b != b'\n'),
             },
         )?;
-        // An iterate journal was analysed as it was read; the others are read back and folded.
+        // An iterate journal was analysed as it was read, and what the fold found stored as it
+        // went (into a journal created for this import, which had none); the others are read
+        // back and folded.
         match end.analysis {
-            Some(analysis) => store.replace_analysis(journal.id, &analysis)?,
+            Some(rest) => {
+                store.append_analysis(journal.id, &rest)?;
+                store.keep_tip(journal.id, rest.tip.as_ref())?;
+            }
             None => analyse(store, journal, end.at.seq, total, control)?,
         }
         (control.progress)(ImportProgress {
@@ -457,6 +466,8 @@ type Batch = Vec<(RawRecord, ReadEvent)>;
 /// What the reading thread sends: parsed records, and after each chunk how far they reach.
 enum Piece {
     Batch(Batch),
+    /// What the fold found in the records sent so far, stored beside them.
+    Found(crate::dialect::Analysis),
     Reached {
         at: Position,
         content_hash: String,
@@ -498,6 +509,9 @@ fn read_stream(
                 batches
                     .send(Piece::Batch(std::mem::take(&mut batch)))
                     .map_err(|_| stopped())?;
+                if !send_found(&batches, analyser.as_mut()) {
+                    return Err(stopped());
+                }
                 if let Some(next) = records.peek() {
                     let reached = (next.byte_start - at.byte) as usize;
                     hasher.update(&buf[hashed..reached]);
@@ -519,6 +533,9 @@ fn read_stream(
             batches
                 .send(Piece::Batch(std::mem::take(&mut batch)))
                 .map_err(|_| stopped())?;
+            if !send_found(&batches, analyser.as_mut()) {
+                return Err(stopped());
+            }
         }
         hasher.update(&buf[hashed..split.consumed]);
         if split.consumed > 0 {
@@ -546,6 +563,22 @@ fn read_stream(
         last_byte,
         analysis: analyser.map(Analyser::finish),
     })
+}
+
+/// Sends what the fold found since the last batch, if anything: the SQLite thread writes it
+/// while the reading thread parses on, where at the end it was the import's last half second.
+/// False when the storing side stopped listening.
+fn send_found(
+    batches: &std::sync::mpsc::SyncSender<Piece>,
+    analyser: Option<&mut Analyser>,
+) -> bool {
+    let Some(found) = analyser.map(Analyser::take_found) else {
+        return true;
+    };
+    if found.marks.is_empty() && found.diagnostics.is_empty() {
+        return true;
+    }
+    batches.send(Piece::Found(found)).is_ok()
 }
 
 /// Detects the dialect from the first records that parse.

@@ -718,6 +718,15 @@ impl Store {
         )?;
         self.conn
             .execute("DELETE FROM marks WHERE journal_id = ?1", [journal_id])?;
+        self.append_analysis(journal_id, analysis)?;
+        self.keep_tip(journal_id, analysis.tip.as_ref())
+    }
+
+    /// Adds the marks and fold diagnostics of `analysis` to those the journal has: an import
+    /// writes what its fold found batch by batch, in file order, instead of all at its end.
+    /// Readers order them by seq, then by when they were written, so an analysis written in
+    /// parts reads back as the same analysis written whole.
+    pub fn append_analysis(&self, journal_id: i64, analysis: &Analysis) -> Result<(), StoreError> {
         let mut diagnose = self.conn.prepare_cached(
             "INSERT INTO fold_diagnostics (journal_id, seq, offset, line, severity, code, message)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -739,9 +748,14 @@ impl Store {
         for m in &analysis.marks {
             mark.execute(params![journal_id, m.seq as i64, m.kind, m.note])?;
         }
+        Ok(())
+    }
+
+    /// Replaces the journal's tip (see [`Store::tip`]); `None` removes it.
+    pub fn keep_tip(&self, journal_id: i64, tip: Option<&Tip>) -> Result<(), StoreError> {
         self.conn
             .execute("DELETE FROM tips WHERE journal_id = ?1", [journal_id])?;
-        if let Some(tip) = &analysis.tip {
+        if let Some(tip) = tip {
             let view = serde_json::to_string(&tip.view).map_err(StoreError::Tip)?;
             self.conn.execute(
                 "INSERT INTO tips (journal_id, events, through, view) VALUES (?1, ?2, ?3, ?4)",

@@ -259,3 +259,63 @@ fn given_another_journal_load_when_installed_then_it_is_refused() {
         "and the journal still waits for its own"
     );
 }
+
+/// The streaming import stores what its fold finds batch by batch: read back, that must be the
+/// analysis a fold of the stored journal writes whole, marks and diagnostics in the same order.
+#[test]
+fn given_an_import_written_batch_by_batch_when_read_back_then_it_is_the_analysis_written_whole() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let long = dir.path().join("long.jsonl");
+    let mut text = Vec::new();
+    journalscope::bench::write_synthetic(&mut text, 23_000, 11).expect("generate");
+    // Odd records among the generated ones: diagnostics in several batches.
+    let mut lines: Vec<String> = String::from_utf8(text)
+        .expect("utf-8")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    for at in [3, 6_001, 12_345, 22_000] {
+        lines.insert(at, "{not json".to_string());
+    }
+    std::fs::write(&long, lines.join("\n") + "\n").expect("write");
+    let mut paths = iterate_journals();
+    paths.push(long);
+    for path in paths {
+        let db = dir.path().join("written.sqlite");
+        let _ = std::fs::remove_file(&db);
+        let journal = quiet_open(&path, &db, true);
+        if journal.dialect() != Dialect::Iterate {
+            continue;
+        }
+        let store = journal.store();
+        let id = journal.row().id;
+        let (marks, diagnostics) = (
+            store.marks(id).expect("marks"),
+            store.diagnostics(id).expect("diagnostics"),
+        );
+        let events = store.events(id).expect("events");
+        store
+            .replace_analysis(id, &dialect::analyse(Dialect::Iterate, &events))
+            .expect("rewrite whole");
+        assert_eq!(
+            store.marks(id).expect("marks"),
+            marks,
+            "{}: the same marks, in the same order",
+            path.display()
+        );
+        assert_eq!(
+            store.diagnostics(id).expect("diagnostics"),
+            diagnostics,
+            "{}: the same diagnostics, in the same order",
+            path.display()
+        );
+        if path.ends_with("long.jsonl") {
+            assert!(
+                marks.len() > 5_000 && diagnostics.len() >= 4,
+                "the long journal has marks and diagnostics across batches ({}, {})",
+                marks.len(),
+                diagnostics.len()
+            );
+        }
+    }
+}

@@ -797,6 +797,16 @@ impl Analyser {
         }
     }
 
+    /// Takes the marks and diagnostics found so far, which later events never change: a
+    /// streaming import stores them as it goes. [`Analyser::finish`] gives the rest.
+    pub fn take_found(&mut self) -> Analysis {
+        Analysis {
+            diagnostics: std::mem::take(&mut self.analysis.diagnostics),
+            marks: std::mem::take(&mut self.analysis.marks),
+            tip: None,
+        }
+    }
+
     pub fn finish(mut self) -> Analysis {
         for (_, item) in self.projection.items() {
             if !item.is_published(self.projection.published_through) {
