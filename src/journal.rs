@@ -403,25 +403,9 @@ impl Journal {
         db: Option<&Path>,
         control: &mut ImportControl<'_>,
     ) -> Result<Journal, JournalError> {
-        if !path.exists() {
-            return Err(JournalError::NotFound(path.to_path_buf()));
-        }
-        if is_database(path) {
-            let store = Store::open_existing(path)?;
-            return Journal::load(store, path.to_path_buf(), ImportKind::Unchanged, control);
-        }
-        let db_path = db
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| cached_db_path(path));
-        if let Some(parent) = db_path.parent() {
-            std::fs::create_dir_all(parent).map_err(|source| ImportError::Read {
-                path: parent.to_path_buf(),
-                source,
-            })?;
-        }
-        let store = Store::open(&db_path)?;
-        let outcome = import::import_file(&store, path, control)?;
-        Journal::load(store, db_path, outcome.kind, control)
+        let mut journal = Journal::open_unloaded(path, db, control)?;
+        journal.load_events(control)?;
+        Ok(journal)
     }
 
     /// [`Journal::open`] without loading an iterate journal's events: what needs only the
@@ -516,7 +500,16 @@ impl Journal {
         control: &mut ImportControl<'_>,
     ) -> Result<Journal, JournalError> {
         let mut journal = Journal::read(store, db_path, import_kind)?;
-        let event_count = journal.event_count;
+        journal.load_events(control)?;
+        Ok(journal)
+    }
+
+    /// Parses an unloaded iterate journal's events here and now, on this journal's connection.
+    fn load_events(&mut self, control: &mut ImportControl<'_>) -> Result<(), JournalError> {
+        if self.is_loaded() {
+            return Ok(());
+        }
+        let event_count = self.event_count;
         let mut watch = |loaded: u64| {
             (control.progress)(import::ImportProgress {
                 done_bytes: 0,
@@ -531,16 +524,14 @@ impl Journal {
                 ControlFlow::Continue(())
             }
         };
-        if journal.row.dialect == Dialect::Iterate {
-            match IterateJournal::from_store(&journal.store, journal.row.id, &mut watch)? {
-                Some(iterate) => {
-                    journal.iterate = Some(iterate);
-                    journal.tip = None;
-                }
-                None => return Err(ImportError::Cancelled.into()),
+        match IterateJournal::from_store(&self.store, self.row.id, &mut watch)? {
+            Some(iterate) => {
+                self.iterate = Some(iterate);
+                self.tip = None;
+                Ok(())
             }
+            None => Err(ImportError::Cancelled.into()),
         }
-        Ok(journal)
     }
 
     /// Reads the journal's rows and derived tables, and an AG-UI or AgentsKit journal's
