@@ -179,9 +179,13 @@ export function onViewsLoading(s: ViewsLoading) {
 
 /** True when `e` says the view waits for the journal's load (it shows once the load ends). */
 function waitsForLoad(e: unknown): boolean {
-  if ((e as IpcError)?.code !== "loading") return false;
+  return (e as IpcError)?.code === "loading";
+}
+
+/** The selection's view waits for the load: the centre says so, then shows it. */
+function awaitViews() {
   ui.awaitingViews = true;
-  return true;
+  ui.centre = "projection";
 }
 
 export async function startup() {
@@ -214,10 +218,7 @@ export async function select(seq: number) {
       });
       if (ticket !== selecting) return;
       ui.projection = projection;
-      if (projection === null) {
-        ui.centre = "projection";
-        return;
-      }
+      if (projection === null) return awaitViews();
       if (kinds.has("request") && detail.offset !== null) {
         await loadRequest(detail.offset, ticket);
         // The diff view follows the selected request.
@@ -238,9 +239,10 @@ export async function select(seq: number) {
       if (ticket === selecting) ui.kit = kit;
     }
   } catch (e) {
+    if (ticket !== selecting) return;
     // A request or compaction waiting for the load: the projection shows meanwhile.
-    if (ticket === selecting && !waitsForLoad(e)) fail(e);
-    else if (ticket === selecting) ui.centre = "projection";
+    if (waitsForLoad(e)) awaitViews();
+    else fail(e);
   }
 }
 

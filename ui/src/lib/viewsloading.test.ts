@@ -26,7 +26,13 @@ vi.mock("./backend", () => {
     openFile: () => Promise.resolve(fixture.info),
     eventTypes: () => Promise.resolve([]),
     timeline: () => Promise.resolve({ eventCount: 100, marks: [], density: [], diagnosticSeqs: [] }),
-    eventDetail: (seq) => Promise.resolve({ seq, offset: seq, marks: [] }),
+    // The last event is a request.
+    eventDetail: (seq) => Promise.resolve({ seq, offset: seq, marks: seq === 99 ? [{ seq, kind: "request", note: "" }] : [] }),
+    requestAt: (offset) =>
+      fixture.loaded
+        ? Promise.resolve({ snapshot: { requestOffset: offset }, earlierPublished: [], newlyPublished: [] })
+        : Promise.reject({ code: "loading", message: "this view needs the whole journal" }),
+    seqOfOffset: () => Promise.resolve(null),
     projectionAt: (seq) => {
       fixture.projections += 1;
       // Only the ends answer before the load, as the core's unloaded journal does.
@@ -76,6 +82,21 @@ describe("a journal shown before its events load", () => {
     expect(ui.viewsLoading, "the figure goes once loaded").toBeNull();
     await vi.waitFor(() => expect(ui.projection?.at, "event 50 shows by itself").toBe(50), { interval: 1 });
     expect(ui.awaitingViews, "nothing waits any more").toBe(false);
+  });
+
+  it("shows a request's projection while the request waits, then the request", async () => {
+    fixture.loaded = false;
+    ui.error = null;
+    await select(99);
+    expect(ui.error, "a request waiting for the load is not an error").toBeNull();
+    expect(ui.projection?.at, "the journal's end shows meanwhile").toBe(99);
+    expect(ui.centre, "in the projection tab").toBe("projection");
+    expect(ui.awaitingViews, "and says the request waits").toBe(true);
+
+    fixture.loaded = true;
+    onViewsLoading(loading("loaded"));
+    await vi.waitFor(() => expect(ui.centre, "the request shows by itself").toBe("request"), { interval: 1 });
+    expect(ui.request?.snapshot.requestOffset, "the selected request").toBe(99);
   });
 
   it("says why when the load fails", async () => {
