@@ -376,6 +376,11 @@ impl ViewsLoad {
         &self.db_path
     }
 
+    /// The journal generation it reads.
+    pub fn journal_id(&self) -> i64 {
+        self.journal_id
+    }
+
     /// Reads and parses every event, telling `watch` how many are done; `None` when the watch
     /// abandoned it.
     pub fn run(self, watch: FoldWatch<'_>) -> Result<Option<LoadedViews>, JournalError> {
@@ -567,7 +572,18 @@ impl Journal {
     /// Takes in what a follower appended to the store: only the new events are read and
     /// parsed (the derived marks and diagnostics are read again). A new generation (the file
     /// was replaced) is loaded whole.
-    pub fn reload(mut self) -> Result<Journal, JournalError> {
+    pub fn reload(self) -> Result<Journal, JournalError> {
+        self.reload_as(true)
+    }
+
+    /// [`Journal::reload`], except that a new generation comes back unloaded, as
+    /// [`Journal::open_unloaded`] opens one: a window reloads without parsing a whole journal
+    /// while it holds the journal, and loads the events in the background.
+    pub fn reload_unloaded(self) -> Result<Journal, JournalError> {
+        self.reload_as(false)
+    }
+
+    fn reload_as(mut self, load_new: bool) -> Result<Journal, JournalError> {
         let latest = self.store.latest_journal()?.ok_or(StoreError::Empty)?;
         let event_count = self.store.event_count(latest.id)?;
         if latest.id == self.row.id
@@ -603,6 +619,9 @@ impl Journal {
             import_kind,
             ..
         } = self;
+        if !load_new {
+            return Journal::read(store, db_path, import_kind);
+        }
         let mut progress = no_progress;
         let mut control = ImportControl {
             progress: &mut progress,

@@ -319,3 +319,70 @@ fn given_an_import_written_batch_by_batch_when_read_back_then_it_is_the_analysis
         }
     }
 }
+
+#[test]
+fn given_a_replaced_file_when_reloaded_unloaded_then_the_new_generation_shows_its_end_and_loads_later(
+) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let file = dir.path().join("journal.jsonl");
+    let db = dir.path().join("journal.sqlite");
+    std::fs::copy(root.join("tests/fixtures/iterate/basic.jsonl"), &file).expect("copy");
+    let journal = quiet_open(&file, &db, true);
+    let first = journal.row().id;
+
+    // The file is replaced (not appended to): its import is a new generation.
+    std::fs::copy(root.join("tests/fixtures/iterate/compaction.jsonl"), &file).expect("replace");
+    {
+        let store = Store::open(&db).expect("store");
+        let mut quiet = |_| {};
+        journalscope::import::import_file(
+            &store,
+            &file,
+            &mut ImportControl {
+                progress: &mut quiet,
+                cancel: None,
+            },
+        )
+        .expect("import the replacement");
+    }
+    let mut reloaded = journal.reload_unloaded().expect("reload");
+    assert_ne!(
+        reloaded.row().id,
+        first,
+        "the reload holds the new generation"
+    );
+    assert!(
+        !reloaded.is_loaded(),
+        "a new generation comes back unloaded"
+    );
+    let fresh = quiet_open(&file, &dir.path().join("fresh.sqlite"), false);
+    assert_eq!(
+        reloaded.event_count(),
+        fresh.event_count(),
+        "every new event is counted"
+    );
+    let last = fresh.event_count() - 1;
+    assert_eq!(
+        reloaded
+            .projection_at_seq(last)
+            .expect("the end shows unloaded"),
+        fresh.projection_at_seq(last).expect("loaded"),
+        "the new generation's end is its own, not the old one's"
+    );
+    let views = reloaded
+        .views_load()
+        .expect("a load is owed")
+        .run(&mut |_| ControlFlow::Continue(()))
+        .expect("reads")
+        .expect("ends");
+    assert!(
+        reloaded.install(views).expect("install"),
+        "the load is taken in"
+    );
+    assert_eq!(
+        reloaded.requests().expect("loaded"),
+        fresh.requests().expect("loaded"),
+        "after the load, the new generation's requests"
+    );
+}

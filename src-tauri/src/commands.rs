@@ -35,11 +35,18 @@ pub const EXPORT_PATH_ENV: &str = "JOURNALSCOPE_EXPORT_PATH";
 pub struct Session {
     journal: Mutex<Option<Journal>>,
     cancel: Arc<AtomicBool>,
-    /// Stops the background load of the journal opened last, when another one is opened.
-    loading: Mutex<Option<Arc<AtomicBool>>>,
+    /// The background load of the journal shown, stopped when another one is opened.
+    loading: Mutex<Option<LoadTicket>>,
     /// Set while a background search indexer runs for this window.
     indexing: Arc<AtomicBool>,
     launch_path: Option<String>,
+}
+
+/// Which journal a background load reads, and the flag that stops it.
+struct LoadTicket {
+    stop: Arc<AtomicBool>,
+    db_path: PathBuf,
+    journal_id: i64,
 }
 
 /// Events a search indexes itself, rather than asking the user to wait for the background
@@ -56,13 +63,22 @@ impl Session {
 
     /// Stops the background load of the journal opened before, if it still runs.
     fn stop_loading(&self) {
-        if let Some(stop) = self
+        if let Some(ticket) = self
             .loading
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()
         {
-            stop.store(true, Ordering::Relaxed);
+            ticket.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Loads the shown journal's events in the background, unless it has them or a load for
+    /// it runs already.
+    pub(crate) fn load_shown_in_background(&self, app: &AppHandle) {
+        let load = self.lock().as_ref().and_then(Journal::views_load);
+        if let Some(load) = load {
+            load_views_in_background(app, load);
         }
     }
 
@@ -120,9 +136,11 @@ async fn import(
     let session = app.state::<Session>();
     let cancel = session.cancel.clone();
     cancel.store(false, Ordering::Relaxed);
+    // The shown journal's load would take a core from the import; should the import fail, the
+    // shown journal loads again (below).
     session.stop_loading();
     let emitter = app.clone();
-    let journal = tauri::async_runtime::spawn_blocking(move || {
+    let opened = tauri::async_runtime::spawn_blocking(move || {
         let mut report = |p: ImportProgress| {
             let _ = emitter.emit(
                 "import-progress",
@@ -143,32 +161,49 @@ async fn import(
         open(&mut control)
     })
     .await
-    .map_err(|e| IpcError::new("internal", e.to_string()))?
-    .map_err(ipc_error)?;
-    let info = journal.info().map_err(ipc_error)?;
+    .map_err(|e| IpcError::new("internal", e.to_string()))
+    .and_then(|opened| opened.map_err(ipc_error))
+    .and_then(|journal| Ok((journal.info().map_err(ipc_error)?, journal)));
+    let (info, journal) = match opened {
+        Ok(opened) => opened,
+        Err(e) => {
+            session.load_shown_in_background(&app);
+            return Err(e);
+        }
+    };
     session.index_in_background(&journal);
-    let load = journal.views_load();
     *session.lock() = Some(journal);
     set_title(&app, &info);
-    if let Some(load) = load {
-        load_views_in_background(&app, load);
-    }
+    session.load_shown_in_background(&app);
     Ok(info)
 }
 
 /// Parses an opened iterate journal's events on a thread of its own and installs them, telling
 /// the window how far it got: the window shows the journal meanwhile, and the views that need
-/// every event (the middle of a long journal, requests, compactions) answer once it ends.
+/// every event (the middle of a long journal, requests, compactions) answer once it ends. A
+/// load already running for the same journal goes on (a live tail's appends are taken in when
+/// it installs); one for another journal stops.
 fn load_views_in_background(app: &AppHandle, load: ViewsLoad) {
     let session = app.state::<Session>();
     let stop = Arc::new(AtomicBool::new(false));
-    if let Some(previous) = session
-        .loading
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .replace(stop.clone())
     {
-        previous.store(true, Ordering::Relaxed);
+        let mut slot = session.loading.lock().unwrap_or_else(|e| e.into_inner());
+        let running = slot.as_ref().is_some_and(|ticket| {
+            ticket.db_path == load.db_path()
+                && ticket.journal_id == load.journal_id()
+                && !ticket.stop.load(Ordering::Relaxed)
+        });
+        if running {
+            return;
+        }
+        let ticket = LoadTicket {
+            stop: stop.clone(),
+            db_path: load.db_path().to_path_buf(),
+            journal_id: load.journal_id(),
+        };
+        if let Some(previous) = slot.replace(ticket) {
+            previous.stop.store(true, Ordering::Relaxed);
+        }
     }
     let worker = app.clone();
     let db_path = load.db_path().to_string_lossy().into_owned();

@@ -9,6 +9,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use journalscope::import::ImportControl;
 use journalscope::journal::{is_database, Journal, JournalError, JournalInfo};
 use journalscope::tail::{
     self, GenerationReason, Header, Source, StartAt, TailError, TailHandle, TailOptions,
@@ -415,17 +416,21 @@ impl Watcher {
         let ours = shown
             .as_ref()
             .is_some_and(|info| Path::new(&info.db_path) == self.db);
+        // A new generation comes back unloaded, its events loaded in the background: parsing a
+        // large journal here would hold the window's journal for seconds.
         let (journal, reset) = match guard.take() {
-            Some(journal) if ours => match journal.reload() {
+            Some(journal) if ours => match journal.reload_unloaded() {
                 Ok(journal) => (journal, pending.reset),
                 Err(e) => {
                     // The journal was consumed by the failed reload: open it afresh.
-                    *guard = Journal::open_quietly(&self.db).ok();
+                    *guard = open_unloaded(&self.db).ok();
+                    drop(guard);
+                    session.load_shown_in_background(&self.app);
                     return Err(e);
                 }
             },
             other if !self.opened && self.kind == LiveSource::Stream => {
-                match Journal::open_quietly(&self.db) {
+                match open_unloaded(&self.db) {
                     Ok(journal) => (journal, true),
                     // Nothing landed yet (an empty store cannot be opened): the next
                     // arrival tries again, and the window keeps what it shows meanwhile.
@@ -445,6 +450,7 @@ impl Watcher {
         session.index_in_background(&journal);
         *guard = Some(journal);
         drop(guard);
+        session.load_shown_in_background(&self.app);
         self.opened = true;
         if reset {
             if let Some(window) = self.app.get_webview_window("main") {
@@ -461,6 +467,19 @@ impl Watcher {
         );
         Ok(())
     }
+}
+
+/// Opens a database the way the window does, without loading an iterate journal's events.
+fn open_unloaded(db: &Path) -> Result<Journal, JournalError> {
+    let mut quiet = |_| {};
+    Journal::open_unloaded(
+        db,
+        None,
+        &mut ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )
 }
 
 #[cfg(test)]
