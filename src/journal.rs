@@ -383,18 +383,25 @@ impl ViewsLoad {
 
     /// Reads and parses every event, telling `watch` how many are done; `None` when the watch
     /// abandoned it.
+    ///
+    /// A journal stored before tips were kept (migration 7) gets one here, so that it opens
+    /// at its end at once the next time.
     pub fn run(self, watch: FoldWatch<'_>) -> Result<Option<LoadedViews>, JournalError> {
         let store = Store::open_existing(&self.db_path)?;
-        Ok(
-            IterateJournal::from_store(&store, self.journal_id, watch)?.map(|iterate| {
-                LoadedViews {
-                    db_path: self.db_path,
-                    journal_id: self.journal_id,
-                    events: iterate.records(),
-                    iterate,
-                }
-            }),
-        )
+        let Some(iterate) = IterateJournal::from_store(&store, self.journal_id, watch)? else {
+            return Ok(None);
+        };
+        if store.tip(self.journal_id)?.is_none() {
+            // A cache of the fold: a database that cannot be written to (or is busy) costs the
+            // next open its head start, nothing else.
+            let _ = store.keep_tip(self.journal_id, iterate.analyse().tip.as_ref());
+        }
+        Ok(Some(LoadedViews {
+            db_path: self.db_path,
+            journal_id: self.journal_id,
+            events: iterate.records(),
+            iterate,
+        }))
     }
 }
 

@@ -386,3 +386,44 @@ fn given_a_replaced_file_when_reloaded_unloaded_then_the_new_generation_shows_it
         "after the load, the new generation's requests"
     );
 }
+
+#[test]
+fn given_a_journal_stored_without_a_tip_when_loaded_once_then_it_opens_at_its_end_at_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("long.jsonl");
+    let mut text = Vec::new();
+    journalscope::bench::write_synthetic(&mut text, 21_000, 13).expect("generate");
+    std::fs::write(&file, text).expect("write");
+    let db = dir.path().join("journal.sqlite");
+    let loaded = quiet_open(&file, &db, false);
+    let id = loaded.row().id;
+    let last = loaded.event_count() - 1;
+    {
+        // As a database from before migration 7 is: no tip.
+        let store = Store::open(&db).expect("store");
+        store.keep_tip(id, None).expect("remove the tip");
+    }
+    let mut unloaded = quiet_open(&db, &db, true);
+    assert!(
+        matches!(unloaded.projection_at_seq(last), Err(JournalError::Loading)),
+        "without a tip, the end of a long journal waits for the load"
+    );
+    let views = unloaded
+        .views_load()
+        .expect("a load is owed")
+        .run(&mut |_| ControlFlow::Continue(()))
+        .expect("reads")
+        .expect("ends");
+    assert!(unloaded.install(views).expect("install"), "installed");
+    drop(unloaded);
+
+    let reopened = quiet_open(&db, &db, true);
+    assert!(!reopened.is_loaded(), "opened again without its events");
+    assert_eq!(
+        reopened
+            .projection_at_seq(last)
+            .expect("the end shows at once now"),
+        loaded.projection_at_seq(last).expect("loaded"),
+        "the load kept the tip a fresh analysis keeps"
+    );
+}
