@@ -114,6 +114,7 @@ async fn time_to_visible(c: &Client) -> Outcome {
         started.elapsed().as_secs_f64() * 1000.0
     );
     screenshot(c, "scale-01b-last-while-loading").await?;
+    middle_while_loading(c).await?;
     // The events load for stepping in the background; held `j` below is timed on the loaded
     // journal.
     wait_until_within(
@@ -131,6 +132,63 @@ async fn time_to_visible(c: &Client) -> Outcome {
     eprintln!(
         "scale: import finished → every event loaded for stepping: {:.0} ms (in the background)",
         ms(&loaded)
+    );
+    Ok(())
+}
+
+/// Goes to the middle of the journal while its events may still be loading: the centre says
+/// the view waits (when the load has not ended yet), then shows the projection there by itself.
+async fn middle_while_loading(c: &Client) -> Outcome {
+    let middle = c
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; \
+             window.__TAURI_INTERNALS__.invoke('events_page', { query: { types: [], text: null, start: arguments[0], limit: 1 } }) \
+               .then((p) => done(p.rows[0]?.offset ?? null), () => done(null));",
+            vec![Value::from(EVENTS / 2)],
+        )
+        .await
+        .map_err(err("the middle event"))?
+        .as_i64()
+        .ok_or("the middle event has an offset")?;
+    js(
+        c,
+        "window.__waited = false; \
+         window.__waitWatch = new MutationObserver(() => { if (document.querySelector('[data-testid=views-loading]')) window.__waited = true; }); \
+         window.__waitWatch.observe(document.body, { childList: true, subtree: true }); return true;",
+    )
+    .await?;
+    let started = Instant::now();
+    goto(c, middle).await?;
+    let waiting = js(
+        c,
+        "return !!document.querySelector('[data-testid=views-loading]');",
+    )
+    .await?;
+    if waiting == Value::Bool(true) {
+        screenshot(c, "scale-01c-middle-waits-for-load").await?;
+    }
+    wait_until_within(
+        c,
+        "the projection in the middle of the journal",
+        &format!(
+            "const p = document.querySelector('[data-testid=projection]'); return !!p && p.dataset.at === '{middle}';"
+        ),
+        Duration::from_secs(120),
+    )
+    .await?;
+    let waited = js(
+        c,
+        "window.__waitWatch.disconnect(); return window.__waited;",
+    )
+    .await?;
+    eprintln!(
+        "scale: go to @{middle}, the middle, while the events load: projection shown {:.0} ms later; {}",
+        started.elapsed().as_secs_f64() * 1000.0,
+        if waited == Value::Bool(true) {
+            "the centre said it waits for the load until then"
+        } else {
+            "the load had ended before the view was asked for"
+        }
     );
     Ok(())
 }
