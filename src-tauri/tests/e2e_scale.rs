@@ -137,7 +137,8 @@ async fn time_to_visible(c: &Client) -> Outcome {
 }
 
 /// Goes to the middle of the journal while its events may still be loading: the centre says
-/// the view waits (when the load has not ended yet), then shows the projection there by itself.
+/// the view waits (when the load has not ended yet), then shows the view there by itself (the
+/// projection, or the request when the event is one).
 async fn middle_while_loading(c: &Client) -> Outcome {
     let middle = c
         .execute_async(
@@ -169,9 +170,9 @@ async fn middle_while_loading(c: &Client) -> Outcome {
     }
     wait_until_within(
         c,
-        "the projection in the middle of the journal",
+        "the view in the middle of the journal",
         &format!(
-            "const p = document.querySelector('[data-testid=projection]'); return !!p && p.dataset.at === '{middle}';"
+            "const p = document.querySelector('[data-testid=projection], [data-testid=request-view]'); return !!p && (p.dataset.at ?? p.dataset.offset) === '{middle}';"
         ),
         Duration::from_secs(120),
     )
@@ -182,7 +183,7 @@ async fn middle_while_loading(c: &Client) -> Outcome {
     )
     .await?;
     eprintln!(
-        "scale: go to @{middle}, the middle, while the events load: projection shown {:.0} ms later; {}",
+        "scale: go to @{middle}, the middle, while the events load: its view shown {:.0} ms later; {}",
         started.elapsed().as_secs_f64() * 1000.0,
         if waited == Value::Bool(true) {
             "the centre said it waits for the load until then"

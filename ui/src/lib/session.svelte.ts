@@ -38,6 +38,11 @@ export const ui = $state({
   viewsLoading: null as ViewsLoading | null,
   /** The selection asked for a view that waits for that load: shown again once it ends. */
   awaitingViews: false,
+  /**
+   * The database whose load ended while no view waited for it. The backend may have answered
+   * a view "loading" just before, with that answer still on its way: the view is asked again.
+   */
+  viewsLoadedFor: null as string | null,
   error: null as IpcError | null,
   recent: [] as RecentFile[],
   info: null as JournalInfo | null,
@@ -89,6 +94,7 @@ export async function afterOpen(info: JournalInfo) {
   ui.filterText = "";
   ui.selectedSeq = null;
   ui.awaitingViews = false;
+  ui.viewsLoadedFor = null;
   ui.detail = null;
   ui.projection = null;
   ui.request = null;
@@ -174,6 +180,8 @@ export function onViewsLoading(s: ViewsLoading) {
   if (ui.awaitingViews && ui.selectedSeq !== null) {
     const seq = ui.selectedSeq;
     void enqueue(() => select(seq));
+  } else {
+    ui.viewsLoadedFor = s.dbPath;
   }
 }
 
@@ -186,6 +194,13 @@ function waitsForLoad(e: unknown): boolean {
 function awaitViews() {
   ui.awaitingViews = true;
   ui.centre = "projection";
+  // The load ended while this view's "loading" answer was on its way: ask once more (once:
+  // the flag is spent, so a journal that is still loading cannot make this loop).
+  if (ui.viewsLoadedFor !== null && ui.viewsLoadedFor === ui.info?.dbPath && ui.selectedSeq !== null) {
+    ui.viewsLoadedFor = null;
+    const seq = ui.selectedSeq;
+    void enqueue(() => select(seq));
+  }
 }
 
 export async function startup() {

@@ -5,6 +5,8 @@ import { describe, expect, it, vi } from "vitest";
 const fixture = vi.hoisted(() => ({
   /** Whether the backend's journal has its events loaded. */
   loaded: false,
+  /** The next "loading" answer is overtaken by the event saying the load ended. */
+  overtaken: null as null | (() => void),
   projections: 0,
   info: {
     path: "/tmp/big.jsonl",
@@ -37,6 +39,9 @@ vi.mock("./backend", () => {
       fixture.projections += 1;
       // Only the ends answer before the load, as the core's unloaded journal does.
       if (!fixture.loaded && seq !== 99 && seq !== 0) {
+        const overtaken = fixture.overtaken;
+        fixture.overtaken = null;
+        overtaken?.();
         return Promise.reject({ code: "loading", message: "this view needs the whole journal" });
       }
       return Promise.resolve({ at: seq, publishedThrough: null, pending: null, system: [], history: [], diagnostics: [] });
@@ -97,6 +102,22 @@ describe("a journal shown before its events load", () => {
     onViewsLoading(loading("loaded"));
     await vi.waitFor(() => expect(ui.centre, "the request shows by itself").toBe("request"), { interval: 1 });
     expect(ui.request?.snapshot.requestOffset, "the selected request").toBe(99);
+  });
+
+  it("regression_a_view_answered_loading_just_before_the_load_ended_waited_forever", async () => {
+    fixture.loaded = false;
+    ui.error = null;
+    await select(0);
+    // The load ends (and says so) while the answer "loading" for event 60 is on its way.
+    fixture.overtaken = () => {
+      fixture.loaded = true;
+      onViewsLoading(loading("loaded"));
+    };
+    await select(60);
+    await vi.waitFor(() => expect(ui.projection?.at, "event 60 shows without another event").toBe(60), {
+      interval: 1,
+    });
+    expect(ui.awaitingViews, "nothing waits").toBe(false);
   });
 
   it("says why when the load fails", async () => {
