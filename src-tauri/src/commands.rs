@@ -87,13 +87,21 @@ impl Session {
         self.journal.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Starts indexing `journal` for search in the background, unless an indexer already runs.
+    /// Starts indexing `journal` for search in the background, unless an indexer already runs,
+    /// at a priority below the window's (see [`yield_to_the_window`]).
     pub(crate) fn index_in_background(&self, journal: &Journal) {
-        let _ = journalscope::search::index_in_background(
+        let (db, journal_id, running) = (
             journal.db_path().to_path_buf(),
             journal.row().id,
             self.indexing.clone(),
         );
+        // The indexer's thread inherits the priority of the thread that starts it.
+        let _ = std::thread::Builder::new()
+            .name("index-start".to_string())
+            .spawn(move || {
+                yield_to_the_window();
+                let _ = journalscope::search::index_in_background(db, journal_id, running);
+            });
     }
 
     pub(crate) fn with<T>(
@@ -171,7 +179,11 @@ async fn import(
             return Err(e);
         }
     };
-    session.index_in_background(&journal);
+    // An iterate journal is indexed for search once its events are loaded for stepping: on two
+    // cores, both at once delayed the stepping by the indexing.
+    if journal.views_load().is_none() {
+        session.index_in_background(&journal);
+    }
     *session.lock() = Some(journal);
     set_title(&app, &info);
     session.load_shown_in_background(&app);
@@ -237,8 +249,8 @@ fn load_views_in_background(app: &AppHandle, load: ViewsLoad) {
                 tell(app, 0, ViewsLoadState::Failed, Some(e.to_string()))
             };
             match load.run(&mut watch) {
-                // Stopped: a newer journal took the window.
-                Ok(None) => {}
+                // Stopped: a newer journal took the window (and indexes it).
+                Ok(None) => return,
                 Ok(Some(views)) => {
                     let session = app.state::<Session>();
                     let installed = match session.lock().as_mut() {
@@ -253,6 +265,11 @@ fn load_views_in_background(app: &AppHandle, load: ViewsLoad) {
                     }
                 }
                 Err(e) => failed(&app, e),
+            }
+            let session = app.state::<Session>();
+            let shown = session.lock();
+            if let Some(journal) = shown.as_ref() {
+                session.index_in_background(journal);
             }
         });
     if let Err(e) = spawned {
