@@ -545,9 +545,10 @@ impl Store {
                 "DROP INDEX IF EXISTS events_by_offset; DROP INDEX IF EXISTS events_by_type;",
             )?;
         }
-        // A larger page cache (64 MiB, inside the import's memory budget) keeps the inserts off
-        // the disk.
-        self.conn.pragma_update(None, "cache_size", -65_536)?;
+        // A load only appends, so a small page cache loses nothing to spills, and every new
+        // page is zeroed, filled and written from memory that stays in the core's cache: a
+        // 64 MiB cache made the import 1.5 to 2 times slower than this 2 MiB one.
+        self.conn.pragma_update(None, "cache_size", -2_048)?;
         Ok(empty)
     }
 
@@ -555,13 +556,15 @@ impl Store {
     /// the events' bytes live in `event_bytes` (migration 6), this scans only the small rows of
     /// `events`, which costs less than keeping the indexes up to date row by row.
     pub fn finish_bulk_load(&self) -> Result<(), StoreError> {
-        // The sort that builds an index takes as much memory as the page cache may: with the
-        // bulk load's 64 MiB, the import went past its memory budget.
-        self.conn.pragma_update(None, "cache_size", -16_384)?;
+        // The sort that builds an index takes as much memory as the page cache may, per sorting
+        // thread. The reading thread has finished by now, so the sort gets its core.
+        self.conn.pragma_update(None, "cache_size", -4_096)?;
+        self.conn.pragma_update(None, "threads", 2)?;
         self.conn.execute_batch(
             "CREATE INDEX IF NOT EXISTS events_by_offset ON events(journal_id, offset);
              CREATE INDEX IF NOT EXISTS events_by_type ON events(journal_id, type);",
         )?;
+        self.conn.pragma_update(None, "threads", 0)?;
         Ok(())
     }
 
