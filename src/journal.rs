@@ -516,8 +516,9 @@ impl Journal {
         Ok(journal)
     }
 
-    /// Parses an unloaded iterate journal's events here and now, on this journal's connection.
-    fn load_events(&mut self, control: &mut ImportControl<'_>) -> Result<(), JournalError> {
+    /// Parses an unloaded iterate journal's events here and now, on this journal's connection,
+    /// reporting progress as the `Loading` stage. Does nothing to a loaded journal.
+    pub fn load_events(&mut self, control: &mut ImportControl<'_>) -> Result<(), JournalError> {
         if self.is_loaded() {
             return Ok(());
         }

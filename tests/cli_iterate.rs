@@ -483,3 +483,38 @@ fn bench_prints_every_figure_of_the_performance_issue_in_text_and_json() {
         "a second run reuses the generated journal:\n{text}"
     );
 }
+
+#[test]
+fn project_answers_from_the_store_at_the_end_and_loads_the_events_for_the_middle() {
+    // Protects `project` on a journal past the store's prefix fold (20,000 events): the CLI
+    // opens it without parsing its events, so the end comes from the stored tip and the middle
+    // must load them first; both must print what a fully loaded journal gives.
+    let cli = Cli::new();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("long.jsonl");
+    let mut text = Vec::new();
+    journalscope::bench::write_synthetic(&mut text, 30_000, 5).expect("generate");
+    std::fs::write(&file, text).expect("write");
+    let imported = cli.json(&["import", s(&file), "--json"]);
+    assert_eq!(imported["events"], 30_000, "import counts every event");
+    let loaded = journalscope::journal::Journal::open(
+        &file,
+        Some(&dir.path().join("loaded.sqlite")),
+        &mut journalscope::import::ImportControl {
+            progress: &mut |_| {},
+            cancel: None,
+        },
+    )
+    .expect("the library opens the journal loaded");
+    let last = loaded.event_count() - 1;
+    for seq in [10, 25_000, last] {
+        let at = loaded.event(seq).expect("event").offset.expect("an offset");
+        let printed = cli.json(&["project", s(&file), "--at", &at.to_string(), "--json"]);
+        let expected =
+            serde_json::to_value(loaded.projection(at).expect("loaded projection")).expect("json");
+        assert_eq!(
+            printed, expected,
+            "`project --at {at}` (event {seq}) prints the loaded journal's projection"
+        );
+    }
+}
