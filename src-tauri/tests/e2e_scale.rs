@@ -114,6 +114,7 @@ async fn time_to_visible(c: &Client) -> Outcome {
         started.elapsed().as_secs_f64() * 1000.0
     );
     screenshot(c, "scale-01b-last-while-loading").await?;
+    title_bar_is_one_line(c).await?;
     middle_while_loading(c).await?;
     // The events load for stepping in the background; held `j` below is timed on the loaded
     // journal.
@@ -133,6 +134,42 @@ async fn time_to_visible(c: &Client) -> Outcome {
         "scale: import finished → every event loaded for stepping: {:.0} ms (in the background)",
         ms(&loaded)
     );
+    Ok(())
+}
+
+/// At 1280 px, with a long file name, the live controls and (while it lasts) the load's
+/// figure, the title bar keeps to one line: it used to wrap the file name, the event count and
+/// the offsets onto two lines and push the whole window down.
+async fn title_bar_is_one_line(c: &Client) -> Outcome {
+    let sizes = js(
+        c,
+        "const bar = document.querySelector('header.bar'); \
+         const kids = [...bar.children].map((k) => k.getBoundingClientRect()).filter((r) => r.height > 0); \
+         const name = document.querySelector('[data-testid=file-name]'); \
+         return { bar: bar.getBoundingClientRect().height, lowestTop: Math.max(...kids.map((r) => r.top)), \
+                  highestBottom: Math.min(...kids.map((r) => r.bottom)), \
+                  name: name.getBoundingClientRect().height, \
+                  wrapped: [...bar.querySelectorAll('span')].filter((t) => t.getBoundingClientRect().height >= 1.5 * (parseFloat(getComputedStyle(t).lineHeight) || 20)).map((t) => t.textContent.trim()), \
+                  loading: !!document.querySelector('[data-testid=views-progress]') };",
+    )
+    .await?;
+    let figure = |key: &str| sizes[key].as_f64().unwrap_or(f64::NAN);
+    eprintln!(
+        "scale: title bar {:.0} px high, the file name {:.0} px (load figure shown: {})",
+        figure("bar"),
+        figure("name"),
+        sizes["loading"]
+    );
+    // On one line, every item starts above the bottom of every other.
+    if figure("lowestTop") >= figure("highestBottom") || figure("lowestTop").is_nan() {
+        return Err(format!("the title bar wraps onto a second line: {sizes}"));
+    }
+    if sizes["wrapped"]
+        .as_array()
+        .is_none_or(|wrapped| !wrapped.is_empty())
+    {
+        return Err(format!("text in the title bar wraps: {sizes}"));
+    }
     Ok(())
 }
 
