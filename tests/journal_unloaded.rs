@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use journalscope::dialect::{self, Dialect};
 use journalscope::import::ImportControl;
-use journalscope::journal::{Journal, JournalError};
+use journalscope::journal::{Journal, JournalError, LoadedViews};
 use journalscope::store::Store;
 
 fn quiet_open(path: &Path, db: &Path, unloaded: bool) -> Journal {
@@ -21,6 +21,16 @@ fn quiet_open(path: &Path, db: &Path, unloaded: bool) -> Journal {
     } else {
         Journal::open(path, Some(db), &mut control).expect("opens")
     }
+}
+
+/// Runs the background load an unloaded journal owes, to its end, as the window's thread does.
+fn read_views(journal: &Journal) -> LoadedViews {
+    journal
+        .views_load()
+        .expect("an unloaded iterate journal owes a load")
+        .run(&mut |_| ControlFlow::Continue(()))
+        .expect("the load reads the store")
+        .expect("the load runs to its end")
 }
 
 /// Every iterate journal of the fixture corpus, the rule fixtures and the demo.
@@ -243,12 +253,7 @@ fn given_another_journal_load_when_installed_then_it_is_refused() {
         &dir.path().join("b.sqlite"),
         true,
     );
-    let views = first
-        .views_load()
-        .expect("unloaded")
-        .run(&mut |_| ControlFlow::Continue(()))
-        .expect("reads")
-        .expect("ends");
+    let views = read_views(&first);
     // Both databases hold journal 1: only where the load read tells them apart.
     assert!(
         !second.install(views).expect("install"),
@@ -370,12 +375,7 @@ fn given_a_replaced_file_when_reloaded_unloaded_then_the_new_generation_shows_it
         fresh.projection_at_seq(last).expect("loaded"),
         "the new generation's end is its own, not the old one's"
     );
-    let views = reloaded
-        .views_load()
-        .expect("a load is owed")
-        .run(&mut |_| ControlFlow::Continue(()))
-        .expect("reads")
-        .expect("ends");
+    let views = read_views(&reloaded);
     assert!(
         reloaded.install(views).expect("install"),
         "the load is taken in"
@@ -408,12 +408,7 @@ fn given_a_journal_stored_without_a_tip_when_loaded_once_then_it_opens_at_its_en
         matches!(unloaded.projection_at_seq(last), Err(JournalError::Loading)),
         "without a tip, the end of a long journal waits for the load"
     );
-    let views = unloaded
-        .views_load()
-        .expect("a load is owed")
-        .run(&mut |_| ControlFlow::Continue(()))
-        .expect("reads")
-        .expect("ends");
+    let views = read_views(&unloaded);
     assert!(unloaded.install(views).expect("install"), "installed");
     drop(unloaded);
 
