@@ -74,11 +74,25 @@ impl Session {
     }
 
     /// Loads the shown journal's events in the background, unless it has them or a load for
-    /// it runs already.
-    pub(crate) fn load_shown_in_background(&self, app: &AppHandle) {
+    /// it runs already. False when it has them.
+    pub(crate) fn load_shown_in_background(&self, app: &AppHandle) -> bool {
         let load = self.lock().as_ref().and_then(Journal::views_load);
+        let owed = load.is_some();
         if let Some(load) = load {
             load_views_in_background(app, load);
+        }
+        owed
+    }
+
+    /// Forgets the load `stop` belongs to, once it ended: a failed load must not pass for a
+    /// running one, or trying again would wait for it forever.
+    fn loading_ended(&self, stop: &Arc<AtomicBool>) {
+        let mut slot = self.loading.lock().unwrap_or_else(|e| e.into_inner());
+        if slot
+            .as_ref()
+            .is_some_and(|ticket| Arc::ptr_eq(&ticket.stop, stop))
+        {
+            slot.take();
         }
     }
 
@@ -233,6 +247,8 @@ fn load_views_in_background(app: &AppHandle, load: ViewsLoad) {
                 },
             );
         };
+    let unspawned = tell.clone();
+    let ticket = stop.clone();
     let spawned = std::thread::Builder::new()
         .name("views-load".to_string())
         .spawn(move || {
@@ -267,21 +283,19 @@ fn load_views_in_background(app: &AppHandle, load: ViewsLoad) {
                 Err(e) => failed(&app, e),
             }
             let session = app.state::<Session>();
+            session.loading_ended(&stop);
             let shown = session.lock();
             if let Some(journal) = shown.as_ref() {
                 session.index_in_background(journal);
             }
         });
     if let Err(e) = spawned {
-        let _ = app.emit(
-            "views-loading",
-            ViewsLoading {
-                db_path: String::new(),
-                loaded: 0,
-                total,
-                state: ViewsLoadState::Failed,
-                message: Some(format!("cannot start loading the journal: {e}")),
-            },
+        session.loading_ended(&ticket);
+        unspawned(
+            app,
+            0,
+            ViewsLoadState::Failed,
+            Some(format!("cannot start loading the journal: {e}")),
         );
     }
 }
@@ -337,6 +351,13 @@ pub async fn open_demo(app: AppHandle, demo: Demo) -> Result<JournalInfo, IpcErr
         Journal::open_unloaded(&journalscope::journal::demo_path(demo)?, None, control)
     })
     .await
+}
+
+/// Loads the shown journal's events again after a load failed. False when it has them
+/// already (nothing to wait for).
+#[tauri::command]
+pub fn retry_views_load(app: AppHandle, session: State<'_, Session>) -> bool {
+    session.load_shown_in_background(&app)
 }
 
 #[tauri::command]

@@ -36,6 +36,7 @@ pub fn run() {
             commands::open_file,
             commands::open_demo,
             commands::cancel_import,
+            commands::retry_views_load,
             commands::recent_files,
             commands::journal_info,
             commands::event_types,

@@ -71,6 +71,8 @@ export const backend = {
   openFile: (path: string) => call<JournalInfo>("open_file", { path }),
   openDemo: (demo: Demo) => call<JournalInfo>("open_demo", { demo }),
   cancelImport: () => call<void>("cancel_import"),
+  /** Loads the shown journal for stepping again after a load failed; false when it is loaded. */
+  retryViewsLoad: () => call<boolean>("retry_views_load"),
   recentFiles: () => call<RecentFile[]>("recent_files"),
   info: () => call<JournalInfo>("journal_info"),
   eventTypes: () => call<TypeCount[]>("event_types"),

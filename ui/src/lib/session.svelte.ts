@@ -43,6 +43,8 @@ export const ui = $state({
    * a view "loading" just before, with that answer still on its way: the view is asked again.
    */
   viewsLoadedFor: null as string | null,
+  /** Why the open journal's load for stepping failed; the centre offers to try again. */
+  viewsFailed: null as string | null,
   error: null as IpcError | null,
   recent: [] as RecentFile[],
   info: null as JournalInfo | null,
@@ -95,6 +97,7 @@ export async function afterOpen(info: JournalInfo) {
   ui.selectedSeq = null;
   ui.awaitingViews = false;
   ui.viewsLoadedFor = null;
+  ui.viewsFailed = null;
   ui.detail = null;
   ui.projection = null;
   ui.request = null;
@@ -168,13 +171,15 @@ export function onViewsLoading(s: ViewsLoading) {
   if (ui.info && s.dbPath !== "" && s.dbPath !== ui.info.dbPath) return;
   if (s.state === "loading") {
     ui.viewsLoading = s;
+    ui.viewsFailed = null;
     return;
   }
   ui.viewsLoading = null;
   // For the scale test: when every view answers.
   if (s.state === "loaded") performance.mark("journalscope:views-loaded");
   if (s.state === "failed") {
-    fail({ code: "load-failed", message: s.message ?? "loading the journal failed" });
+    ui.viewsFailed = s.message ?? "loading the journal failed";
+    fail({ code: "load-failed", message: ui.viewsFailed });
     return;
   }
   if (ui.awaitingViews && ui.selectedSeq !== null) {
@@ -182,6 +187,22 @@ export function onViewsLoading(s: ViewsLoading) {
     void enqueue(() => select(seq));
   } else {
     ui.viewsLoadedFor = s.dbPath;
+  }
+}
+
+/** After a failed load: loads the journal for stepping again; the waiting view shows when it ends. */
+export async function retryViewsLoad() {
+  ui.viewsFailed = null;
+  if (ui.error?.code === "load-failed") ui.error = null;
+  try {
+    const owed = await backend.retryViewsLoad();
+    // Loaded meanwhile (another open, a live generation): the waiting view can show now.
+    if (!owed && ui.awaitingViews && ui.selectedSeq !== null) {
+      const seq = ui.selectedSeq;
+      void enqueue(() => select(seq));
+    }
+  } catch (e) {
+    fail(e);
   }
 }
 

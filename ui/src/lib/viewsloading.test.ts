@@ -8,6 +8,7 @@ const fixture = vi.hoisted(() => ({
   /** The next "loading" answer is overtaken by the event saying the load ended. */
   overtaken: null as null | (() => void),
   projections: 0,
+  retries: 0,
   info: {
     path: "/tmp/big.jsonl",
     fileName: "big.jsonl",
@@ -47,6 +48,10 @@ vi.mock("./backend", () => {
       return Promise.resolve({ at: seq, publishedThrough: null, pending: null, system: [], history: [], diagnostics: [] });
     },
     recentFiles: () => Promise.resolve([]),
+    retryViewsLoad: () => {
+      fixture.retries += 1;
+      return Promise.resolve(!fixture.loaded);
+    },
   };
   const backend = new Proxy(known, {
     get: (target, name: string) => target[name] ?? (() => Promise.resolve(null)),
@@ -54,7 +59,7 @@ vi.mock("./backend", () => {
   return { backend };
 });
 
-import { onViewsLoading, openFile, select, ui } from "./session.svelte";
+import { onViewsLoading, openFile, retryViewsLoad, select, ui } from "./session.svelte";
 
 const loading = (state: "loading" | "loaded" | "failed", dbPath = fixture.info.dbPath) => ({
   dbPath,
@@ -124,5 +129,39 @@ describe("a journal shown before its events load", () => {
     onViewsLoading(loading("failed"));
     expect(ui.error, "a failed load is shown with its reason").toEqual({ code: "load-failed", message: "disk gone" });
     expect(ui.viewsLoading, "and the progress figure goes").toBeNull();
+  });
+
+  it("offers to load again after a failed load, and the waiting view shows once that load ends", async () => {
+    fixture.loaded = false;
+    ui.error = null;
+    await select(40);
+    expect(ui.awaitingViews, "event 40 waits for the load").toBe(true);
+    onViewsLoading(loading("failed"));
+    expect(ui.viewsFailed, "the centre can say why the wait ended").toBe("disk gone");
+
+    const before = fixture.retries;
+    await retryViewsLoad();
+    expect(fixture.retries, "the backend is asked to load again").toBe(before + 1);
+    expect(ui.viewsFailed, "the failure is no longer shown").toBeNull();
+    expect(ui.error, "nor its banner").toBeNull();
+    expect(ui.awaitingViews, "event 40 still waits, now for the new load").toBe(true);
+
+    onViewsLoading(loading("loading"));
+    fixture.loaded = true;
+    onViewsLoading(loading("loaded"));
+    await vi.waitFor(() => expect(ui.projection?.at, "event 40 shows by itself").toBe(40), { interval: 1 });
+  });
+
+  it("shows the waiting view at once when the journal was loaded by the time it is asked again", async () => {
+    fixture.loaded = false;
+    await select(30);
+    onViewsLoading(loading("failed"));
+    // Loaded meanwhile, by another open of the same journal.
+    fixture.loaded = true;
+    await retryViewsLoad();
+    await vi.waitFor(() => expect(ui.projection?.at, "event 30 shows without another load").toBe(30), {
+      interval: 1,
+    });
+    expect(ui.awaitingViews, "nothing waits").toBe(false);
   });
 });
