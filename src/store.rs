@@ -591,9 +591,13 @@ impl Store {
         }
     }
 
+    /// How many events a journal holds. Its events are numbered 0, 1, … in file order without
+    /// gaps (a follower numbers the next one by this count), so the highest seq answers
+    /// through the primary key: `count(*)` scanned an index for a quarter of a second per call
+    /// at a million events, and opening a journal asks more than once.
     pub fn event_count(&self, journal_id: i64) -> Result<u64, StoreError> {
         Ok(self.conn.query_row(
-            "SELECT count(*) FROM events WHERE journal_id = ?1",
+            "SELECT COALESCE(MAX(seq) + 1, 0) FROM events WHERE journal_id = ?1",
             [journal_id],
             |row| row.get::<_, i64>(0),
         )? as u64)

@@ -128,6 +128,15 @@ proptest! {
             whole.diagnostics(id(&whole)).expect("diagnostics"),
             "fold diagnostics match"
         );
+        // `event_count` reads the highest seq instead of counting rows: that holds only while
+        // every generation's events are numbered 0, 1, … without gaps, imported whole or grown.
+        for store in [&whole, &grown] {
+            let rows: i64 = store
+                .connection()
+                .query_row("SELECT count(*) FROM events WHERE journal_id = ?1", [id(store)], |r| r.get(0))
+                .expect("count");
+            prop_assert_eq!(store.event_count(id(store)).expect("event count"), rows as u64, "seqs have no gaps");
+        }
     }
 }
 
