@@ -23,6 +23,18 @@ fn quiet_open(path: &Path, db: &Path, unloaded: bool) -> Journal {
     }
 }
 
+/// A generated iterate journal of `events` events (longer than the store's prefix fold) imported
+/// into a database of its own: the database, and the journal opened loaded from it.
+fn long_journal(dir: &Path, events: u64, compact_every: u64) -> (PathBuf, Journal) {
+    let file = dir.join("long.jsonl");
+    let mut text = Vec::new();
+    journalscope::bench::write_synthetic(&mut text, events, compact_every).expect("generate");
+    std::fs::write(&file, text).expect("write");
+    let db = dir.join("journal.sqlite");
+    let loaded = quiet_open(&file, &db, false);
+    (db, loaded)
+}
+
 /// Runs the background load an unloaded journal owes, to its end, as the window's thread does.
 fn read_views(journal: &Journal) -> LoadedViews {
     journal
@@ -142,12 +154,7 @@ fn given_an_import_when_analysed_again_from_the_store_then_the_tip_is_the_one_th
 fn given_a_long_journal_when_opened_unloaded_then_its_ends_show_at_once_and_the_rest_after_install()
 {
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("long.jsonl");
-    let mut text = Vec::new();
-    journalscope::bench::write_synthetic(&mut text, 30_000, 5).expect("generate");
-    std::fs::write(&file, text).expect("write");
-    let db = dir.path().join("journal.sqlite");
-    let loaded = quiet_open(&file, &db, false);
+    let (db, loaded) = long_journal(dir.path(), 30_000, 5);
     let mut unloaded = quiet_open(&db, &db, true);
     let last = loaded.event_count() - 1;
 
@@ -212,12 +219,7 @@ fn given_a_long_journal_when_opened_unloaded_then_its_ends_show_at_once_and_the_
 #[test]
 fn given_a_tip_for_another_event_count_when_opened_unloaded_then_it_is_not_shown() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("long.jsonl");
-    let mut text = Vec::new();
-    journalscope::bench::write_synthetic(&mut text, 21_000, 9).expect("generate");
-    std::fs::write(&file, text).expect("write");
-    let db = dir.path().join("journal.sqlite");
-    let loaded = quiet_open(&file, &db, false);
+    let (db, loaded) = long_journal(dir.path(), 21_000, 9);
     let id = loaded.row().id;
     {
         // As an append stopped before its analysis leaves it: a tip of fewer events.
@@ -390,12 +392,7 @@ fn given_a_replaced_file_when_reloaded_unloaded_then_the_new_generation_shows_it
 #[test]
 fn given_a_journal_stored_without_a_tip_when_loaded_once_then_it_opens_at_its_end_at_once() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("long.jsonl");
-    let mut text = Vec::new();
-    journalscope::bench::write_synthetic(&mut text, 21_000, 13).expect("generate");
-    std::fs::write(&file, text).expect("write");
-    let db = dir.path().join("journal.sqlite");
-    let loaded = quiet_open(&file, &db, false);
+    let (db, loaded) = long_journal(dir.path(), 21_000, 13);
     let id = loaded.row().id;
     let last = loaded.event_count() - 1;
     {
