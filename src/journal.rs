@@ -15,7 +15,7 @@ use crate::iterate::view::{
     CompactionView, IterateError, ProjectionView, RequestSummary, RequestView, Tip,
 };
 use crate::iterate::{IterateJournal, Transport};
-use crate::store::{JournalRow, Store, StoreError, StoredEvent};
+use crate::store::{JournalRow, Store, StoreError, StoredEvent, UNTYPED};
 
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
@@ -708,23 +708,12 @@ impl Journal {
     }
 
     pub fn event_types(&self) -> Result<Vec<TypeCount>, JournalError> {
-        let mut stmt = self
+        Ok(self
             .store
-            .connection()
-            .prepare(
-                "SELECT coalesce(type, '(none)'), count(*) FROM events WHERE journal_id = ?1
-             GROUP BY 1 ORDER BY 2 DESC, 1",
-            )
-            .map_err(StoreError::from)?;
-        let rows = stmt
-            .query_map([self.row.id], |r| {
-                Ok(TypeCount {
-                    kind: r.get(0)?,
-                    count: r.get::<_, i64>(1)? as u64,
-                })
-            })
-            .map_err(StoreError::from)?;
-        Ok(rows.collect::<Result<_, _>>().map_err(StoreError::from)?)
+            .type_counts(self.row.id)?
+            .into_iter()
+            .map(|(kind, count)| TypeCount { kind, count })
+            .collect())
     }
 
     fn filter_sql(&self, query: &EventQuery) -> (String, Vec<rusqlite::types::Value>) {
@@ -732,7 +721,7 @@ impl Journal {
         let mut clause = String::from("journal_id = ?");
         let mut params = vec![Sql::Integer(self.row.id)];
         if !query.types.is_empty() {
-            clause.push_str(" AND coalesce(type, '(none)') IN (");
+            clause.push_str(&format!(" AND coalesce(type, '{UNTYPED}') IN ("));
             clause.push_str(&vec!["?"; query.types.len()].join(", "));
             clause.push(')');
             params.extend(query.types.iter().map(|t| Sql::Text(t.clone())));
@@ -750,7 +739,16 @@ impl Journal {
         let (clause, params) = self.filter_sql(query);
         let conn = self.store.connection();
         let filtered = query.is_filtered();
-        let total: u64 = if filtered {
+        let by_type_only = query.text.as_ref().is_none_or(|t| t.is_empty());
+        let total: u64 = if filtered && by_type_only {
+            // The counts kept for the type list answer without a scan of the events.
+            self.store
+                .type_counts(self.row.id)?
+                .into_iter()
+                .filter(|(kind, _)| query.types.contains(kind))
+                .map(|(_, count)| count)
+                .sum()
+        } else if filtered {
             conn.query_row(
                 &format!("SELECT count(*) FROM events WHERE {clause}"),
                 rusqlite::params_from_iter(params.iter()),

@@ -151,7 +151,24 @@ const MIGRATIONS: &[&str] = &[
         through INTEGER NOT NULL,
         view TEXT NOT NULL
     );",
+    // 8: derived, rebuildable: how many events of each type a journal holds, kept up to date
+    // by every append. The type filter's list asked it of every event, once at each open and
+    // again each time a tail grew: a scan of `events_by_type`, a quarter of a second at a
+    // million events. The index served nothing else (the filter matches `coalesce(type, ..)`,
+    // which it cannot seek), and building it after a bulk load was a tenth of the import.
+    "CREATE TABLE event_type_counts (
+        journal_id INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        events INTEGER NOT NULL,
+        PRIMARY KEY (journal_id, type)
+    ) WITHOUT ROWID;
+    INSERT INTO event_type_counts (journal_id, type, events)
+        SELECT journal_id, coalesce(type, '(none)'), count(*) FROM events GROUP BY 1, 2;
+    DROP INDEX IF EXISTS events_by_type;",
 ];
+
+/// What [`Store::type_counts`] and the type filter call an event without a type.
+pub const UNTYPED: &str = "(none)";
 
 /// The key of an event's bytes in `event_bytes` (see migration 6): a journal's events are
 /// contiguous and in file order, so an import appends at the end of the table. 2^40 events a
@@ -285,20 +302,20 @@ impl Store {
         Ok(())
     }
 
-    /// A streamed first import drops the secondary indexes of `events` and commits as it goes;
-    /// killed before its end, it leaves them missing. They are rebuilt here. Best effort: an
-    /// import still running in another process holds the write lock and builds them itself.
+    /// A streamed first import drops the offset index of `events` and commits as it goes;
+    /// killed before its end, it leaves it missing. It is rebuilt here. Best effort: an
+    /// import still running in another process holds the write lock and builds it itself.
     fn restore_indexes(&self) {
         let present: i64 = self
             .conn
             .query_row(
                 "SELECT count(*) FROM sqlite_master
-                 WHERE type = 'index' AND name IN ('events_by_offset', 'events_by_type')",
+                 WHERE type = 'index' AND name = 'events_by_offset'",
                 [],
                 |row| row.get(0),
             )
-            .unwrap_or(2);
-        if present < 2 {
+            .unwrap_or(1);
+        if present < 1 {
             let _ = self.finish_bulk_load();
         }
     }
@@ -422,6 +439,10 @@ impl Store {
             .execute("DELETE FROM marks WHERE journal_id = ?1", [journal_id])?;
         self.conn
             .execute("DELETE FROM tips WHERE journal_id = ?1", [journal_id])?;
+        self.conn.execute(
+            "DELETE FROM event_type_counts WHERE journal_id = ?1",
+            [journal_id],
+        )?;
         crate::search::forget(self, journal_id)?;
         self.conn.execute(
             "UPDATE journals SET superseded_by = NULL WHERE superseded_by = ?1",
@@ -474,7 +495,14 @@ impl Store {
             "INSERT INTO read_diagnostics (journal_id, seq, offset, line, severity, code, message)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
+        let mut typed: Vec<(&str, i64)> = Vec::new();
         for (record, read) in events {
+            // A journal has a few dozen types: a scan beats hashing each event's.
+            let kind = read.kind.as_deref().unwrap_or(UNTYPED);
+            match typed.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, n)) => *n += 1,
+                None => typed.push((kind, 1)),
+            }
             insert.execute(params![
                 journal_id,
                 record.seq as i64,
@@ -499,7 +527,26 @@ impl Store {
                 ])?;
             }
         }
+        let mut count = self.conn.prepare_cached(
+            "INSERT INTO event_type_counts (journal_id, type, events) VALUES (?1, ?2, ?3)
+             ON CONFLICT (journal_id, type) DO UPDATE SET events = events + excluded.events",
+        )?;
+        for (kind, n) in typed {
+            count.execute(params![journal_id, kind, n])?;
+        }
         Ok(())
+    }
+
+    /// How many events of each type a journal holds, the most frequent first.
+    pub fn type_counts(&self, journal_id: i64) -> Result<Vec<(String, u64)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT type, events FROM event_type_counts WHERE journal_id = ?1
+             ORDER BY events DESC, type",
+        )?;
+        let rows = stmt.query_map([journal_id], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Before a first import into a database that holds no events: a rollback journal writes the
@@ -530,10 +577,10 @@ impl Store {
         Ok(())
     }
 
-    /// Drops the secondary indexes of `events` while the table is empty, so that a bulk load
-    /// appends without maintaining them; [`Store::finish_bulk_load`] builds them once at the
-    /// end. Called inside a transaction, a load that fails rolls back to the indexes it had.
-    /// Returns whether it dropped them.
+    /// Drops the offset index of `events` while the table is empty, so that a bulk load
+    /// appends without maintaining it; [`Store::finish_bulk_load`] builds it once at the
+    /// end. Called inside a transaction, a load that fails rolls back to the index it had.
+    /// Returns whether it dropped it.
     pub fn start_bulk_load(&self) -> Result<bool, StoreError> {
         let empty: bool =
             self.conn
@@ -541,9 +588,8 @@ impl Store {
                     row.get(0)
                 })?;
         if empty {
-            self.conn.execute_batch(
-                "DROP INDEX IF EXISTS events_by_offset; DROP INDEX IF EXISTS events_by_type;",
-            )?;
+            self.conn
+                .execute_batch("DROP INDEX IF EXISTS events_by_offset;")?;
         }
         // A load only appends, so a small page cache loses nothing to spills, and every new
         // page is zeroed, filled and written from memory that stays in the core's cache: a
@@ -552,17 +598,16 @@ impl Store {
         Ok(empty)
     }
 
-    /// Builds the secondary indexes of `events` dropped by [`Store::start_bulk_load`]. Since
+    /// Builds the offset index of `events` dropped by [`Store::start_bulk_load`]. Since
     /// the events' bytes live in `event_bytes` (migration 6), this scans only the small rows of
-    /// `events`, which costs less than keeping the indexes up to date row by row.
+    /// `events`, which costs less than keeping the index up to date row by row.
     pub fn finish_bulk_load(&self) -> Result<(), StoreError> {
         // The sort that builds an index takes as much memory as the page cache may, per sorting
         // thread. The reading thread has finished by now, so the sort gets its core.
         self.conn.pragma_update(None, "cache_size", -4_096)?;
         self.conn.pragma_update(None, "threads", 2)?;
         self.conn.execute_batch(
-            "CREATE INDEX IF NOT EXISTS events_by_offset ON events(journal_id, offset);
-             CREATE INDEX IF NOT EXISTS events_by_type ON events(journal_id, type);",
+            "CREATE INDEX IF NOT EXISTS events_by_offset ON events(journal_id, offset);",
         )?;
         self.conn.pragma_update(None, "threads", 0)?;
         Ok(())
@@ -936,6 +981,93 @@ mod tests {
             left,
             vec![bytes_id(2, 0)],
             "only the other journal's bytes are left"
+        );
+    }
+
+    #[test]
+    fn given_a_version_7_database_when_opened_then_its_type_counts_are_kept_and_follow_appends() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("old.sqlite");
+        version_5_database(&path);
+        {
+            let conn = Connection::open(&path).expect("open");
+            for sql in &MIGRATIONS[5..7] {
+                conn.execute_batch(sql).expect("old migration");
+            }
+            conn.execute_batch(
+                "INSERT INTO events (journal_id, seq, line, byte_start, byte_len, summary)
+                 VALUES (1, 2, 3, 5, 1, 'untyped');
+                 PRAGMA user_version = 7;",
+            )
+            .expect("version 7");
+        }
+
+        let store = Store::open(&path).expect("migrates");
+
+        assert_eq!(
+            store.type_counts(1).expect("counts"),
+            vec![("t".to_string(), 2), ("(none)".to_string(), 1)],
+            "the migration counts the events already stored, the most frequent type first"
+        );
+        assert_eq!(
+            store.type_counts(2).expect("counts"),
+            vec![("u".to_string(), 1)],
+            "each journal counts its own events"
+        );
+        let index: i64 = store
+            .connection()
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'events_by_type'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("schema");
+        assert_eq!(index, 0, "the index the counts replace is gone");
+
+        let record = |seq: u64| RawRecord {
+            seq,
+            line: seq + 1,
+            byte_start: seq,
+            byte_len: 1,
+            bytes: b"x".to_vec(),
+        };
+        let read = |kind: Option<&str>| ReadEvent {
+            offset: None,
+            kind: kind.map(str::to_string),
+            created_at: None,
+            summary: String::new(),
+            diagnostics: Vec::new(),
+        };
+        store
+            .append(
+                1,
+                &[
+                    (record(3), read(Some("u"))),
+                    (record(4), read(Some("u"))),
+                    (record(5), read(Some("u"))),
+                    (record(6), read(None)),
+                ],
+            )
+            .expect("append");
+        assert_eq!(
+            store.type_counts(1).expect("counts"),
+            vec![
+                ("u".to_string(), 3),
+                ("(none)".to_string(), 2),
+                ("t".to_string(), 2)
+            ],
+            "an append adds its events to the counts, new types included"
+        );
+
+        store.discard_journal(1).expect("discard");
+        assert!(
+            store.type_counts(1).expect("counts").is_empty(),
+            "a discarded journal leaves no counts behind"
+        );
+        assert_eq!(
+            store.type_counts(2).expect("counts"),
+            vec![("u".to_string(), 1)],
+            "and the other journal keeps its own"
         );
     }
 

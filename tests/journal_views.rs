@@ -56,6 +56,10 @@ fn filters_by_type_and_text_and_locates_a_row_in_the_filtered_list() {
         [Some(8), Some(21), Some(29)],
         "only requests pass the type filter"
     );
+    assert_eq!(
+        page.total, 3,
+        "a type filter's total, read from the kept type counts, is its number of rows"
+    );
     assert!(
         page.rows
             .iter()
