@@ -727,7 +727,7 @@ impl Journal {
             params.extend(query.types.iter().map(|t| Sql::Text(t.clone())));
         }
         if let Some(text) = query.text.as_ref().filter(|t| !t.is_empty()) {
-            clause.push_str(" AND (instr(lower(summary), lower(?)) > 0 OR instr(lower(CAST((SELECT raw FROM event_bytes WHERE id = (journal_id << 40) | seq) AS TEXT)), lower(?)) > 0)");
+            clause.push_str(" AND (contains_text(summary, ?) OR contains_text((SELECT raw FROM event_bytes WHERE id = (journal_id << 40) | seq), ?))");
             params.push(Sql::Text(text.clone()));
             params.push(Sql::Text(text.clone()));
         }

@@ -20,3 +20,4 @@ pub mod search;
 pub mod source;
 pub mod store;
 pub mod tail;
+pub mod text_match;

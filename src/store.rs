@@ -286,6 +286,7 @@ impl Store {
         // First, so that even switching to WAL waits (boundedly) for a writer in another
         // process instead of failing at once with "database is locked".
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        crate::text_match::register(&self.conn)?;
         // Takes effect only in a database not yet written (before WAL is on): records run to
         // a kilobyte and more, and with 16 KiB pages fewer of them overflow. A first import of
         // a million events was about a tenth faster than with the default 4 KiB.
