@@ -342,6 +342,21 @@ pub struct Journal {
     tip: Option<Tip>,
     /// Held for the dialects whose views fold stored events directly.
     stored: Vec<StoredEvent>,
+    /// The events the last filter of the event list kept.
+    filtered: std::sync::Mutex<FilteredSeqs>,
+}
+
+/// The seqs a filter of the event list keeps, found by one scan and kept for the pages, the
+/// total and the row lookups that follow: each of those was a scan of every event, about a
+/// second apiece at a million events with a text filter.
+#[derive(Default)]
+struct FilteredSeqs {
+    journal_id: i64,
+    types: Vec<String>,
+    text: Option<String>,
+    /// How many events were scanned: a journal that grew since scans only its new ones.
+    scanned: u64,
+    seqs: Vec<u64>,
 }
 
 /// How far from the start an unloaded iterate journal folds on demand: the projection at the
@@ -574,6 +589,7 @@ impl Journal {
             iterate: None,
             tip,
             stored,
+            filtered: std::sync::Mutex::default(),
         })
     }
 
@@ -734,48 +750,73 @@ impl Journal {
         (clause, params)
     }
 
+    /// Answers `answer` from the seqs `query` keeps, in order, scanning only the events not
+    /// scanned for the same filter before.
+    fn with_filtered<T>(
+        &self,
+        query: &EventQuery,
+        answer: impl FnOnce(&[u64]) -> T,
+    ) -> Result<T, JournalError> {
+        let text = query.text.clone().filter(|t| !t.is_empty());
+        // A panic while scanning leaves seqs that are only ever extended from `scanned`.
+        let mut kept = self.filtered.lock().unwrap_or_else(|e| e.into_inner());
+        let same = kept.journal_id == self.row.id
+            && kept.types == query.types
+            && kept.text == text
+            && kept.scanned <= self.event_count;
+        if !same {
+            *kept = FilteredSeqs {
+                journal_id: self.row.id,
+                types: query.types.clone(),
+                text,
+                scanned: 0,
+                seqs: Vec::new(),
+            };
+        }
+        if kept.scanned < self.event_count {
+            let (clause, mut params) = self.filter_sql(query);
+            // Up to the count this journal knows: a follower may have stored more already, which
+            // the next reload takes in (and this scan then extends over).
+            params.push(rusqlite::types::Value::Integer(kept.scanned as i64));
+            params.push(rusqlite::types::Value::Integer(self.event_count as i64));
+            let mut stmt = self
+                .store
+                .connection()
+                .prepare(&format!(
+                    "SELECT seq FROM events WHERE {clause} AND seq >= ? AND seq < ? ORDER BY seq"
+                ))
+                .map_err(StoreError::from)?;
+            let found = stmt
+                .query_map(rusqlite::params_from_iter(params.iter()), |r| {
+                    r.get::<_, i64>(0)
+                })
+                .map_err(StoreError::from)?;
+            for seq in found {
+                kept.seqs.push(seq.map_err(StoreError::from)? as u64);
+            }
+            kept.scanned = self.event_count;
+        }
+        Ok(answer(&kept.seqs))
+    }
+
     /// One page of the (filtered) event list, read from SQLite.
     pub fn events_page(&self, query: &EventQuery) -> Result<EventPage, JournalError> {
-        let (clause, params) = self.filter_sql(query);
-        let conn = self.store.connection();
-        let filtered = query.is_filtered();
-        let by_type_only = query.text.as_ref().is_none_or(|t| t.is_empty());
-        let total: u64 = if filtered && by_type_only {
-            // The counts kept for the type list answer without a scan of the events.
-            self.store
-                .type_counts(self.row.id)?
-                .into_iter()
-                .filter(|(kind, _)| query.types.contains(kind))
-                .map(|(_, count)| count)
-                .sum()
-        } else if filtered {
-            conn.query_row(
-                &format!("SELECT count(*) FROM events WHERE {clause}"),
-                rusqlite::params_from_iter(params.iter()),
-                |r| r.get::<_, i64>(0),
-            )
-            .map_err(StoreError::from)? as u64
+        let limit = query.limit.min(10_000);
+        // Seqs are dense, so an unfiltered page is a range of them.
+        let (total, seqs): (u64, Vec<u64>) = if query.is_filtered() {
+            self.with_filtered(query, |seqs| {
+                let start = (query.start as usize).min(seqs.len());
+                let end = start.saturating_add(limit as usize).min(seqs.len());
+                (seqs.len() as u64, seqs[start..end].to_vec())
+            })?
         } else {
-            self.event_count
+            let end = query.start.saturating_add(limit).min(self.event_count);
+            (self.event_count, (query.start.min(end)..end).collect())
         };
-        let limit = query.limit.min(10_000) as i64;
-        // Seqs are dense, so an unfiltered page starts by key rather than by skipping rows.
-        let sql = if filtered {
-            format!(
-                "SELECT seq, offset, type, created_at, summary FROM events WHERE {clause}
-                 ORDER BY seq LIMIT {limit} OFFSET {}",
-                query.start
-            )
-        } else {
-            format!(
-                "SELECT seq, offset, type, created_at, summary FROM events WHERE {clause}
-                 AND seq >= {} ORDER BY seq LIMIT {limit}",
-                query.start
-            )
-        };
-        let mut stmt = conn.prepare(&sql).map_err(StoreError::from)?;
-        let mut rows: Vec<EventRow> = stmt
-            .query_map(rusqlite::params_from_iter(params.iter()), |r| {
+        let mut rows = Vec::with_capacity(seqs.len());
+        if let (Some(first), Some(last)) = (seqs.first(), seqs.last()) {
+            let conn = self.store.connection();
+            let row_of = |r: &rusqlite::Row<'_>| -> rusqlite::Result<EventRow> {
                 Ok(EventRow {
                     seq: r.get::<_, i64>(0)? as u64,
                     offset: r.get(1)?,
@@ -785,10 +826,39 @@ impl Journal {
                     marks: Vec::new(),
                     severity: None,
                 })
-            })
-            .map_err(StoreError::from)?
-            .collect::<Result<_, _>>()
-            .map_err(StoreError::from)?;
+            };
+            // A page whose seqs are dense is one range read; a sparse one, a lookup each.
+            if last - first + 1 == seqs.len() as u64 {
+                let mut stmt = conn
+                    .prepare_cached(
+                        "SELECT seq, offset, type, created_at, summary FROM events
+                         WHERE journal_id = ?1 AND seq >= ?2 AND seq <= ?3 ORDER BY seq",
+                    )
+                    .map_err(StoreError::from)?;
+                let found = stmt
+                    .query_map(
+                        rusqlite::params![self.row.id, *first as i64, *last as i64],
+                        row_of,
+                    )
+                    .map_err(StoreError::from)?;
+                for row in found {
+                    rows.push(row.map_err(StoreError::from)?);
+                }
+            } else {
+                let mut stmt = conn
+                    .prepare_cached(
+                        "SELECT seq, offset, type, created_at, summary FROM events
+                         WHERE journal_id = ?1 AND seq = ?2",
+                    )
+                    .map_err(StoreError::from)?;
+                for seq in &seqs {
+                    rows.push(
+                        stmt.query_row(rusqlite::params![self.row.id, *seq as i64], row_of)
+                            .map_err(StoreError::from)?,
+                    );
+                }
+            }
+        }
         for row in &mut rows {
             let start = self.marks.partition_point(|m| m.seq < row.seq);
             for mark in self.marks[start..].iter().take_while(|m| m.seq == row.seq) {
@@ -863,27 +933,9 @@ impl Journal {
         if !query.is_filtered() {
             return Ok((seq < self.event_count).then_some(seq));
         }
-        let (clause, mut params) = self.filter_sql(query);
-        let conn = self.store.connection();
-        params.push(rusqlite::types::Value::Integer(seq as i64));
-        let present: i64 = conn
-            .query_row(
-                &format!("SELECT count(*) FROM events WHERE {clause} AND seq = ?"),
-                rusqlite::params_from_iter(params.iter()),
-                |r| r.get(0),
-            )
-            .map_err(StoreError::from)?;
-        if present == 0 {
-            return Ok(None);
-        }
-        let before: i64 = conn
-            .query_row(
-                &format!("SELECT count(*) FROM events WHERE {clause} AND seq < ?"),
-                rusqlite::params_from_iter(params.iter()),
-                |r| r.get(0),
-            )
-            .map_err(StoreError::from)?;
-        Ok(Some(before as u64))
+        self.with_filtered(query, |seqs| {
+            seqs.binary_search(&seq).ok().map(|row| row as u64)
+        })
     }
 
     pub fn event(&self, seq: u64) -> Result<StoredEvent, JournalError> {

@@ -289,10 +289,55 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
         let follower = journalscope::store::Store::open(&db).expect("follower's store");
         journalscope::import::import_file(&follower, &file, &mut control).expect("append");
         drop(follower);
+        // Filtered before the reload: the rows a filter keeps are kept for its next pages, and
+        // must take in what was appended.
+        let common = journal.event_types().expect("types")[0].kind.clone();
+        let filters = [
+            EventQuery {
+                text: Some("E".to_string()),
+                ..EventQuery::default()
+            },
+            EventQuery {
+                types: vec![common],
+                ..EventQuery::default()
+            },
+        ];
+        for filter in &filters {
+            journal.events_page(filter).expect("filtered page");
+        }
 
         let reloaded = journal.reload().expect("reload");
         let fresh = Journal::open_quietly(&db).expect("a fresh open");
         let what = format!("{dialect:?}");
+        // The last filter first: it is the one kept, which the reload must have extended.
+        for filter in filters.iter().rev() {
+            let whole = fresh.events_page(&EventQuery {
+                limit: 10_000,
+                ..filter.clone()
+            });
+            let whole = whole.expect("filtered page");
+            assert!(
+                whole.rows.iter().any(|row| row.seq >= 2_000),
+                "{what}: {filter:?} keeps appended events, or this test shows nothing"
+            );
+            let seam = whole.rows.partition_point(|row| row.seq < 2_000) as u64;
+            let page = EventQuery {
+                start: seam.saturating_sub(5),
+                limit: 10,
+                ..filter.clone()
+            };
+            assert_eq!(
+                reloaded.events_page(&page).expect("page"),
+                fresh.events_page(&page).expect("page"),
+                "{what}: {filter:?} keeps the same rows across the seam after a reload"
+            );
+            let last = whole.rows.last().map(|row| row.seq).expect("a row");
+            assert_eq!(
+                reloaded.row_of_seq(filter, last).expect("row"),
+                Some(whole.total - 1),
+                "{what}: {filter:?} finds an appended event at its row"
+            );
+        }
         assert_eq!(
             reloaded.event_count(),
             3_000,
