@@ -758,7 +758,8 @@ impl Journal {
         answer: impl FnOnce(&[u64]) -> T,
     ) -> Result<T, JournalError> {
         let text = query.text.clone().filter(|t| !t.is_empty());
-        // A panic while scanning leaves seqs that are only ever extended from `scanned`.
+        // Seqs and `scanned` change together, after a scan succeeds, so a poisoned lock still
+        // holds a consistent filter.
         let mut kept = self.filtered.lock().unwrap_or_else(|e| e.into_inner());
         let same = kept.journal_id == self.row.id
             && kept.types == query.types
@@ -791,9 +792,10 @@ impl Journal {
                     r.get::<_, i64>(0)
                 })
                 .map_err(StoreError::from)?;
-            for seq in found {
-                kept.seqs.push(seq.map_err(StoreError::from)? as u64);
-            }
+            // Into a list of its own first: a scan that fails midway must not leave half its
+            // seqs behind, to be found again by the next one.
+            let found: Vec<i64> = found.collect::<Result<_, _>>().map_err(StoreError::from)?;
+            kept.seqs.extend(found.into_iter().map(|seq| seq as u64));
             kept.scanned = self.event_count;
         }
         Ok(answer(&kept.seqs))
