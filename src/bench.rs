@@ -246,6 +246,19 @@ pub fn child_import(file: &Path, db: &Path) -> Result<ChildImport, JournalError>
     })
 }
 
+/// Waits until the kernel has written every dirty page out. A phase that has just written a
+/// gigabyte (the generated journal, the search index, a peer's database) leaves its writeback
+/// running for seconds, on the same two cores as whatever is timed next: the import would pay
+/// for the generator, and `jq` for the search index. Best effort: without `sync`, phases are
+/// timed as they come.
+fn settle() {
+    let _ = Command::new("sync")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
 fn remove_database(db: &Path) {
     for suffix in ["", "-wal", "-shm"] {
         let mut name = db.as_os_str().to_owned();
@@ -289,6 +302,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
 
     // Import in a child, so its peak memory is the import's alone.
     remove_database(&db_path);
+    settle();
     let start = Instant::now();
     let output = Command::new(&options.exe)
         .arg("bench-import")
@@ -432,6 +446,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
     if options.compare {
         let file = journal_path.to_string_lossy().into_owned();
         let jq_args = vec!["-c".to_string(), ".".to_string(), file.clone()];
+        settle();
         if let Some(took) = time_peer("jq", &jq_args, true) {
             peers.push(PeerTiming {
                 tool: "jq".to_string(),
@@ -451,6 +466,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
             ".separator \u{1f} \"\\n\"".to_string(),
             format!(".import {file} lines"),
         ];
+        settle();
         if let Some(took) = time_peer("sqlite3", &sqlite_args, false) {
             peers.push(PeerTiming {
                 tool: "sqlite3".to_string(),
