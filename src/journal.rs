@@ -743,7 +743,11 @@ impl Journal {
             params.extend(query.types.iter().map(|t| Sql::Text(t.clone())));
         }
         if let Some(text) = query.text.as_ref().filter(|t| !t.is_empty()) {
-            clause.push_str(" AND (contains_text(summary, ?) OR contains_text((SELECT raw FROM event_bytes WHERE id = (journal_id << 40) | seq), ?))");
+            let contains = crate::text_match::FUNCTION;
+            clause.push_str(&format!(
+                " AND ({contains}(summary, ?) OR {contains}((SELECT raw FROM event_bytes \
+                 WHERE id = (journal_id << 40) | seq), ?))"
+            ));
             params.push(Sql::Text(text.clone()));
             params.push(Sql::Text(text.clone()));
         }
