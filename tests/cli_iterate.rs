@@ -420,10 +420,31 @@ fn bench_prints_every_figure_of_the_performance_issue_in_text_and_json() {
     let cli = Cli::new();
     let dir = tempfile::tempdir().expect("temp dir");
     let args = ["bench", "--events", "3000", "--dir", s(dir.path())];
-    let report = cli.json(&[&args[..], &["--json"]].concat());
+    let report = cli.json(&[&args[..], &["--compare", "--json"]].concat());
     assert_eq!(
         report["events"], 3000,
         "the journal has the events asked for"
+    );
+    // The floor needs no peer installed: it is what the `sqlite3` target is judged against.
+    assert!(
+        report["storeFloorMs"].as_f64().is_some_and(|v| v > 0.0),
+        "--compare measures the store floor: {}",
+        report["storeFloorMs"]
+    );
+    let sqlite3_ran = report["peers"]
+        .as_array()
+        .expect("peers")
+        .iter()
+        .any(|p| p["tool"] == "sqlite3");
+    assert_eq!(
+        report["sqlite3RatioCeiling"].as_f64().is_some(),
+        sqlite3_ran,
+        "the ceiling is given exactly when sqlite3 ran: {}",
+        report["sqlite3RatioCeiling"]
+    );
+    assert!(
+        !dir.path().join("bench-store-floor.db").exists(),
+        "the floor's database is removed after it is measured"
     );
     for figure in [
         "/import/ms",
