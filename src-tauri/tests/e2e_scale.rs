@@ -240,6 +240,53 @@ const RECORDER: &str = "const d = document.querySelector('[data-testid=detail]')
     const frame = (t) => { window.__frames.push(t - last); last = t; if (window.__recording) requestAnimationFrame(frame); }; \
     requestAnimationFrame(frame); return true;";
 
+/// Frames for a second with `change` applied to the page at each one (`n` counts them), then
+/// undone: how long a frame takes here when that is all that changes.
+fn pace_script(change: &str, undo: &str) -> String {
+    format!(
+        "return await new Promise((done) => {{ const f = []; let last = performance.now(); \
+           const t0 = last; let n = 0; \
+           const tick = (t) => {{ f.push(t - last); last = t; n++; {change}; \
+             if (t - t0 < 1000) {{ requestAnimationFrame(tick); return; }} \
+             {undo}; f.sort((a, b) => a - b); \
+             done({{ frames: f.length, longFrames: f.filter((x) => x > 34).length, \
+                    medianMs: f[f.length >> 1], worstMs: f[f.length - 1] }}); }}; \
+           requestAnimationFrame(tick); }});"
+    )
+}
+
+/// What a frame costs on this display before the app does anything: at rest, with one line of
+/// the detail pane recoloured each frame, and with the whole window's background changed each
+/// frame. Under Xvfb, WebKit paints in software, and the frames while stepping only mean
+/// something against these.
+async fn display_pace(c: &Client) -> Outcome {
+    let cases = [
+        ("at rest", String::new(), String::new()),
+        (
+            "one line recoloured a frame",
+            "document.querySelector('[data-testid=detail] .meta').style.color = n % 2 ? '#345' : ''"
+                .to_string(),
+            "document.querySelector('[data-testid=detail] .meta').style.color = ''".to_string(),
+        ),
+        (
+            "whole window repainted a frame",
+            "document.body.style.backgroundColor = n % 2 ? '#fefefe' : ''".to_string(),
+            "document.body.style.backgroundColor = ''".to_string(),
+        ),
+    ];
+    for (label, change, undo) in cases {
+        let pace = js(c, &pace_script(&change, &undo)).await?;
+        eprintln!(
+            "scale: display pace, {label}: {} frames in 1 s, {} over 34 ms, median {:.0} ms, worst {:.0} ms",
+            pace["frames"],
+            pace["longFrames"],
+            ms(&pace["medianMs"]),
+            ms(&pace["worstMs"])
+        );
+    }
+    Ok(())
+}
+
 /// A held `j`: many presses in one burst; every one must land, in order.
 async fn held_j(c: &Client) -> Outcome {
     keys(c, "g").await?;
@@ -250,6 +297,7 @@ async fn held_j(c: &Client) -> Outcome {
         "const d = document.querySelector('[data-testid=detail]'); return !!d && d.dataset.seq === '0';",
     )
     .await?;
+    display_pace(c).await?;
     js(c, RECORDER).await?;
     let mut burst = KeyActions::new("keyboard".into());
     for _ in 0..PRESSES {
