@@ -837,10 +837,13 @@ impl Store {
             )
             .optional()?;
         Ok(row.and_then(|(events, through, view)| {
+            let mut view: crate::iterate::view::ProjectionView =
+                serde_json::from_str(&view).ok()?;
+            view.fit_diagnostics();
             Some(Tip {
                 events: events as u64,
                 through,
-                view: serde_json::from_str(&view).ok()?,
+                view,
             })
         }))
     }
@@ -1083,6 +1086,8 @@ mod tests {
                 system: Vec::new(),
                 history: Vec::new(),
                 diagnostics: vec![Diagnostic::warning(3, Some(2), "odd", "a \"quoted\" note")],
+                diagnostic_count: 1,
+                error_count: 0,
             },
         }
     }

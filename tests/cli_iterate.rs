@@ -539,3 +539,44 @@ fn project_answers_from_the_store_at_the_end_and_loads_the_events_for_the_middle
         );
     }
 }
+
+#[test]
+fn project_shows_the_latest_diagnostics_and_counts_every_one_in_text_and_json() {
+    // Protects `project` (and each step of the window, which gets the same view) on a journal
+    // with a diagnostic on every event: the view carries the latest, the count tells them all.
+    let cli = Cli::new();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("unknown.jsonl");
+    let mut text = String::new();
+    text.push_str(
+        &json!({"offset": 0, "type": "events.iterate.com/agent/context-added",
+                "payload": {"role": "system", "key": "agent/system-prompt", "content": "p"}})
+        .to_string(),
+    );
+    text.push('\n');
+    for offset in 1..=150 {
+        text.push_str(
+            &json!({"offset": offset, "type": "events.iterate.com/github/webhook-received"})
+                .to_string(),
+        );
+        text.push('\n');
+    }
+    std::fs::write(&file, text).expect("write");
+
+    let view = cli.json(&["project", s(&file), "--at", "150", "--json"]);
+    assert_eq!(view["diagnosticCount"], 150, "every diagnostic is counted");
+    assert_eq!(view["errorCount"], 0, "unknown types are warnings");
+    let carried = view["diagnostics"].as_array().expect("diagnostics");
+    assert_eq!(carried.len(), 100, "the view carries the latest 100");
+    assert_eq!(carried[0]["offset"], 51, "starting after the 50 left out");
+
+    let shown = cli.ok(&["project", s(&file), "--at", "150"]);
+    assert!(
+        shown.contains("(50 earlier not shown: `journalscope diagnostics` lists every one)"),
+        "the text says how many it leaves out and where they are:\n{shown}"
+    );
+    assert!(
+        shown.contains(" @51 ") && !shown.contains(" @50 "),
+        "the latest are listed, the earliest are not:\n{shown}"
+    );
+}

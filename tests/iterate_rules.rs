@@ -8,6 +8,7 @@ use journalscope::iterate::event::Role;
 use journalscope::iterate::projection::Projection;
 use journalscope::iterate::render::{header_line, PROTOCOL_MESSAGE};
 use journalscope::iterate::roles::{provider_role, Rule};
+use journalscope::iterate::view::VIEW_DIAGNOSTICS;
 use journalscope::iterate::{IterateJournal, Transport};
 use serde_json::json;
 
@@ -903,6 +904,39 @@ fn given_both_type_prefixes_and_a_bare_type_when_folded_then_all_are_reduced() {
 }
 
 #[test]
+fn given_many_diagnostics_when_viewed_then_the_view_keeps_the_latest_and_counts_all() {
+    // Protects the step's payload: a journal with a diagnostic on every event sent them all
+    // with every view (25 MB at 100,000 events), while the count must still tell them all.
+    let unknown = |offset: i64| {
+        json!({"offset": offset, "type": "events.iterate.com/github/webhook-received"}).to_string()
+    };
+    let mut lines = vec![system_prompt(1, "p")];
+    lines.extend((2..=251).map(unknown));
+    let journal = journal(&lines);
+
+    let end = journal.projection_view(251);
+    assert_eq!(end.diagnostic_count, 250, "every unknown event counts");
+    assert_eq!(end.error_count, 0, "an unknown type is a warning");
+    let carried: Vec<Option<i64>> = end.diagnostics.iter().map(|d| d.offset).collect();
+    assert_eq!(
+        carried,
+        (152..=251).map(Some).collect::<Vec<_>>(),
+        "the view carries the latest {VIEW_DIAGNOSTICS}, in file order"
+    );
+
+    let middle = journal.projection_view(50);
+    assert_eq!(
+        middle.diagnostic_count, 49,
+        "only the diagnostics through the offset count"
+    );
+    assert_eq!(
+        middle.diagnostics.len(),
+        49,
+        "fewer than the cap are all carried"
+    );
+}
+
+#[test]
 fn given_an_unknown_type_when_folded_then_it_is_stored_and_shown_but_changes_nothing() {
     let with = [
         system_prompt(1, "p"),
@@ -927,6 +961,7 @@ fn given_an_unknown_type_when_folded_then_it_is_stored_and_shown_but_changes_not
         journal(&without).projection_view(4),
     );
     seen.diagnostics.retain(|d| d.code != "unknown-type");
+    seen.diagnostic_count -= 1;
     assert_eq!(
         seen, unseen,
         "the unknown event does not change the projection"

@@ -251,6 +251,75 @@ async fn huge(c: &Client) -> Outcome {
     .map(drop)
 }
 
+/// A diagnostic on every event: 5,000 events of a type this reader does not know, spelt as
+/// markup.
+fn flood_journal(dir: &Path) -> PathBuf {
+    let mut text = json!({"offset": 0, "type": "events.iterate.com/agent/context-added",
+        "payload": {"role": "system", "key": "agent/system-prompt", "content": "p"}})
+    .to_string();
+    text.push('\n');
+    for offset in 1..=5000 {
+        text.push_str(
+            &json!({"offset": offset,
+                "type": "events.iterate.com/github/<b onclick=\"window.__pwned=1\">webhook</b>"})
+            .to_string(),
+        );
+        text.push('\n');
+    }
+    let path = dir.join("hostile-flood.jsonl");
+    std::fs::write(&path, text).expect("write the flood journal");
+    path
+}
+
+/// At the last event the projection counts every diagnostic and lists only the latest: the
+/// view of each step carried them all before (25 MB at 100,000).
+async fn flood(c: &Client) -> Outcome {
+    let started = Instant::now();
+    keys(c, "G").await?;
+    wait_until_within(
+        c,
+        "the last event",
+        "const d = document.querySelector('[data-testid=detail]'); return !!d && d.dataset.offset === '5000';",
+        Duration::from_secs(20),
+    )
+    .await?;
+    let scope = "[data-testid=projection-diagnostics]";
+    shows(
+        c,
+        scope,
+        &["5,000 diagnostics through @5,000"],
+        "the count of every diagnostic",
+    )
+    .await?;
+    eprintln!(
+        "e2e_hostile: the last of 5,000 events with a diagnostic each shown in {:?}",
+        started.elapsed()
+    );
+    js(
+        c,
+        &format!("document.querySelector('{scope}').open = true; return true;"),
+    )
+    .await?;
+    shows(
+        c,
+        scope,
+        &["The latest 100 shown", "<b onclick"],
+        "the latest diagnostics, opened",
+    )
+    .await?;
+    let listed = js(
+        c,
+        &format!("return document.querySelectorAll('{scope} .diag').length;"),
+    )
+    .await?;
+    if listed != json!(100) {
+        return Err(format!(
+            "the projection lists {listed} diagnostics; it should list the latest 100"
+        ));
+    }
+    inert(c, "the flood of diagnostics").await
+}
+
 /// Clicks one export button and waits for its file; answers the bytes.
 async fn export_with(c: &Client, button: &str, exported: &Path) -> Result<Vec<u8>, String> {
     let _ = std::fs::remove_file(exported);
@@ -471,6 +540,18 @@ async fn hostile_journals_stay_text() {
             &arg(&huge_path),
             |c| async move {
                 let r = huge(&c).await;
+                (c, r)
+            },
+        )
+        .await,
+    );
+    out.push(
+        scenario(
+            port,
+            "h6-a-diagnostic-on-every-event",
+            &arg(&flood_journal(dir.path())),
+            |c| async move {
+                let r = flood(&c).await;
                 (c, r)
             },
         )

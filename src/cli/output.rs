@@ -188,6 +188,15 @@ pub fn projection(out: &mut dyn Write, view: &ProjectionView, as_json: bool) -> 
     }
     if !view.diagnostics.is_empty() {
         writeln!(out, "\nDIAGNOSTICS")?;
+        let earlier = view
+            .diagnostic_count
+            .saturating_sub(view.diagnostics.len() as u64);
+        if earlier > 0 {
+            writeln!(
+                out,
+                "  ({earlier} earlier not shown: `journalscope diagnostics` lists every one)"
+            )?;
+        }
         for d in &view.diagnostics {
             diagnostic_line(out, d)?;
         }

@@ -13,7 +13,7 @@ use super::event::{self, EventKind, IterateEvent, Role};
 use super::projection::{compaction_cutoff, fold_through, Item, Lane, Projection};
 use super::render::{self, header_line, RequestSnapshot};
 use super::roles::{provider_role, ProviderRole, Rule, Transport};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::dialect::{Analysis, FoldWatch, Mark, WATCH_EVERY};
 use crate::store::{Store, StoreError, StoredEvent};
 
@@ -105,6 +105,11 @@ pub struct Pending {
     pub offsets: Vec<i64>,
 }
 
+/// How many diagnostics a view carries: the latest through its offset. A journal can have one
+/// for every event (a type this reader does not know, say), and a view is built and sent to
+/// the window at every step: at 100,000 such events a view listing them all was 25 MB.
+pub const VIEW_DIAGNOSTICS: usize = 100;
+
 /// The projection at an offset: `project --json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -117,7 +122,52 @@ pub struct ProjectionView {
     pub pending: Option<Pending>,
     pub system: Vec<ItemView>,
     pub history: Vec<ItemView>,
+    /// The latest diagnostics through `at`, at most [`VIEW_DIAGNOSTICS`], in file order.
     pub diagnostics: Vec<Diagnostic>,
+    /// Every diagnostic through `at`, those `diagnostics` leaves out included.
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub diagnostic_count: u64,
+    /// How many of those are errors.
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub error_count: u64,
+}
+
+impl ProjectionView {
+    /// A view kept before the counts existed (a stored tip) lists every diagnostic and counts
+    /// none: counts them, then keeps the latest.
+    pub fn fit_diagnostics(&mut self) {
+        if self.diagnostic_count < self.diagnostics.len() as u64 {
+            let fitted = ViewDiagnostics::of(self.diagnostics.iter());
+            self.diagnostics = fitted.latest;
+            self.diagnostic_count = fitted.count;
+            self.error_count = fitted.errors;
+        }
+    }
+}
+
+/// A view's diagnostics: the latest few, and how many there are.
+struct ViewDiagnostics {
+    latest: Vec<Diagnostic>,
+    count: u64,
+    errors: u64,
+}
+
+impl ViewDiagnostics {
+    /// Orders `all` by line (stable, so one record's keep their order) and keeps the last
+    /// [`VIEW_DIAGNOSTICS`]; only those are cloned.
+    fn of<'a>(all: impl IntoIterator<Item = &'a Diagnostic>) -> ViewDiagnostics {
+        let mut all: Vec<&Diagnostic> = all.into_iter().collect();
+        all.sort_by_key(|d| d.line);
+        let errors = all.iter().filter(|d| d.severity == Severity::Error).count() as u64;
+        let skip = all.len().saturating_sub(VIEW_DIAGNOSTICS);
+        ViewDiagnostics {
+            count: all.len() as u64,
+            errors,
+            latest: all[skip..].iter().map(|d| (*d).clone()).collect(),
+        }
+    }
 }
 
 /// The projection after a journal's last event, as an analysis leaves it: what the window
@@ -635,8 +685,8 @@ impl IterateJournal {
             invalid_reason: validity.err(),
             summary,
             usage: compaction.get("usage").cloned(),
-            before: view_of(&before, at_before, before.diagnostics.clone()),
-            after: view_of(&after, offset, after.diagnostics.clone()),
+            before: view_of(&before, at_before, ViewDiagnostics::of(&before.diagnostics)),
+            after: view_of(&after, offset, ViewDiagnostics::of(&after.diagnostics)),
             dropped: applied
                 .as_ref()
                 .map(|a| a.dropped.clone())
@@ -891,18 +941,16 @@ fn diagnostics_through(
     read: &[(Option<i64>, Diagnostic)],
     projection: &Projection,
     at: i64,
-) -> Vec<Diagnostic> {
-    let mut diagnostics: Vec<Diagnostic> = read
-        .iter()
-        .filter(|(offset, _)| offset.is_some_and(|o| o <= at))
-        .map(|(_, d)| d.clone())
-        .collect();
-    diagnostics.extend(projection.diagnostics.iter().cloned());
-    diagnostics.sort_by_key(|d| d.line);
-    diagnostics
+) -> ViewDiagnostics {
+    ViewDiagnostics::of(
+        read.iter()
+            .filter(|(offset, _)| offset.is_some_and(|o| o <= at))
+            .map(|(_, d)| d)
+            .chain(&projection.diagnostics),
+    )
 }
 
-fn view_of(projection: &Projection, at: i64, diagnostics: Vec<Diagnostic>) -> ProjectionView {
+fn view_of(projection: &Projection, at: i64, diagnostics: ViewDiagnostics) -> ProjectionView {
     let through = projection.published_through;
     ProjectionView {
         at,
@@ -921,7 +969,9 @@ fn view_of(projection: &Projection, at: i64, diagnostics: Vec<Diagnostic>) -> Pr
             .iter()
             .map(|i| ItemView::of(i, through))
             .collect(),
-        diagnostics,
+        diagnostics: diagnostics.latest,
+        diagnostic_count: diagnostics.count,
+        error_count: diagnostics.errors,
     }
 }
 
@@ -1117,5 +1167,33 @@ mod tests {
             run.finish().is_none(),
             "a seek must fold from the start once offsets stop increasing, as a build decides"
         );
+    }
+
+    #[test]
+    fn given_an_old_kept_view_when_fitted_then_it_counts_all_and_keeps_the_latest() {
+        // Protects tips stored before views carried counts: they list every diagnostic.
+        let mut all = vec![Diagnostic::error(1, Some(1), "bad", "an early error")];
+        all.extend((2..=150).map(|n| Diagnostic::warning(n, Some(n as i64), "odd", "a warning")));
+        let mut view = ProjectionView {
+            at: 150,
+            published_through: None,
+            pending: None,
+            system: Vec::new(),
+            history: Vec::new(),
+            diagnostics: all.clone(),
+            diagnostic_count: 0,
+            error_count: 0,
+        };
+        view.fit_diagnostics();
+        assert_eq!(view.diagnostic_count, 150, "every listed diagnostic counts");
+        assert_eq!(view.error_count, 1, "the error left out still counts");
+        assert_eq!(
+            view.diagnostics,
+            all[50..].to_vec(),
+            "the latest {VIEW_DIAGNOSTICS} are kept, in order"
+        );
+        let fitted = view.clone();
+        view.fit_diagnostics();
+        assert_eq!(view, fitted, "a fitted view stays as it is");
     }
 }

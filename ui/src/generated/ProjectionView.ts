@@ -6,4 +6,16 @@ import type { Pending } from "./Pending";
 /**
  * The projection at an offset: `project --json`.
  */
-export type ProjectionView = { at: number, publishedThrough: number | null, pending: Pending | null, system: Array<ItemView>, history: Array<ItemView>, diagnostics: Array<Diagnostic>, };
+export type ProjectionView = { at: number, publishedThrough: number | null, pending: Pending | null, system: Array<ItemView>, history: Array<ItemView>, 
+/**
+ * The latest diagnostics through `at`, at most [`VIEW_DIAGNOSTICS`], in file order.
+ */
+diagnostics: Array<Diagnostic>, 
+/**
+ * Every diagnostic through `at`, those `diagnostics` leaves out included.
+ */
+diagnosticCount: number, 
+/**
+ * How many of those are errors.
+ */
+errorCount: number, };

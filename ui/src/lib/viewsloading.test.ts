@@ -45,7 +45,7 @@ vi.mock("./backend", () => {
         overtaken?.();
         return Promise.reject({ code: "loading", message: "this view needs the whole journal" });
       }
-      return Promise.resolve({ at: seq, publishedThrough: null, pending: null, system: [], history: [], diagnostics: [] });
+      return Promise.resolve({ at: seq, publishedThrough: null, pending: null, system: [], history: [], diagnostics: [], diagnosticCount: 0, errorCount: 0 });
     },
     recentFiles: () => Promise.resolve([]),
     retryViewsLoad: () => {
