@@ -419,3 +419,55 @@ fn given_a_journal_stored_without_a_tip_when_loaded_once_then_it_opens_at_its_en
         "the load kept the tip a fresh analysis keeps"
     );
 }
+
+#[test]
+fn given_more_diagnostics_than_a_view_carries_when_imported_then_the_tip_is_the_loaded_view() {
+    // Protects the import's bounded tail of read diagnostics: its tip must count and list
+    // exactly what a view of every diagnostic gives, fold diagnostics (two errors, one among
+    // the latest) and a record without an offset (in no view) included.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("noisy.jsonl");
+    let unknown = |offset: u64| {
+        format!(r#"{{"offset":{offset},"type":"events.iterate.com/github/webhook-received"}}"#)
+    };
+    let bad_compaction = |offset: u64| {
+        format!(
+            r#"{{"offset":{offset},"type":"events.iterate.com/agent/context-added","payload":{{"role":"developer","content":"s","compaction":{{"replacesHistoryThrough":{offset}}}}}}}"#
+        )
+    };
+    let mut lines = vec![
+        r#"{"offset":1,"type":"events.iterate.com/agent/context-added","payload":{"role":"system","key":"agent/system-prompt","content":"p"}}"#.to_string(),
+        "not json".to_string(),
+        bad_compaction(2),
+    ];
+    lines.extend((3..=200).map(unknown));
+    lines.push(bad_compaction(201));
+    lines.extend((202..=240).map(unknown));
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+
+    let db = dir.path().join("noisy.sqlite");
+    let journal = quiet_open(&path, &db, false);
+    let kept = journal
+        .store()
+        .tip(journal.row().id)
+        .expect("read the tip")
+        .expect("an iterate import keeps a tip");
+    let loaded = journal.projection(240).expect("loaded");
+    assert_eq!(
+        kept.view_at(240).expect("at the last offset"),
+        loaded,
+        "the import's tip is the loaded projection at the end"
+    );
+    assert_eq!(
+        (loaded.diagnostic_count, loaded.error_count),
+        (237 + 2, 2),
+        "every unknown type and both bad compactions count; the line without an offset does not"
+    );
+    assert!(
+        loaded
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "compaction-cutoff-not-before-item"),
+        "the late fold error is among the latest"
+    );
+}

@@ -147,6 +147,50 @@ impl ProjectionView {
     }
 }
 
+/// The read diagnostics of a journal as its tip's view needs them: counted, the latest kept.
+/// The tip is at or past every offset, so every record's diagnostic with an offset is in it;
+/// keeping them all made an import's memory grow with them (190 MB for 500,000).
+#[derive(Debug, Default)]
+struct DiagnosticTail {
+    count: u64,
+    errors: u64,
+    /// The latest [`VIEW_DIAGNOSTICS`], in file order.
+    latest: std::collections::VecDeque<Diagnostic>,
+}
+
+impl DiagnosticTail {
+    /// Takes one record's diagnostic, in file order. One without an offset shows in no view.
+    fn note(&mut self, offset: Option<i64>, diagnostic: &Diagnostic) {
+        if offset.is_none() {
+            return;
+        }
+        self.count += 1;
+        self.errors += u64::from(diagnostic.severity == Severity::Error);
+        if self.latest.len() == VIEW_DIAGNOSTICS {
+            self.latest.pop_front();
+        }
+        self.latest.push_back(diagnostic.clone());
+    }
+
+    /// The view's diagnostics: these and the fold's. The latest of both together are among
+    /// the latest read ones and the fold's, so the result is what every diagnostic would give.
+    fn with_fold(&self, fold: &[Diagnostic]) -> ViewDiagnostics {
+        let kept = ViewDiagnostics::of(self.latest.iter().chain(fold));
+        let left_out = self.count - self.latest.len() as u64;
+        let errors_left_out = self.errors
+            - self
+                .latest
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .count() as u64;
+        ViewDiagnostics {
+            latest: kept.latest,
+            count: kept.count + left_out,
+            errors: kept.errors + errors_left_out,
+        }
+    }
+}
+
 /// A view's diagnostics: the latest few, and how many there are.
 struct ViewDiagnostics {
     latest: Vec<Diagnostic>,
@@ -710,7 +754,13 @@ impl IterateJournal {
                 diagnostics: self.parse_diagnostics.clone(),
                 ..Analysis::default()
             },
-            read_diagnostics: self.read_diagnostics.clone(),
+            read_tail: self.read_diagnostics.iter().fold(
+                DiagnosticTail::default(),
+                |mut tail, (offset, d)| {
+                    tail.note(*offset, d);
+                    tail
+                },
+            ),
             through: self
                 .read_diagnostics
                 .iter()
@@ -739,8 +789,8 @@ impl IterateJournal {
 pub struct Analyser {
     projection: Projection,
     analysis: Analysis,
-    /// What reading each record found, with the record's offset, for the tip's view.
-    read_diagnostics: Vec<(Option<i64>, Diagnostic)>,
+    /// What reading the records found, as much as the tip's view needs of it.
+    read_tail: DiagnosticTail,
     /// The highest offset that shows in the tip's view: of an event, or of a record with a
     /// diagnostic.
     through: Option<i64>,
@@ -754,7 +804,7 @@ impl Analyser {
     pub fn feed_record(&mut self, seq: u64, line: u64, offset: Option<i64>, value: Value) {
         let (parsed, found) = event::parse_owned(seq, line, value);
         for d in found {
-            self.read_diagnostics.push((offset, d.clone()));
+            self.read_tail.note(offset, &d);
             self.analysis.diagnostics.push((seq, d));
             self.through = self.through.max(offset);
         }
@@ -770,8 +820,9 @@ impl Analyser {
         if !diagnostics.is_empty() {
             self.through = self.through.max(offset);
         }
-        self.read_diagnostics
-            .extend(diagnostics.iter().map(|d| (offset, d.clone())));
+        for d in diagnostics {
+            self.read_tail.note(offset, d);
+        }
     }
 
     pub fn feed(&mut self, event: &IterateEvent) {
@@ -870,7 +921,7 @@ impl Analyser {
         self.analysis.marks.sort_by_key(|m| m.seq);
         self.analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
         let through = self.through.unwrap_or(i64::MIN);
-        let diagnostics = diagnostics_through(&self.read_diagnostics, &self.projection, through);
+        let diagnostics = self.read_tail.with_fold(&self.projection.diagnostics);
         self.analysis.tip = Some(Tip {
             events: self.records,
             through,
