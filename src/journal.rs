@@ -955,13 +955,16 @@ impl Journal {
         let pretty = event
             .json()
             .and_then(|v| serde_json::to_string_pretty(&v).ok());
-        let mut diagnostics: Vec<Diagnostic> = self
-            .diagnostics
+        // Both lists are in seq order (the event page seeks them the same way): a step reads
+        // its event's entries instead of scanning every mark and diagnostic of the journal.
+        let first = self.diagnostics.partition_point(|(s, _)| *s < seq);
+        let mut diagnostics: Vec<Diagnostic> = self.diagnostics[first..]
             .iter()
-            .filter(|(s, _)| *s == seq)
+            .take_while(|(s, _)| *s == seq)
             .map(|(_, d)| d.clone())
             .collect();
         diagnostics.dedup();
+        let first_mark = self.marks.partition_point(|m| m.seq < seq);
         Ok(EventDetail {
             seq,
             line: event.line,
@@ -973,10 +976,9 @@ impl Journal {
             raw: event.raw_text(),
             pretty,
             diagnostics,
-            marks: self
-                .marks
+            marks: self.marks[first_mark..]
                 .iter()
-                .filter(|m| m.seq == seq)
+                .take_while(|m| m.seq == seq)
                 .cloned()
                 .collect(),
         })

@@ -258,6 +258,39 @@ fn an_event_detail_keeps_the_original_bytes_and_pretty_prints_json() {
 }
 
 #[test]
+fn every_event_detail_carries_exactly_its_own_marks_and_diagnostics() {
+    // Protects the detail's seek into the journal's marks and diagnostics (both in seq order):
+    // it must find what a scan of all of them finds, for every event.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = open_demo(Demo::Iterate, &dir);
+    for seq in 0..journal.event_count() {
+        let detail = journal.event_detail(seq).expect("detail");
+        let marks: Vec<_> = journal
+            .marks()
+            .iter()
+            .filter(|m| m.seq == seq)
+            .cloned()
+            .collect();
+        assert_eq!(detail.marks, marks, "the marks of event {seq}");
+        let mut diagnostics: Vec<_> = journal
+            .diagnostics_with_seq()
+            .iter()
+            .filter(|(s, _)| *s == seq)
+            .map(|(_, d)| d.clone())
+            .collect();
+        diagnostics.dedup();
+        assert_eq!(
+            detail.diagnostics, diagnostics,
+            "the diagnostics of event {seq}"
+        );
+    }
+    assert!(
+        !journal.marks().is_empty() && !journal.diagnostics_with_seq().is_empty(),
+        "the demo has both to find"
+    );
+}
+
+#[test]
 fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
     use journalscope::dialect::Dialect;
     use journalscope::gen::{write_journal, GenOptions};
