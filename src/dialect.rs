@@ -127,6 +127,23 @@ pub struct Analysis {
     pub marks: Vec<Mark>,
     /// The projection after the last event (iterate journals only).
     pub tip: Option<crate::iterate::view::Tip>,
+    /// Fold states to seek or resume from, each after the records its seq counts, encoded by
+    /// the dialect that folded them.
+    pub checkpoints: Vec<(u64, Vec<u8>)>,
+    /// Parts the checkpoints share, each written once, by index.
+    pub checkpoint_blocks: Vec<(u64, Vec<u8>)>,
+    /// How far the checkpoints reach: set by the analysis that reached the journal's end.
+    pub cover: Option<CheckpointCover>,
+}
+
+/// What a journal's checkpoints describe: the records folded, the dialect's encoding, and
+/// whether a view at an offset can start from them (offsets increase through the journal, so
+/// the records at or before any offset are a prefix of the file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckpointCover {
+    pub records: u64,
+    pub format: u32,
+    pub seekable: bool,
 }
 
 /// Folds a whole journal once, for the derived tables.

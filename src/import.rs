@@ -467,7 +467,7 @@ type Batch = Vec<(RawRecord, ReadEvent)>;
 enum Piece {
     Batch(Batch),
     /// What the fold found in the records sent so far, stored beside them.
-    Found(crate::dialect::Analysis),
+    Found(Box<crate::dialect::Analysis>),
     Reached {
         at: Position,
         content_hash: String,
@@ -584,7 +584,7 @@ fn send_found(
     if found.marks.is_empty() && found.diagnostics.is_empty() {
         return true;
     }
-    batches.send(Piece::Found(found)).is_ok()
+    batches.send(Piece::Found(Box::new(found))).is_ok()
 }
 
 /// Detects the dialect from the first records that parse.

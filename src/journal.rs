@@ -1108,6 +1108,9 @@ impl Journal {
         if let Some(view) = self.tip.as_ref().and_then(|tip| tip.view_at(at)) {
             return Ok(view);
         }
+        if let Some(view) = crate::iterate::checkpoint::view_at(&self.store, self.row.id, at)? {
+            return Ok(view);
+        }
         let beyond_prefix: bool = self
             .store
             .connection()

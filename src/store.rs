@@ -8,7 +8,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::dialect::{Analysis, Dialect, Mark, ReadEvent};
+use crate::dialect::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
 use crate::iterate::view::Tip;
 use crate::source::{Framing, RawRecord};
 
@@ -165,6 +165,29 @@ const MIGRATIONS: &[&str] = &[
     INSERT INTO event_type_counts (journal_id, type, events)
         SELECT journal_id, coalesce(type, '(none)'), count(*) FROM events GROUP BY 1, 2;
     DROP INDEX IF EXISTS events_by_type;",
+    // 9: derived, rebuildable: the fold's state every few hundred records, so that a view at
+    // any offset is a checkpoint plus a short fold of stored records, and an append folds only
+    // what it added. A state is encoded by its dialect; what several states share (an iterate
+    // journal's request offsets, in sealed blocks) is kept once in `checkpoint_blocks`.
+    // `checkpoint_cover` says how many records the checkpoints describe and in which encoding.
+    "CREATE TABLE checkpoints (
+        journal_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        state BLOB NOT NULL,
+        PRIMARY KEY (journal_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE checkpoint_blocks (
+        journal_id INTEGER NOT NULL,
+        block INTEGER NOT NULL,
+        bytes BLOB NOT NULL,
+        PRIMARY KEY (journal_id, block)
+    ) WITHOUT ROWID;
+    CREATE TABLE checkpoint_cover (
+        journal_id INTEGER PRIMARY KEY,
+        records INTEGER NOT NULL,
+        format INTEGER NOT NULL,
+        seekable INTEGER NOT NULL
+    );",
 ];
 
 /// What [`Store::type_counts`] and the type filter call an event without a type.
@@ -440,6 +463,7 @@ impl Store {
             .execute("DELETE FROM marks WHERE journal_id = ?1", [journal_id])?;
         self.conn
             .execute("DELETE FROM tips WHERE journal_id = ?1", [journal_id])?;
+        self.forget_checkpoints(journal_id)?;
         self.conn.execute(
             "DELETE FROM event_type_counts WHERE journal_id = ?1",
             [journal_id],
@@ -771,8 +795,19 @@ impl Store {
         )?;
         self.conn
             .execute("DELETE FROM marks WHERE journal_id = ?1", [journal_id])?;
+        self.forget_checkpoints(journal_id)?;
         self.append_analysis(journal_id, analysis)?;
         self.keep_tip(journal_id, analysis.tip.as_ref())
+    }
+
+    fn forget_checkpoints(&self, journal_id: i64) -> Result<(), StoreError> {
+        for table in ["checkpoints", "checkpoint_blocks", "checkpoint_cover"] {
+            self.conn.execute(
+                &format!("DELETE FROM {table} WHERE journal_id = ?1"),
+                [journal_id],
+            )?;
+        }
+        Ok(())
     }
 
     /// Adds the marks and fold diagnostics of `analysis` to those the journal has: an import
@@ -801,7 +836,116 @@ impl Store {
         for m in &analysis.marks {
             mark.execute(params![journal_id, m.seq as i64, m.kind, m.note])?;
         }
+        let mut checkpoint = self.conn.prepare_cached(
+            "INSERT OR REPLACE INTO checkpoints (journal_id, seq, state) VALUES (?1, ?2, ?3)",
+        )?;
+        for (seq, state) in &analysis.checkpoints {
+            checkpoint.execute(params![journal_id, *seq as i64, state])?;
+        }
+        let mut block = self.conn.prepare_cached(
+            "INSERT OR REPLACE INTO checkpoint_blocks (journal_id, block, bytes)
+             VALUES (?1, ?2, ?3)",
+        )?;
+        for (index, bytes) in &analysis.checkpoint_blocks {
+            block.execute(params![journal_id, *index as i64, bytes])?;
+        }
+        if let Some(cover) = &analysis.cover {
+            self.conn.execute(
+                "INSERT OR REPLACE INTO checkpoint_cover (journal_id, records, format, seekable)
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![
+                    journal_id,
+                    cover.records as i64,
+                    cover.format,
+                    cover.seekable
+                ],
+            )?;
+        }
         Ok(())
+    }
+
+    /// What a journal's checkpoints describe, if it has any.
+    pub fn checkpoint_cover(&self, journal_id: i64) -> Result<Option<CheckpointCover>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT records, format, seekable FROM checkpoint_cover WHERE journal_id = ?1",
+                [journal_id],
+                |row| {
+                    Ok(CheckpointCover {
+                        records: row.get::<_, i64>(0)? as u64,
+                        format: row.get(1)?,
+                        seekable: row.get(2)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// The latest checkpoint after at most `records` records: its seq and encoded state.
+    pub fn checkpoint_before(
+        &self,
+        journal_id: i64,
+        records: u64,
+    ) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, state FROM checkpoints WHERE journal_id = ?1 AND seq <= ?2
+             ORDER BY seq DESC LIMIT 1",
+        )?;
+        Ok(stmt
+            .query_row(params![journal_id, records as i64], |row| {
+                Ok((row.get::<_, i64>(0)? as u64, row.get::<_, Vec<u8>>(1)?))
+            })
+            .optional()?)
+    }
+
+    /// The first `count` shared checkpoint parts, in order; fewer when some are missing.
+    pub fn checkpoint_blocks(
+        &self,
+        journal_id: i64,
+        count: u64,
+    ) -> Result<Vec<Vec<u8>>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT bytes FROM checkpoint_blocks WHERE journal_id = ?1 AND block < ?2
+             ORDER BY block",
+        )?;
+        let rows = stmt.query_map(params![journal_id, count as i64], |row| row.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// How many records come before the first whose offset is above `offset`: in a journal
+    /// whose offsets increase, the records at or before `offset` (an offset-index seek).
+    pub fn records_through_offset(&self, journal_id: i64, offset: i64) -> Result<u64, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq FROM events WHERE journal_id = ?1 AND offset > ?2
+             ORDER BY offset LIMIT 1",
+        )?;
+        match stmt
+            .query_row(params![journal_id, offset], |row| row.get::<_, i64>(0))
+            .optional()?
+        {
+            Some(seq) => Ok(seq as u64),
+            None => self.event_count(journal_id),
+        }
+    }
+
+    /// One record's line and original bytes, looked up by its seq alone: what a checkpoint
+    /// that names items by the records they came from reads back.
+    pub fn record_bytes(
+        &self,
+        journal_id: i64,
+        seq: u64,
+    ) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT e.line, b.raw FROM events e JOIN event_bytes b ON b.id = ?3
+             WHERE e.journal_id = ?1 AND e.seq = ?2",
+        )?;
+        Ok(stmt
+            .query_row(
+                params![journal_id, seq as i64, bytes_id(journal_id, seq)],
+                |row| Ok((row.get::<_, i64>(0)? as u64, row.get::<_, Vec<u8>>(1)?)),
+            )
+            .optional()?)
     }
 
     /// Replaces the journal's tip (see [`Store::tip`]); `None` removes it.

@@ -222,7 +222,7 @@ pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<A
     Some(Analysis {
         diagnostics,
         marks,
-        tip: None,
+        ..Analysis::default()
     })
 }
 

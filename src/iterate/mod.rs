@@ -1,6 +1,7 @@
 //! The iterate agent-stream dialect: reading its envelopes, folding `context-added` and
 //! request events into the projection the model sees, and rendering request snapshots.
 
+pub mod checkpoint;
 pub mod diff;
 pub mod event;
 pub mod projection;
@@ -17,10 +18,22 @@ use crate::dialect::{Analysis, FoldWatch};
 use crate::store::StoredEvent;
 
 pub fn analyse(events: &[StoredEvent]) -> Analysis {
-    IterateJournal::from_stored(events).analyse()
+    let mut unwatched = |_: u64| std::ops::ControlFlow::Continue(());
+    analyse_watched(events, &mut unwatched).unwrap_or_default()
 }
 
-/// `analyse`, telling `watch` how far it got; `None` when the watch abandoned it.
+/// `analyse`, telling `watch` how far it got; `None` when the watch abandoned it. The records
+/// are folded as an import folds them when it reads them, checkpoints included.
 pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<Analysis> {
-    IterateJournal::analyse_stored(events, watch)
+    let mut analyser = Analyser::default();
+    for (index, record) in events.iter().enumerate() {
+        if index % crate::dialect::WATCH_EVERY == 0 && watch(index as u64).is_break() {
+            return None;
+        }
+        analyser.feed_stored(record);
+    }
+    if watch(events.len() as u64).is_break() {
+        return None;
+    }
+    Some(analyser.finish())
 }

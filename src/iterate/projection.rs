@@ -56,7 +56,7 @@ pub struct Item {
 }
 
 impl Item {
-    fn from_context(event: &IterateEvent, context: &ContextAdded) -> Item {
+    pub(crate) fn from_context(event: &IterateEvent, context: &ContextAdded) -> Item {
         Item {
             offset: event.offset,
             seq: event.seq,
@@ -128,6 +128,34 @@ pub struct RequestOffsets {
 const REQUEST_BLOCK: usize = 1024;
 
 impl RequestOffsets {
+    /// Rebuilds offsets from the parts [`RequestOffsets::sealed_blocks`],
+    /// [`RequestOffsets::open_block`] and [`RequestOffsets::unordered`] gave: a checkpoint keeps
+    /// the sealed blocks once for all checkpoints and the rest inline.
+    pub(crate) fn from_parts(
+        sealed: Vec<Arc<Vec<i64>>>,
+        open: Vec<i64>,
+        unordered: BTreeSet<i64>,
+    ) -> RequestOffsets {
+        RequestOffsets {
+            sealed,
+            open,
+            unordered,
+        }
+    }
+
+    /// The full blocks, oldest first: a block never changes once sealed.
+    pub(crate) fn sealed_blocks(&self) -> &[Arc<Vec<i64>>] {
+        &self.sealed
+    }
+
+    pub(crate) fn open_block(&self) -> &[i64] {
+        &self.open
+    }
+
+    pub(crate) fn unordered(&self) -> &BTreeSet<i64> {
+        &self.unordered
+    }
+
     fn last(&self) -> Option<i64> {
         self.open
             .last()
@@ -307,6 +335,33 @@ impl Projection {
         }
         self.lane_mut(lane).push(item);
         self.last_item = Some((lane, index));
+    }
+
+    /// A projection rebuilt from a checkpoint's parts; the key slots are derived again.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn restore(
+        system: Vec<Item>,
+        history: Vec<Item>,
+        published_through: Option<i64>,
+        at: Option<i64>,
+        has_system_prompt: bool,
+        waiting_for_system_prompt: Vec<i64>,
+        requests: RequestOffsets,
+        diagnostics: Vec<Diagnostic>,
+    ) -> Projection {
+        let mut projection = Projection {
+            system,
+            history,
+            published_through,
+            at,
+            has_system_prompt,
+            waiting_for_system_prompt,
+            requests,
+            diagnostics,
+            ..Projection::default()
+        };
+        projection.rebuild_slots();
+        projection
     }
 
     fn rebuild_slots(&mut self) {

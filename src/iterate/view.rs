@@ -9,12 +9,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use super::checkpoint;
 use super::event::{self, EventKind, IterateEvent, Role};
 use super::projection::{compaction_cutoff, fold_through, Item, Lane, Projection};
 use super::render::{self, header_line, RequestSnapshot};
 use super::roles::{provider_role, ProviderRole, Rule, Transport};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::dialect::{Analysis, FoldWatch, Mark, WATCH_EVERY};
+use crate::dialect::{Analysis, CheckpointCover, FoldWatch, Mark, WATCH_EVERY};
 use crate::store::{Store, StoreError, StoredEvent};
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -151,11 +152,11 @@ impl ProjectionView {
 /// The tip is at or past every offset, so every record's diagnostic with an offset is in it;
 /// keeping them all made an import's memory grow with them (190 MB for 500,000).
 #[derive(Debug, Default)]
-struct DiagnosticTail {
-    count: u64,
-    errors: u64,
+pub(super) struct DiagnosticTail {
+    pub count: u64,
+    pub errors: u64,
     /// The latest [`VIEW_DIAGNOSTICS`], in file order.
-    latest: std::collections::VecDeque<Diagnostic>,
+    pub latest: std::collections::VecDeque<Diagnostic>,
 }
 
 impl DiagnosticTail {
@@ -500,15 +501,6 @@ impl IterateJournal {
         self.records += parsed.records;
     }
 
-    /// Parses and analyses a stored journal, telling `watch` how far it got: the parse is the
-    /// first half of the events' worth of progress, the fold the second.
-    pub fn analyse_stored(stored: &[StoredEvent], watch: FoldWatch<'_>) -> Option<Analysis> {
-        let total = stored.len() as u64;
-        let journal = IterateJournal::parse(stored, &mut |done| watch(done / 2))?;
-        let parsed = journal.events.len().max(1) as u64;
-        journal.analyse_watched(&mut |done| watch(total / 2 + done * (total - total / 2) / parsed))
-    }
-
     /// Records read into this journal, events or not.
     pub fn records(&self) -> u64 {
         self.records
@@ -787,14 +779,38 @@ impl IterateJournal {
 /// as it stores them instead of reading the journal back and parsing it again.
 #[derive(Debug, Default)]
 pub struct Analyser {
-    projection: Projection,
-    analysis: Analysis,
+    pub(super) projection: Projection,
+    pub(super) analysis: Analysis,
     /// What reading the records found, as much as the tip's view needs of it.
-    read_tail: DiagnosticTail,
+    pub(super) read_tail: DiagnosticTail,
     /// The highest offset that shows in the tip's view: of an event, or of a record with a
     /// diagnostic.
-    through: Option<i64>,
-    records: u64,
+    pub(super) through: Option<i64>,
+    pub(super) records: u64,
+    /// Fold diagnostics a checkpoint counted without keeping them (it keeps the latest).
+    pub(super) fold_left_out: LeftOut,
+    pub(super) checkpointing: Checkpointing,
+}
+
+/// Diagnostics counted but no longer listed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct LeftOut {
+    pub count: u64,
+    pub errors: u64,
+}
+
+/// When the next checkpoint is due, and whether offsets have increased so far.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Checkpointing {
+    /// Records since the last checkpoint.
+    pub since: u64,
+    /// The last record's offset, among those that have one.
+    pub last_offset: Option<i64>,
+    /// An offset did not increase: the records at or before an offset are not a prefix of
+    /// the file, so no view can start from a checkpoint.
+    pub unseekable: bool,
+    /// Sealed request blocks already handed out for storage.
+    pub blocks: u64,
 }
 
 impl Analyser {
@@ -815,6 +831,7 @@ impl Analyser {
 
     /// Takes what reading a record (parsed or not) found: it counts, and its diagnostics show
     /// in the tip's view as in a loaded journal's.
+    /// This ends the record: a checkpoint that is due is taken after it.
     pub fn note_read(&mut self, offset: Option<i64>, diagnostics: &[Diagnostic]) {
         self.records += 1;
         if !diagnostics.is_empty() {
@@ -823,6 +840,41 @@ impl Analyser {
         for d in diagnostics {
             self.read_tail.note(offset, d);
         }
+        let checkpointing = &mut self.checkpointing;
+        if let Some(offset) = offset {
+            if checkpointing.last_offset.is_some_and(|last| offset <= last) {
+                checkpointing.unseekable = true;
+            }
+            checkpointing.last_offset = Some(offset);
+        }
+        checkpointing.since += 1;
+        if checkpointing.since >= checkpoint::spacing(&self.projection) {
+            checkpointing.since = 0;
+            let (state, blocks) = checkpoint::encode(self);
+            self.analysis.checkpoints.push((self.records, state));
+            self.analysis.checkpoint_blocks.extend(blocks);
+        }
+    }
+
+    /// Folds one stored record in, as an import folds it when it reads it.
+    pub fn feed_stored(&mut self, record: &StoredEvent) {
+        if let Some(value) = record.json() {
+            self.feed_record(record.seq, record.line, record.offset, value);
+        }
+        self.note_read(record.offset, &record.diagnostics);
+    }
+
+    /// The projection view at `at`, this analyser having folded exactly the records at or
+    /// before it.
+    pub fn view_at(&self, at: i64) -> ProjectionView {
+        view_of(&self.projection, at, self.view_diagnostics())
+    }
+
+    fn view_diagnostics(&self) -> ViewDiagnostics {
+        let mut diagnostics = self.read_tail.with_fold(&self.projection.diagnostics);
+        diagnostics.count += self.fold_left_out.count;
+        diagnostics.errors += self.fold_left_out.errors;
+        diagnostics
     }
 
     pub fn feed(&mut self, event: &IterateEvent) {
@@ -904,7 +956,9 @@ impl Analyser {
         Analysis {
             diagnostics: std::mem::take(&mut self.analysis.diagnostics),
             marks: std::mem::take(&mut self.analysis.marks),
-            tip: None,
+            checkpoints: std::mem::take(&mut self.analysis.checkpoints),
+            checkpoint_blocks: std::mem::take(&mut self.analysis.checkpoint_blocks),
+            ..Analysis::default()
         }
     }
 
@@ -921,7 +975,12 @@ impl Analyser {
         self.analysis.marks.sort_by_key(|m| m.seq);
         self.analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
         let through = self.through.unwrap_or(i64::MIN);
-        let diagnostics = self.read_tail.with_fold(&self.projection.diagnostics);
+        let diagnostics = self.view_diagnostics();
+        self.analysis.cover = Some(CheckpointCover {
+            records: self.records,
+            format: checkpoint::FORMAT,
+            seekable: !self.checkpointing.unseekable,
+        });
         self.analysis.tip = Some(Tip {
             events: self.records,
             through,

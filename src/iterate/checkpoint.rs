@@ -1,0 +1,290 @@
+//! Checkpoints of the iterate fold as the store keeps them: the analyser's state every few
+//! hundred records, encoded by reference so that all of them together stay small beside the
+//! journal. An item is named by the record it came from (its content is that record's, and a
+//! record never changes), request offsets go in sealed blocks that every later checkpoint
+//! shares, and only the latest diagnostics are listed, with their counts. A view at any offset
+//! is the nearest checkpoint plus a fold of the stored records after it.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::event::{self, EventKind};
+use super::projection::{Item, Projection, RequestOffsets};
+use super::view::{Analyser, Checkpointing, DiagnosticTail, LeftOut, ProjectionView};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::store::{Store, StoreError};
+
+/// The encoding's version: a checkpoint of another one is never read, and the views fold
+/// from the records instead.
+pub const FORMAT: u32 = 1;
+
+/// Records between two checkpoints at least. A view folds at most this many records after
+/// its checkpoint; measured with `journalscope bench`, a few hundred keep a seek within a few
+/// milliseconds of reading.
+const SPACING: u64 = 512;
+
+/// Records from one checkpoint to the next: more when the projection is large, so that a
+/// checkpoint, which lists every item, stays a small fraction of the records it follows.
+pub(super) fn spacing(projection: &Projection) -> u64 {
+    let items = projection.system.len() + projection.history.len();
+    SPACING.max(2 * items as u64)
+}
+
+/// Records a view reads from the store at a time.
+const READ_SLICE: u64 = 4_096;
+
+#[derive(Serialize, Deserialize)]
+struct State {
+    format: u32,
+    records: u64,
+    through: Option<i64>,
+    read: Tail,
+    fold: Tail,
+    at: Option<i64>,
+    published_through: Option<i64>,
+    has_system_prompt: bool,
+    waiting: Vec<i64>,
+    /// Sealed request blocks, each stored once as a checkpoint block of the same index.
+    sealed: u64,
+    open: Vec<i64>,
+    unordered: Vec<i64>,
+    system: Vec<ItemRef>,
+    history: Vec<ItemRef>,
+    checkpointing: Checkpointing,
+}
+
+/// Diagnostics as a checkpoint keeps them: all counted, the latest listed.
+#[derive(Serialize, Deserialize)]
+struct Tail {
+    count: u64,
+    errors: u64,
+    latest: Vec<Diagnostic>,
+}
+
+/// An item by the record it came from, with what the fold changed on it.
+#[derive(Serialize, Deserialize)]
+struct ItemRef {
+    seq: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    updates: Option<i64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    coalesced: Vec<i64>,
+    /// A compaction's summary, which names no slot.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    summary: bool,
+}
+
+impl ItemRef {
+    fn of(item: &Item) -> ItemRef {
+        ItemRef {
+            seq: item.seq,
+            updates: item.updates_offset,
+            coalesced: item.coalesced.clone(),
+            summary: item.compaction.is_some() && item.key.is_none(),
+        }
+    }
+}
+
+fn errors_in<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnostic>) -> u64 {
+    diagnostics
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count() as u64
+}
+
+/// Encodes the analyser's state after the records it has folded, and the request blocks
+/// sealed since its last checkpoint (index and bytes), which the store keeps once.
+pub(super) fn encode(analyser: &mut Analyser) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) {
+    let projection = &analyser.projection;
+    let sealed = projection.requests.sealed_blocks();
+    let blocks = sealed
+        .iter()
+        .enumerate()
+        .skip(analyser.checkpointing.blocks as usize)
+        .map(|(index, block)| {
+            let bytes = block
+                .iter()
+                .flat_map(|offset| offset.to_le_bytes())
+                .collect();
+            (index as u64, bytes)
+        })
+        .collect();
+    analyser.checkpointing.blocks = sealed.len() as u64;
+    let fold = &projection.diagnostics;
+    let keep = fold.len().saturating_sub(super::view::VIEW_DIAGNOSTICS);
+    let state = State {
+        format: FORMAT,
+        records: analyser.records,
+        through: analyser.through,
+        read: Tail {
+            count: analyser.read_tail.count,
+            errors: analyser.read_tail.errors,
+            latest: analyser.read_tail.latest.iter().cloned().collect(),
+        },
+        fold: Tail {
+            count: analyser.fold_left_out.count + fold.len() as u64,
+            errors: analyser.fold_left_out.errors + errors_in(fold),
+            latest: fold[keep..].to_vec(),
+        },
+        at: projection.at,
+        published_through: projection.published_through,
+        has_system_prompt: projection.has_system_prompt,
+        waiting: projection.waiting_for_system_prompt.clone(),
+        sealed: sealed.len() as u64,
+        open: projection.requests.open_block().to_vec(),
+        unordered: projection.requests.unordered().iter().copied().collect(),
+        system: projection.system.iter().map(ItemRef::of).collect(),
+        history: projection.history.iter().map(ItemRef::of).collect(),
+        checkpointing: analyser.checkpointing.clone(),
+    };
+    // Serialising plain data into a vector does not fail.
+    let bytes = serde_json::to_vec(&state).unwrap_or_default();
+    (bytes, blocks)
+}
+
+/// The analyser a checkpoint describes, its items read back from their records; `None` when
+/// the checkpoint does not read (another encoding, a record gone), and the caller folds from
+/// the records instead.
+fn decode(store: &Store, journal_id: i64, bytes: &[u8]) -> Result<Option<Analyser>, StoreError> {
+    let Ok(state) = serde_json::from_slice::<State>(bytes) else {
+        return Ok(None);
+    };
+    if state.format != FORMAT {
+        return Ok(None);
+    }
+    let blocks = store.checkpoint_blocks(journal_id, state.sealed)?;
+    if blocks.len() as u64 != state.sealed {
+        return Ok(None);
+    }
+    let sealed = blocks
+        .iter()
+        .map(|bytes| {
+            Arc::new(
+                bytes
+                    .chunks_exact(8)
+                    .map(|b| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+                    .collect(),
+            )
+        })
+        .collect();
+    let requests = RequestOffsets::from_parts(
+        sealed,
+        state.open,
+        state.unordered.into_iter().collect::<BTreeSet<_>>(),
+    );
+    let (Some(system), Some(history)) = (
+        items(store, journal_id, &state.system)?,
+        items(store, journal_id, &state.history)?,
+    ) else {
+        return Ok(None);
+    };
+    let fold_listed = state.fold.latest.len() as u64;
+    let fold_errors_listed = errors_in(&state.fold.latest);
+    let projection = Projection::restore(
+        system,
+        history,
+        state.published_through,
+        state.at,
+        state.has_system_prompt,
+        state.waiting,
+        requests,
+        state.fold.latest,
+    );
+    Ok(Some(Analyser {
+        projection,
+        read_tail: DiagnosticTail {
+            count: state.read.count,
+            errors: state.read.errors,
+            latest: state.read.latest.into(),
+        },
+        through: state.through,
+        records: state.records,
+        fold_left_out: LeftOut {
+            count: state.fold.count.saturating_sub(fold_listed),
+            errors: state.fold.errors.saturating_sub(fold_errors_listed),
+        },
+        checkpointing: state.checkpointing,
+        ..Analyser::default()
+    }))
+}
+
+/// Items rebuilt from the records they name; `None` when one no longer reads as an item.
+fn items(
+    store: &Store,
+    journal_id: i64,
+    refs: &[ItemRef],
+) -> Result<Option<Vec<Item>>, StoreError> {
+    let mut items = Vec::with_capacity(refs.len());
+    for r in refs {
+        let Some((line, raw)) = store.record_bytes(journal_id, r.seq)? else {
+            return Ok(None);
+        };
+        let Ok(value) = serde_json::from_slice(&raw) else {
+            return Ok(None);
+        };
+        let (Some(event), _) = event::parse_owned(r.seq, line, value) else {
+            return Ok(None);
+        };
+        let EventKind::ContextAdded(context) = &event.kind else {
+            return Ok(None);
+        };
+        let mut item = Item::from_context(&event, context);
+        item.updates_offset = r.updates;
+        item.coalesced = r.coalesced.clone();
+        if r.summary {
+            item.key = None;
+        }
+        items.push(item);
+    }
+    Ok(Some(items))
+}
+
+/// The analyser after the first `records` records: the latest checkpoint at or before them,
+/// then a fold of the stored records after it. `None` when a checkpoint there does not read.
+pub fn resume(
+    store: &Store,
+    journal_id: i64,
+    records: u64,
+) -> Result<Option<Analyser>, StoreError> {
+    let mut analyser = match store.checkpoint_before(journal_id, records)? {
+        Some((_, bytes)) => match decode(store, journal_id, &bytes)? {
+            Some(analyser) => analyser,
+            None => return Ok(None),
+        },
+        None => Analyser::default(),
+    };
+    while analyser.records < records {
+        let to = (analyser.records + READ_SLICE).min(records);
+        let slice = store.events_between(journal_id, analyser.records, to)?;
+        if slice.is_empty() {
+            return Ok(None);
+        }
+        for record in &slice {
+            analyser.feed_stored(record);
+        }
+    }
+    Ok(Some(analyser))
+}
+
+/// The projection view at `at` from the store: the checkpoint before it and at most a
+/// checkpoint's spacing of records. `None` when the checkpoints cannot answer it: none were
+/// kept for every record, or offsets do not increase through the journal.
+pub fn view_at(
+    store: &Store,
+    journal_id: i64,
+    at: i64,
+) -> Result<Option<ProjectionView>, StoreError> {
+    let Some(cover) = store.checkpoint_cover(journal_id)? else {
+        return Ok(None);
+    };
+    if cover.format != FORMAT
+        || !cover.seekable
+        || cover.records != store.event_count(journal_id)?
+    {
+        return Ok(None);
+    }
+    let records = store.records_through_offset(journal_id, at)?;
+    Ok(resume(store, journal_id, records)?.map(|analyser| analyser.view_at(at)))
+}

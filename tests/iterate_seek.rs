@@ -1,0 +1,203 @@
+//! A view at an offset read from the store (the checkpoint before it plus a short fold of the
+//! stored records after it) must be the view a fold of the whole journal gives, whichever way
+//! the journal reached the store: a streamed import, a whole-file import, or appends.
+
+mod common;
+
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use journalscope::import::{import_file, ImportControl};
+use journalscope::iterate::checkpoint;
+use journalscope::iterate::IterateJournal;
+use journalscope::store::Store;
+use serde_json::json;
+
+/// A journal with everything that makes a view: keyed slots replaced before and after
+/// requests, compactions (valid and not), records that are not JSON or have no offset, unknown
+/// types and roles (more diagnostics than a view lists), offset gaps. Offsets increase.
+fn varied(events: usize, seed: u64) -> Vec<String> {
+    let mut rng = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = |bound: u64| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng % bound
+    };
+    let mut lines = Vec::new();
+    let mut offset = 0i64;
+    let mut last_request = None;
+    if !seed.is_multiple_of(3) {
+        lines.push(common::system_prompt(offset, "you are a test"));
+        offset += 1;
+    }
+    while lines.len() < events {
+        let line = match next(16) {
+            0..=3 => common::user(offset, &format!("hello {offset}")),
+            4 | 5 => common::keyed(offset, "system", &format!("slot/{}", next(4)), "keyed"),
+            6 => common::keyed(offset, "user", &format!("note/{}", next(3)), "user keyed"),
+            7 | 8 => {
+                last_request = Some(offset);
+                common::request(offset)
+            }
+            9 => common::ctx(
+                offset,
+                json!({"role": "assistant", "content": "answer", "llmRequestOffset": last_request}),
+            ),
+            10 => match last_request {
+                Some(cutoff) if next(2) == 0 => {
+                    common::compaction(offset, json!(cutoff), "summary")
+                }
+                _ => common::compaction(offset, json!(offset + 5), "a cutoff in the future"),
+            },
+            11 => common::event(offset, "something-new", json!({})),
+            12 => common::ctx(offset, json!({"role": "wizard", "content": "x"})),
+            13 => "not json at all".to_string(),
+            14 => {
+                json!({"type": "events.iterate.com/agent/context-added", "payload": {}}).to_string()
+            }
+            _ => {
+                offset += next(5) as i64;
+                common::user(offset, "after a gap")
+            }
+        };
+        lines.push(line);
+        offset += 1;
+    }
+    lines
+}
+
+fn write(path: &Path, lines: &[String], gzip: bool) {
+    let text = lines.join("\n") + "\n";
+    if gzip {
+        let file = std::fs::File::create(path).expect("create");
+        let mut encoder = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
+        encoder.write_all(text.as_bytes()).expect("write");
+        encoder.finish().expect("finish");
+    } else {
+        std::fs::write(path, text).expect("write the journal");
+    }
+}
+
+fn import(store: &Store, file: &Path) -> i64 {
+    let mut quiet = |_| {};
+    import_file(
+        store,
+        file,
+        &mut ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )
+    .expect("import");
+    store
+        .latest_journal()
+        .expect("journal")
+        .expect("a journal")
+        .id
+}
+
+/// Every offset from before the first to past the last, at `step`: the store's view there
+/// equals the loaded journal's.
+fn assert_seeks_equal_the_fold(store: &Store, id: i64, step: usize, what: &str) {
+    let loaded = IterateJournal::from_store(store, id, &mut |_| ControlFlow::Continue(()))
+        .expect("load")
+        .expect("a load nobody stopped ends");
+    let last = loaded.events.last().map_or(0, |e| e.offset);
+    let mut compared = 0;
+    for at in (-1..=last + 2).step_by(step).chain([last]) {
+        let seek = checkpoint::view_at(store, id, at)
+            .expect("the store reads")
+            .unwrap_or_else(|| panic!("{what}: checkpoints answer @{at}"));
+        assert_eq!(
+            seek,
+            loaded.projection_view(at),
+            "{what}: the view at @{at} from a checkpoint equals the fold of the whole journal"
+        );
+        compared += 1;
+    }
+    assert!(compared > 10, "{what}: enough offsets were compared");
+}
+
+#[test]
+fn given_a_streamed_import_when_any_offset_is_viewed_from_the_store_then_it_equals_the_whole_fold()
+{
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("journal.jsonl");
+    let lines = varied(4_000, 7);
+    write(&file, &lines, false);
+    let store = Store::open(&dir.path().join("journal.sqlite")).expect("store");
+    let id = import(&store, &file);
+    let stored: i64 = store
+        .connection()
+        .query_row(
+            "SELECT count(*) FROM checkpoints WHERE journal_id = ?1",
+            [id],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert!(
+        stored >= 4,
+        "a journal of 4,000 records keeps several checkpoints, kept {stored}"
+    );
+    assert_seeks_equal_the_fold(&store, id, 1, "streamed import");
+}
+
+#[test]
+fn given_a_compressed_import_and_appends_when_viewed_from_the_store_then_each_equals_the_whole_fold(
+) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lines = varied(3_000, 11);
+    let gz = dir.path().join("journal.jsonl.gz");
+    write(&gz, &lines, true);
+    let store = Store::open(&dir.path().join("gz.sqlite")).expect("store");
+    let id = import(&store, &gz);
+    assert_seeks_equal_the_fold(&store, id, 3, "whole-file import");
+
+    let file = dir.path().join("grows.jsonl");
+    let store = Store::open(&dir.path().join("grows.sqlite")).expect("store");
+    let mut id = 0;
+    for end in [700, 1_900, 3_000] {
+        write(&file, &lines[..end], false);
+        id = import(&store, &file);
+    }
+    assert_seeks_equal_the_fold(&store, id, 3, "import then appends");
+}
+
+#[test]
+fn given_offsets_that_go_backwards_when_viewed_from_the_store_then_checkpoints_do_not_answer() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("journal.jsonl");
+    let mut lines = varied(1_500, 5);
+    lines.push(common::user(3, "out of order"));
+    write(&file, &lines, false);
+    let store = Store::open(&dir.path().join("journal.sqlite")).expect("store");
+    let id = import(&store, &file);
+    assert_eq!(
+        checkpoint::view_at(&store, id, 10).expect("the store reads"),
+        None,
+        "the records at or before @10 are not a prefix of the file: a checkpoint cannot start them"
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(6))]
+
+    /// Any varied journal, streamed or compressed: every view from the store equals the fold.
+    #[test]
+    fn a_view_from_a_checkpoint_equals_the_fold_of_the_whole_journal(
+        seed in 0u64..1_000_000,
+        events in 600usize..2_500,
+        gzip in proptest::bool::ANY,
+    ) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join(if gzip { "j.jsonl.gz" } else { "j.jsonl" });
+        write(&file, &varied(events, seed), gzip);
+        let store = Store::open(&dir.path().join("j.sqlite")).expect("store");
+        let id = import(&store, &file);
+        assert_seeks_equal_the_fold(&store, id, 7, "generated journal");
+    }
+}
