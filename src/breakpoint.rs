@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::console::{Console, ConsoleError, DEFAULT_TIMEOUT_MS};
+use crate::diagnostic::Diagnostic;
 use crate::iterate::event::{EventKind, Role};
 use crate::iterate::projection::Projection;
 use crate::iterate::roles::provider_role;
@@ -116,8 +117,49 @@ impl Breakpoint {
         from: Option<u64>,
         forward: bool,
     ) -> Result<Option<BreakpointHit>, BreakpointError> {
-        if let Breakpoint::Sql { predicate } = self {
-            return sql_hit(journal, predicate, from, forward);
+        let store = journal.store();
+        let id = journal.row().id;
+        let marked = |kind: &str| -> Result<Option<BreakpointHit>, BreakpointError> {
+            let Some(seq) = store
+                .next_mark(id, kind, from, forward)
+                .map_err(JournalError::from)?
+            else {
+                return Ok(None);
+            };
+            let note = store
+                .marks_between(id, seq, seq + 1)
+                .map_err(JournalError::from)?
+                .into_iter()
+                .find(|m| m.kind == kind)
+                .map(|m| m.note)
+                .unwrap_or_default();
+            Ok(Some(BreakpointHit {
+                seq,
+                offset: journal.event(seq)?.offset,
+                note,
+            }))
+        };
+        // The kinds the store keeps an index for seek their next hit instead of listing all.
+        match self {
+            Breakpoint::Sql { predicate } => return sql_hit(journal, predicate, from, forward),
+            Breakpoint::NextRequest => return marked("request"),
+            Breakpoint::NextCompaction => return marked("compaction"),
+            Breakpoint::NextDowngrade { transport: None } => return marked("downgrade"),
+            Breakpoint::Diagnostic => {
+                let Some(seq) = store
+                    .next_diagnostic(id, from, forward)
+                    .map_err(JournalError::from)?
+                else {
+                    return Ok(None);
+                };
+                return Ok(store
+                    .diagnostics_between(id, seq, seq + 1)
+                    .map_err(JournalError::from)?
+                    .into_iter()
+                    .next()
+                    .map(|(seq, d)| diagnostic_hit(journal, seq, &d)));
+            }
+            _ => {}
         }
         let hits = self.hits(journal)?;
         Ok(if forward {
@@ -132,34 +174,30 @@ impl Breakpoint {
     /// Every event this breakpoint stops at, in file order (a SQL predicate: the first 10,000).
     pub fn hits(&self, journal: &Journal) -> Result<Vec<BreakpointHit>, BreakpointError> {
         let offset_of = |seq: u64| journal.event(seq).ok().and_then(|e| e.offset);
-        let from_marks = |kind: &str| -> Vec<BreakpointHit> {
-            journal
-                .marks()
-                .iter()
+        let from_marks = |kind: &str| -> Result<Vec<BreakpointHit>, BreakpointError> {
+            Ok(journal
+                .marks()?
+                .into_iter()
                 .filter(|m| m.kind == kind)
                 .map(|m| BreakpointHit {
                     seq: m.seq,
                     offset: offset_of(m.seq),
-                    note: m.note.clone(),
+                    note: m.note,
                 })
-                .collect()
+                .collect())
         };
         let mut hits = match self {
-            Breakpoint::NextRequest => from_marks("request"),
-            Breakpoint::NextCompaction => from_marks("compaction"),
-            Breakpoint::NextDowngrade { transport: None } => from_marks("downgrade"),
+            Breakpoint::NextRequest => from_marks("request")?,
+            Breakpoint::NextCompaction => from_marks("compaction")?,
+            Breakpoint::NextDowngrade { transport: None } => from_marks("downgrade")?,
             Breakpoint::NextDowngrade {
                 transport: Some(transport),
             } => downgrades(journal, *transport)?,
             Breakpoint::KeyChanges { key } => key_changes(journal, key)?,
             Breakpoint::Diagnostic => journal
-                .diagnostics_with_seq()
+                .diagnostics_with_seq()?
                 .iter()
-                .map(|(seq, d)| BreakpointHit {
-                    seq: *seq,
-                    offset: d.offset.or_else(|| offset_of(*seq)),
-                    note: format!("{} {}: {}", d.severity.as_str(), d.code, d.message),
-                })
+                .map(|(seq, d)| diagnostic_hit(journal, *seq, d))
                 .collect(),
             Breakpoint::PrefixShrinks { transport } => prefix_shrinks(journal, *transport)?,
             Breakpoint::Sql { predicate } => {
@@ -202,6 +240,17 @@ impl Breakpoint {
             }
             Breakpoint::Sql { predicate } => format!("sql {predicate}"),
         }
+    }
+}
+
+/// A stop at a diagnostic: the first one of its event says why.
+fn diagnostic_hit(journal: &Journal, seq: u64, d: &Diagnostic) -> BreakpointHit {
+    BreakpointHit {
+        seq,
+        offset: d
+            .offset
+            .or_else(|| journal.event(seq).ok().and_then(|e| e.offset)),
+        note: format!("{} {}: {}", d.severity.as_str(), d.code, d.message),
     }
 }
 

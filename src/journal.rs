@@ -287,21 +287,6 @@ pub const TIMELINE_MARK_KINDS: &[&str] = &[
 /// Spans the timeline's marks are thinned to: finer than any screen's pixels.
 pub const TIMELINE_MARK_BINS: u64 = 4096;
 
-/// The marks (in seq order) the timeline draws: its kinds only, the first of each kind in
-/// each span of `bin_width` events.
-fn timeline_marks(marks: &[Mark], bin_width: u64) -> Vec<Mark> {
-    let mut last_bin: std::collections::HashMap<&str, u64> = Default::default();
-    marks
-        .iter()
-        .filter(|m| TIMELINE_MARK_KINDS.contains(&m.kind.as_str()))
-        .filter(|m| {
-            let bin = m.seq / bin_width;
-            last_bin.insert(m.kind.as_str(), bin) != Some(bin)
-        })
-        .cloned()
-        .collect()
-}
-
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
@@ -332,8 +317,6 @@ pub struct Journal {
     db_path: PathBuf,
     import_kind: ImportKind,
     event_count: u64,
-    marks: Vec<Mark>,
-    diagnostics: Vec<(u64, Diagnostic)>,
     /// An iterate journal's events parsed for folding; `None` until loaded (see
     /// [`Journal::open_unloaded`]).
     iterate: Option<IterateJournal>,
@@ -571,8 +554,6 @@ impl Journal {
     ) -> Result<Journal, JournalError> {
         let row = store.latest_journal()?.ok_or(StoreError::Empty)?;
         let event_count = store.event_count(row.id)?;
-        let marks = store.marks(row.id)?;
-        let diagnostics = store.diagnostics(row.id)?;
         let stored = match row.dialect {
             Dialect::Iterate => Vec::new(),
             _ => store.events(row.id)?,
@@ -584,8 +565,6 @@ impl Journal {
             db_path,
             import_kind,
             event_count,
-            marks,
-            diagnostics,
             iterate: None,
             tip,
             stored,
@@ -631,8 +610,6 @@ impl Journal {
                     event_count,
                 )?),
             }
-            self.marks = self.store.marks(latest.id)?;
-            self.diagnostics = self.store.diagnostics(latest.id)?;
             self.event_count = event_count;
             self.row = latest;
             return Ok(self);
@@ -686,12 +663,7 @@ impl Journal {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .map_err(StoreError::from)?;
-        let count = |severity| {
-            self.diagnostics
-                .iter()
-                .filter(|(_, d)| d.severity == severity)
-                .count() as u64
-        };
+        let (errors, warnings) = self.store.diagnostic_counts(self.row.id)?;
         let path = PathBuf::from(&self.row.source_path);
         Ok(JournalInfo {
             file_name: path
@@ -705,22 +677,32 @@ impl Journal {
             event_count: self.event_count,
             first_offset,
             last_offset,
-            errors: count(Severity::Error),
-            warnings: count(Severity::Warning),
+            errors,
+            warnings,
             import_kind: self.import_kind,
         })
     }
 
-    pub fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.diagnostics.iter().map(|(_, d)| d.clone()).collect()
+    /// Every diagnostic, read from the store: for the whole-journal lists that ask for them.
+    pub fn diagnostics(&self) -> Result<Vec<Diagnostic>, JournalError> {
+        Ok(self
+            .diagnostics_with_seq()?
+            .into_iter()
+            .map(|(_, d)| d)
+            .collect())
     }
 
-    pub fn diagnostics_with_seq(&self) -> &[(u64, Diagnostic)] {
-        &self.diagnostics
+    pub fn diagnostics_with_seq(&self) -> Result<Vec<(u64, Diagnostic)>, JournalError> {
+        Ok(self.store.diagnostics(self.row.id)?)
     }
 
-    pub fn marks(&self) -> &[Mark] {
-        &self.marks
+    /// How many diagnostics of each code the journal has.
+    pub fn diagnostic_codes(&self) -> Result<Vec<(String, u64)>, JournalError> {
+        Ok(self.store.diagnostic_codes(self.row.id)?)
+    }
+
+    pub fn marks(&self) -> Result<Vec<Mark>, JournalError> {
+        Ok(self.store.marks(self.row.id)?)
     }
 
     pub fn event_types(&self) -> Result<Vec<TypeCount>, JournalError> {
@@ -866,16 +848,16 @@ impl Journal {
             }
         }
         for row in &mut rows {
-            let start = self.marks.partition_point(|m| m.seq < row.seq);
-            for mark in self.marks[start..].iter().take_while(|m| m.seq == row.seq) {
+            let id = self.row.id;
+            for mark in self.store.marks_between(id, row.seq, row.seq + 1)? {
                 if !row.marks.contains(&mark.kind) {
-                    row.marks.push(mark.kind.clone());
+                    row.marks.push(mark.kind);
                 }
             }
-            let start = self.diagnostics.partition_point(|(seq, _)| *seq < row.seq);
-            row.severity = self.diagnostics[start..]
+            row.severity = self
+                .store
+                .diagnostics_between(id, row.seq, row.seq + 1)?
                 .iter()
-                .take_while(|(seq, _)| *seq == row.seq)
                 .map(|(_, d)| d.severity)
                 .min();
             if row.severity.is_some() {
@@ -955,16 +937,15 @@ impl Journal {
         let pretty = event
             .json()
             .and_then(|v| serde_json::to_string_pretty(&v).ok());
-        // Both lists are in seq order (the event page seeks them the same way): a step reads
-        // its event's entries instead of scanning every mark and diagnostic of the journal.
-        let first = self.diagnostics.partition_point(|(s, _)| *s < seq);
-        let mut diagnostics: Vec<Diagnostic> = self.diagnostics[first..]
-            .iter()
-            .take_while(|(s, _)| *s == seq)
-            .map(|(_, d)| d.clone())
+        // A step seeks its event's entries by seq instead of scanning every mark and
+        // diagnostic of the journal.
+        let mut diagnostics: Vec<Diagnostic> = self
+            .store
+            .diagnostics_between(self.row.id, seq, seq + 1)?
+            .into_iter()
+            .map(|(_, d)| d)
             .collect();
         diagnostics.dedup();
-        let first_mark = self.marks.partition_point(|m| m.seq < seq);
         Ok(EventDetail {
             seq,
             line: event.line,
@@ -976,11 +957,7 @@ impl Journal {
             raw: event.raw_text(),
             pretty,
             diagnostics,
-            marks: self.marks[first_mark..]
-                .iter()
-                .take_while(|m| m.seq == seq)
-                .cloned()
-                .collect(),
+            marks: self.store.marks_between(self.row.id, seq, seq + 1)?,
         })
     }
 
@@ -988,40 +965,36 @@ impl Journal {
     /// (`TIMELINE_MARK_KINDS`), at most one per kind in each of `TIMELINE_MARK_BINS` equal
     /// spans of the journal. Sending every mark made opening a 200,000-event journal ship
     /// 4.5 MB to the window for a strip a few hundred pixels wide.
-    pub fn timeline(&self, buckets: u32) -> Timeline {
+    pub fn timeline(&self, buckets: u32) -> Result<Timeline, JournalError> {
         let buckets = buckets.clamp(1, 4096) as u64;
         let count = self.event_count;
         let mut density = vec![0u32; buckets.min(count.max(1)) as usize];
         let width = count.div_ceil(density.len() as u64).max(1);
-        for seq in 0..count {
-            let bucket = (seq / width) as usize;
-            if let Some(slot) = density.get_mut(bucket) {
-                *slot += 1;
-            }
+        for (bucket, slot) in density.iter_mut().enumerate() {
+            let start = bucket as u64 * width;
+            *slot = count.saturating_sub(start).min(width) as u32;
         }
         let bin_width = count.div_ceil(TIMELINE_MARK_BINS).max(1);
-        let marks = timeline_marks(&self.marks, bin_width);
-        let mut diagnostic_seqs: Vec<u64> = self.diagnostics.iter().map(|(s, _)| *s).collect();
-        diagnostic_seqs.dedup();
-        diagnostic_seqs.dedup_by_key(|s| *s / bin_width);
-        Timeline {
+        let id = self.row.id;
+        Ok(Timeline {
             event_count: count,
-            marks,
+            marks: self
+                .store
+                .thinned_marks(id, TIMELINE_MARK_KINDS, bin_width)?,
             density,
-            diagnostic_seqs,
-        }
+            diagnostic_seqs: self.store.thinned_diagnostic_seqs(id, bin_width)?,
+        })
     }
 
     /// The next (or previous) event of a kind from `from`.
-    pub fn step(&self, from: u64, target: StepTarget, forward: bool) -> Option<u64> {
-        let pick = |seqs: &mut dyn Iterator<Item = u64>| -> Option<u64> {
-            if forward {
-                seqs.filter(|s| *s > from).min()
-            } else {
-                seqs.filter(|s| *s < from).max()
-            }
-        };
-        match target {
+    pub fn step(
+        &self,
+        from: u64,
+        target: StepTarget,
+        forward: bool,
+    ) -> Result<Option<u64>, JournalError> {
+        let id = self.row.id;
+        Ok(match target {
             StepTarget::Event => {
                 if forward {
                     (from + 1 < self.event_count).then_some(from + 1)
@@ -1029,17 +1002,13 @@ impl Journal {
                     from.checked_sub(1)
                 }
             }
-            StepTarget::Request => pick(&mut self.marks_of("request")),
-            StepTarget::Compaction => pick(&mut self.marks_of("compaction")),
-            StepTarget::Diagnostic => pick(&mut self.diagnostics.iter().map(|(s, _)| *s)),
-        }
-    }
-
-    fn marks_of<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = u64> + 'a {
-        self.marks
-            .iter()
-            .filter(move |m| m.kind == kind)
-            .map(|m| m.seq)
+            StepTarget::Request => self.store.next_mark(id, "request", Some(from), forward)?,
+            StepTarget::Compaction => {
+                self.store
+                    .next_mark(id, "compaction", Some(from), forward)?
+            }
+            StepTarget::Diagnostic => self.store.next_diagnostic(id, Some(from), forward)?,
+        })
     }
 
     /// The event at `offset`, or the last one before it.
@@ -1284,6 +1253,7 @@ fn current_tip(store: &Store, journal_id: i64, events: u64) -> Result<Option<Tip
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::Analysis;
 
     fn mark(seq: u64, kind: &str) -> Mark {
         Mark {
@@ -1295,8 +1265,9 @@ mod tests {
 
     #[test]
     fn regression_the_timeline_shipped_every_mark_to_the_window() {
-        // Given a request every 7 events and a downgrade on each of 1,000,000 events
-        let marks: Vec<Mark> = (0..1_000_000u64)
+        // Given a request every 7 events and a downgrade on each of 200,000 events
+        let events = 200_000u64;
+        let marks: Vec<Mark> = (0..events)
             .flat_map(|seq| {
                 let mut here = vec![mark(seq, "downgrade")];
                 if seq % 7 == 0 {
@@ -1305,9 +1276,17 @@ mod tests {
                 here
             })
             .collect();
+        let store = Store::in_memory().expect("store");
+        let analysis = Analysis {
+            marks,
+            ..Analysis::default()
+        };
+        store.append_analysis(1, &analysis).expect("keep the marks");
         // When the timeline thins them to its bins
-        let width = 1_000_000u64.div_ceil(TIMELINE_MARK_BINS);
-        let drawn = timeline_marks(&marks, width);
+        let width = events.div_ceil(TIMELINE_MARK_BINS);
+        let drawn = store
+            .thinned_marks(1, TIMELINE_MARK_KINDS, width)
+            .expect("thinned");
         // Then it keeps requests only, one a bin, and every bin holding one keeps one
         assert!(
             drawn.iter().all(|m| m.kind == "request"),
@@ -1315,17 +1294,24 @@ mod tests {
         );
         assert_eq!(
             drawn.len() as u64,
-            TIMELINE_MARK_BINS.min(1_000_000u64.div_ceil(width)),
+            TIMELINE_MARK_BINS.min(events.div_ceil(width)),
             "one request mark in each bin"
         );
         assert_eq!(drawn[0].seq, 0, "a bin keeps its first mark");
-        let few = [
-            mark(3, "request"),
-            mark(3, "compaction"),
-            mark(4, "request"),
-        ];
+        let few = Analysis {
+            marks: vec![
+                mark(3, "request"),
+                mark(3, "compaction"),
+                mark(4, "request"),
+            ],
+            ..Analysis::default()
+        };
+        store.append_analysis(2, &few).expect("keep the marks");
         assert_eq!(
-            timeline_marks(&few, 1).len(),
+            store
+                .thinned_marks(2, TIMELINE_MARK_KINDS, 1)
+                .expect("thinned")
+                .len(),
             3,
             "a short journal keeps every mark it draws"
         );

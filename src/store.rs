@@ -994,32 +994,184 @@ impl Store {
 
     /// Every diagnostic of a journal, read-time and fold-time, in file order.
     pub fn diagnostics(&self, journal_id: i64) -> Result<Vec<(u64, Diagnostic)>, StoreError> {
-        let mut stmt = self.conn.prepare(
+        self.diagnostics_between(journal_id, 0, u64::MAX)
+    }
+
+    /// The diagnostics of the events `from <= seq < to`, read-time before fold-time for each.
+    pub fn diagnostics_between(
+        &self,
+        journal_id: i64,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<(u64, Diagnostic)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
             "SELECT seq, offset, line, severity, code, message, 0 AS stage, rowid
-               FROM read_diagnostics WHERE journal_id = ?1
+               FROM read_diagnostics WHERE journal_id = ?1 AND seq >= ?2 AND seq < ?3
              UNION ALL
              SELECT seq, offset, line, severity, code, message, 1 AS stage, rowid
-               FROM fold_diagnostics WHERE journal_id = ?1
+               FROM fold_diagnostics WHERE journal_id = ?1 AND seq >= ?2 AND seq < ?3
              ORDER BY seq, stage, rowid",
         )?;
-        let rows = stmt.query_map([journal_id], |row| {
+        let rows = stmt.query_map(params![journal_id, clamp(from), clamp(to)], |row| {
             Ok((row.get::<_, i64>(0)? as u64, diagnostic_from_row(row, 1)?))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    pub fn marks(&self, journal_id: i64) -> Result<Vec<Mark>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT seq, kind, note FROM marks WHERE journal_id = ?1 ORDER BY seq, rowid",
+    /// How many error and warning diagnostics a journal has, read-time and fold-time.
+    pub fn diagnostic_counts(&self, journal_id: i64) -> Result<(u64, u64), StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT severity, sum(n) FROM (
+                SELECT severity, count(*) AS n FROM read_diagnostics WHERE journal_id = ?1
+                 GROUP BY severity
+                UNION ALL
+                SELECT severity, count(*) FROM fold_diagnostics WHERE journal_id = ?1
+                 GROUP BY severity)
+             GROUP BY severity",
         )?;
         let rows = stmt.query_map([journal_id], |row| {
-            Ok(Mark {
-                seq: row.get::<_, i64>(0)? as u64,
-                kind: row.get(1)?,
-                note: row.get(2)?,
-            })
+            Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)? as u64))
+        })?;
+        let (mut errors, mut warnings) = (0, 0);
+        for row in rows {
+            let (severity, n) = row?;
+            match Severity::parse(&severity) {
+                Some(Severity::Warning) => warnings += n,
+                _ => errors += n,
+            }
+        }
+        Ok((errors, warnings))
+    }
+
+    /// How many diagnostics of each code a journal has, read-time and fold-time, by code.
+    pub fn diagnostic_codes(&self, journal_id: i64) -> Result<Vec<(String, u64)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT code, sum(n) FROM (
+                SELECT code, count(*) AS n FROM read_diagnostics WHERE journal_id = ?1
+                 GROUP BY code
+                UNION ALL
+                SELECT code, count(*) FROM fold_diagnostics WHERE journal_id = ?1
+                 GROUP BY code)
+             GROUP BY code ORDER BY code",
+        )?;
+        let rows = stmt.query_map([journal_id], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)? as u64))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The nearest event after `from` (before it, going back) with a diagnostic; `from` is
+    /// `None` outside the journal (before its start going forward, after its end going back).
+    pub fn next_diagnostic(
+        &self,
+        journal_id: i64,
+        from: Option<u64>,
+        forward: bool,
+    ) -> Result<Option<u64>, StoreError> {
+        let pick = |table: &str| -> Result<Option<u64>, StoreError> {
+            let sql = if forward {
+                format!("SELECT min(seq) FROM {table} WHERE journal_id = ?1 AND seq > ?2")
+            } else {
+                format!("SELECT max(seq) FROM {table} WHERE journal_id = ?1 AND seq < ?2")
+            };
+            let seq: Option<i64> = self
+                .conn
+                .prepare_cached(&sql)?
+                .query_row(params![journal_id, bound(from, forward)], |row| row.get(0))?;
+            Ok(seq.map(|s| s as u64))
+        };
+        let (read, fold) = (pick("read_diagnostics")?, pick("fold_diagnostics")?);
+        Ok(match (read, fold) {
+            (Some(a), Some(b)) => Some(if forward { a.min(b) } else { a.max(b) }),
+            (a, b) => a.or(b),
+        })
+    }
+
+    pub fn marks(&self, journal_id: i64) -> Result<Vec<Mark>, StoreError> {
+        self.marks_between(journal_id, 0, u64::MAX)
+    }
+
+    /// The marks of the events `from <= seq < to`, in file order.
+    pub fn marks_between(
+        &self,
+        journal_id: i64,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<Mark>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, kind, note FROM marks WHERE journal_id = ?1 AND seq >= ?2 AND seq < ?3
+             ORDER BY seq, rowid",
+        )?;
+        let rows = stmt.query_map(params![journal_id, clamp(from), clamp(to)], mark_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The nearest event after `from` (before it, going back) with a mark of `kind`; `from`
+    /// as [`Store::next_diagnostic`] takes it.
+    pub fn next_mark(
+        &self,
+        journal_id: i64,
+        kind: &str,
+        from: Option<u64>,
+        forward: bool,
+    ) -> Result<Option<u64>, StoreError> {
+        let sql = if forward {
+            "SELECT min(seq) FROM marks WHERE journal_id = ?1 AND kind = ?2 AND seq > ?3"
+        } else {
+            "SELECT max(seq) FROM marks WHERE journal_id = ?1 AND kind = ?2 AND seq < ?3"
+        };
+        let seq: Option<i64> = self
+            .conn
+            .prepare_cached(sql)?
+            .query_row(params![journal_id, kind, bound(from, forward)], |row| {
+                row.get(0)
+            })?;
+        Ok(seq.map(|s| s as u64))
+    }
+
+    /// The first mark of each of `kinds` in each span of `bin_width` events, in file order: a
+    /// timeline's marks, thinned by SQLite instead of reading every mark.
+    pub fn thinned_marks(
+        &self,
+        journal_id: i64,
+        kinds: &[&str],
+        bin_width: u64,
+    ) -> Result<Vec<Mark>, StoreError> {
+        let mut marks = Vec::new();
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT min(seq), kind, note FROM marks WHERE journal_id = ?1 AND kind = ?2
+             GROUP BY seq / ?3",
+        )?;
+        for kind in kinds {
+            let rows = stmt.query_map(
+                params![journal_id, kind, bin_width.max(1) as i64],
+                mark_from_row,
+            )?;
+            for row in rows {
+                marks.push(row?);
+            }
+        }
+        marks.sort_by_key(|m| m.seq);
+        Ok(marks)
+    }
+
+    /// The first event with a diagnostic in each span of `bin_width` events, in file order.
+    pub fn thinned_diagnostic_seqs(
+        &self,
+        journal_id: i64,
+        bin_width: u64,
+    ) -> Result<Vec<u64>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT min(seq) FROM (
+                SELECT seq FROM read_diagnostics WHERE journal_id = ?1
+                UNION ALL
+                SELECT seq FROM fold_diagnostics WHERE journal_id = ?1)
+             GROUP BY seq / ?2 ORDER BY 1",
+        )?;
+        let rows = stmt.query_map(params![journal_id, bin_width.max(1) as i64], |row| {
+            row.get::<_, i64>(0)
+        })?;
+        rows.map(|row| Ok(row? as u64)).collect()
     }
 }
 
@@ -1034,6 +1186,28 @@ pub struct SourcePosition {
     pub imported_bytes: u64,
     pub imported_lines: u64,
     pub ends_mid_line: bool,
+}
+
+/// A seq as SQLite holds it: `u64::MAX` (no upper bound) as the largest integer.
+fn clamp(seq: u64) -> i64 {
+    i64::try_from(seq).unwrap_or(i64::MAX)
+}
+
+/// The seq a seek runs strictly past: `from`, or just outside the journal when there is none.
+fn bound(from: Option<u64>, forward: bool) -> i64 {
+    match (from, forward) {
+        (Some(seq), _) => clamp(seq),
+        (None, true) => -1,
+        (None, false) => i64::MAX,
+    }
+}
+
+fn mark_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Mark> {
+    Ok(Mark {
+        seq: row.get::<_, i64>(0)? as u64,
+        kind: row.get(1)?,
+        note: row.get(2)?,
+    })
 }
 
 fn diagnostic_from_row(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Diagnostic> {

@@ -276,6 +276,7 @@ fn demo_opened_through_the_facade_reports_the_same_diagnostics() {
     .expect("the demo opens");
     let found: Vec<String> = journal
         .diagnostics()
+        .expect("diagnostics read")
         .iter()
         .map(|d| d.code.clone())
         .collect();

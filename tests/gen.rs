@@ -72,7 +72,7 @@ fn a_generated_iterate_journal_folds_with_zero_diagnostics() {
     let info = journal.info().expect("info");
     assert_eq!(info.event_count, 5_000, "every generated line is an event");
     assert_eq!(
-        journal.diagnostics(),
+        journal.diagnostics().expect("diagnostics read"),
         Vec::new(),
         "a generated journal follows every rule of the spec"
     );
@@ -122,7 +122,7 @@ fn generated_ag_ui_and_agentskit_journals_load_without_diagnostics() {
             "{dialect:?}: every line is an event"
         );
         assert_eq!(
-            journal.diagnostics(),
+            journal.diagnostics().expect("diagnostics read"),
             Vec::new(),
             "{dialect:?}: a generated journal is valid"
         );

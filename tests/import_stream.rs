@@ -68,12 +68,13 @@ fn a_journal_larger_than_one_read_chunk_is_stored_verbatim_and_reopens_unchanged
     );
     assert_eq!(row.imported_lines, 20_000, "every line counted");
     assert!(
-        journal.diagnostics().is_empty(),
+        journal.diagnostics().expect("diagnostics read").is_empty(),
         "the analysis ran on the stream"
     );
     assert!(
         journal
             .timeline(10)
+            .expect("the timeline reads")
             .marks
             .iter()
             .any(|m| m.kind == "compaction"),

@@ -129,22 +129,29 @@ fn stepping_moves_between_requests_compactions_and_diagnostics() {
     let offset_of = |seq| journal.offset_at_seq(seq).expect("lookup");
     let next = journal
         .step(0, StepTarget::Request, true)
+        .expect("the store reads")
         .expect("a request follows");
     assert_eq!(offset_of(next), Some(8), "the first request is @8");
     let back = journal
         .step(seq_of(29), StepTarget::Request, false)
+        .expect("the store reads")
         .expect("a request precedes");
     assert_eq!(offset_of(back), Some(21), "the request before @29 is @21");
     let compaction = journal
         .step(0, StepTarget::Compaction, true)
+        .expect("the store reads")
         .expect("compaction");
     assert_eq!(offset_of(compaction), Some(25), "the demo compacts at @25");
     assert!(
-        journal.step(seq_of(33), StepTarget::Event, true).is_none(),
+        journal
+            .step(seq_of(33), StepTarget::Event, true)
+            .expect("the store reads")
+            .is_none(),
         "nothing follows the last event"
     );
     let diagnostic = journal
         .step(0, StepTarget::Diagnostic, true)
+        .expect("the store reads")
         .expect("diagnostic");
     assert_eq!(
         offset_of(diagnostic),
@@ -162,7 +169,7 @@ fn stepping_moves_between_requests_compactions_and_diagnostics() {
 fn the_timeline_covers_every_event_and_marks_requests_and_compactions() {
     let dir = tempfile::tempdir().expect("temp dir");
     let journal = open_demo(Demo::Iterate, &dir);
-    let timeline = journal.timeline(8);
+    let timeline = journal.timeline(8).expect("the timeline reads");
     assert_eq!(
         timeline.density.iter().map(|d| *d as u64).sum::<u64>(),
         timeline.event_count,
@@ -267,6 +274,7 @@ fn every_event_detail_carries_exactly_its_own_marks_and_diagnostics() {
         let detail = journal.event_detail(seq).expect("detail");
         let marks: Vec<_> = journal
             .marks()
+            .expect("marks read")
             .iter()
             .filter(|m| m.seq == seq)
             .cloned()
@@ -274,6 +282,7 @@ fn every_event_detail_carries_exactly_its_own_marks_and_diagnostics() {
         assert_eq!(detail.marks, marks, "the marks of event {seq}");
         let mut diagnostics: Vec<_> = journal
             .diagnostics_with_seq()
+            .expect("diagnostics read")
             .iter()
             .filter(|(s, _)| *s == seq)
             .map(|(_, d)| d.clone())
@@ -285,7 +294,11 @@ fn every_event_detail_carries_exactly_its_own_marks_and_diagnostics() {
         );
     }
     assert!(
-        !journal.marks().is_empty() && !journal.diagnostics_with_seq().is_empty(),
+        !journal.marks().expect("marks read").is_empty()
+            && !journal
+                .diagnostics_with_seq()
+                .expect("diagnostics read")
+                .is_empty(),
         "the demo has both to find"
     );
 }
@@ -382,8 +395,8 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
             "{what}: the same last offset"
         );
         assert_eq!(
-            reloaded.timeline(64),
-            fresh.timeline(64),
+            reloaded.timeline(64).expect("the timeline reads"),
+            fresh.timeline(64).expect("the timeline reads"),
             "{what}: the same timeline"
         );
         let page = EventQuery {
@@ -397,8 +410,8 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
             "{what}: the same rows across the seam"
         );
         assert_eq!(
-            reloaded.diagnostics(),
-            fresh.diagnostics(),
+            reloaded.diagnostics().expect("diagnostics read"),
+            fresh.diagnostics().expect("diagnostics read"),
             "{what}: the same diagnostics"
         );
         assert!(

@@ -406,7 +406,7 @@ pub async fn event_detail(session: State<'_, Session>, seq: u64) -> Result<Event
 
 #[tauri::command]
 pub async fn timeline(session: State<'_, Session>, buckets: u32) -> Result<Timeline, IpcError> {
-    session.with(|j| Ok(j.timeline(buckets.clamp(1, 4096))))
+    session.with(|j| j.timeline(buckets.clamp(1, 4096)))
 }
 
 #[tauri::command]
@@ -416,7 +416,7 @@ pub async fn step(
     target: StepTarget,
     forward: bool,
 ) -> Result<Option<u64>, IpcError> {
-    session.with(|j| Ok(j.step(from, target, forward)))
+    session.with(|j| j.step(from, target, forward))
 }
 
 #[tauri::command]

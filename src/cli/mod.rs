@@ -618,7 +618,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Tail(args) => journalscope::tail::run_cli(args, &mut out)?,
         Command::Diagnostics { journal, json } => {
             let journal = open_for(&journal, None, Needs::Store)?;
-            output::diagnostics(&mut out, &journal.diagnostics(), json)?;
+            output::diagnostics(&mut out, &journal.diagnostics()?, json)?;
         }
         Command::State {
             journal,

@@ -26,10 +26,8 @@ fn offset_text(offset: Option<i64>) -> String {
 
 pub fn import(out: &mut dyn Write, journal: &Journal, as_json: bool) -> Result<()> {
     let info = journal.info()?;
-    let mut by_code = std::collections::BTreeMap::<String, u64>::new();
-    for d in journal.diagnostics() {
-        *by_code.entry(d.code).or_default() += 1;
-    }
+    let by_code: std::collections::BTreeMap<String, u64> =
+        journal.diagnostic_codes()?.into_iter().collect();
     if as_json {
         return json(
             out,

@@ -373,11 +373,11 @@ pub fn build(journal: &Journal, range: OffsetRange) -> Result<Report, JournalErr
     let selected = |seq: u64| seqs.binary_search(&seq).is_ok();
     let mut diagnostics = Vec::new();
     let mut diagnostic_seqs = Vec::new();
-    for (seq, d) in journal.diagnostics_with_seq() {
-        if selected(*seq) {
-            diagnostics.push(d.clone());
-            if diagnostic_seqs.last() != Some(seq) {
-                diagnostic_seqs.push(*seq);
+    for (seq, d) in journal.diagnostics_with_seq()? {
+        if selected(seq) {
+            diagnostics.push(d);
+            if diagnostic_seqs.last() != Some(&seq) {
+                diagnostic_seqs.push(seq);
             }
         }
     }
@@ -404,7 +404,7 @@ pub fn build(journal: &Journal, range: OffsetRange) -> Result<Report, JournalErr
         rows.into_iter().filter(|(seq, _)| selected(*seq)).collect()
     };
     let marks: Vec<ReportMark> = journal
-        .marks()
+        .marks()?
         .iter()
         .filter(|m| selected(m.seq))
         .map(|m: &Mark| ReportMark {
