@@ -134,6 +134,10 @@ pub struct Analysis {
     pub checkpoint_blocks: Vec<(u64, Vec<u8>)>,
     /// How far the checkpoints reach: set by the analysis that reached the journal's end.
     pub cover: Option<CheckpointCover>,
+    /// Kinds of mark that describe the journal's end rather than their event (an item no
+    /// request has published yet): the marks of these kinds that `marks` holds replace all
+    /// the journal had.
+    pub provisional_kinds: Vec<&'static str>,
 }
 
 /// What a journal's checkpoints describe: the records folded, the dialect's encoding, and
@@ -159,6 +163,52 @@ pub type FoldWatch<'a> = &'a mut dyn FnMut(u64) -> ControlFlow<()>;
 
 /// How often a fold tells its watch how far it got.
 pub const WATCH_EVERY: usize = 2_000;
+
+/// Brings a journal's derived tables up to its records, for an import, an append, a follow
+/// and a tail alike: a dialect that keeps checkpoints folds from its latest one, the others
+/// fold every record again. `None` when the watch abandoned it.
+pub fn refresh(
+    store: &crate::store::Store,
+    journal_id: i64,
+    dialect: Dialect,
+    watch: RefreshWatch<'_>,
+) -> Result<Option<()>, crate::store::StoreError> {
+    if dialect == Dialect::Iterate {
+        return iterate::checkpoint::refresh(store, journal_id, &mut |done| {
+            watch(RefreshStage::Folding, done)
+        });
+    }
+    let records = store.event_count(journal_id)?;
+    let mut stored = Vec::with_capacity(records as usize);
+    let mut from = 0;
+    while from < records {
+        if watch(RefreshStage::Reading, from).is_break() {
+            return Ok(None);
+        }
+        let to = (from + 4_096).min(records);
+        stored.extend(store.events_between(journal_id, from, to)?);
+        from = to;
+    }
+    if watch(RefreshStage::Reading, records).is_break() {
+        return Ok(None);
+    }
+    let mut folding = |done: u64| watch(RefreshStage::Folding, done);
+    let Some(analysis) = analyse_watched(dialect, &stored, &mut folding) else {
+        return Ok(None);
+    };
+    store.replace_analysis(journal_id, &analysis)?;
+    Ok(Some(()))
+}
+
+/// What a refresh is doing: reading records back for a fold that needs them all, or folding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefreshStage {
+    Reading,
+    Folding,
+}
+
+/// Told how far a refresh got, in records of its stage; answering `Break` abandons it.
+pub type RefreshWatch<'a> = &'a mut dyn FnMut(RefreshStage, u64) -> ControlFlow<()>;
 
 /// `analyse`, watched: `None` when the watch abandoned it.
 pub fn analyse_watched(

@@ -25,9 +25,6 @@ const BATCH: usize = 5_000;
 /// longest record) whatever the file's.
 const CHUNK: usize = 8 << 20;
 
-/// Stored events read back per progress report (and per cancellation check).
-const READ_SLICE: u64 = 5_000;
-
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
     #[error("cannot read {path}: {source}")]
@@ -757,8 +754,8 @@ pub fn ingest(
     Ok(added)
 }
 
-/// Reads the stored journal back in slices and folds it into the derived tables, reporting
-/// each stage's progress and giving up at the first cancellation check that finds it set.
+/// Brings the derived tables up to the stored records (see [`dialect::refresh`]), reporting
+/// how far the fold got and giving up at the first cancellation check that finds it set.
 fn analyse(
     store: &Store,
     journal: &JournalRow,
@@ -769,42 +766,28 @@ fn analyse(
     let cancel = control.cancel;
     let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     let progress = &mut *control.progress;
-    let mut report = |stage: ImportStage, analysed: u64| {
+    let mut watch = |stage: dialect::RefreshStage, done: u64| {
         progress(ImportProgress {
             done_bytes: total_bytes,
             total_bytes,
             events,
-            stage,
-            analysed,
-        })
-    };
-    let mut stored = Vec::with_capacity(events as usize);
-    let mut from = 0;
-    report(ImportStage::Reading, 0);
-    while from < events {
-        if cancelled() {
-            return Err(ImportError::Cancelled);
-        }
-        let to = (from + READ_SLICE).min(events);
-        stored.extend(store.events_between(journal.id, from, to)?);
-        from = to;
-        report(ImportStage::Reading, from);
-    }
-    let mut watch = |done: u64| {
-        report(ImportStage::Folding, done);
+            stage: match stage {
+                dialect::RefreshStage::Reading => ImportStage::Reading,
+                dialect::RefreshStage::Folding => ImportStage::Folding,
+            },
+            analysed: done.min(events),
+        });
         if cancelled() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
         }
     };
-    let analysis = dialect::analyse_watched(journal.dialect, &stored, &mut watch)
+    dialect::refresh(store, journal.id, journal.dialect, &mut watch)?
         .ok_or(ImportError::Cancelled)?;
-    report(ImportStage::Saving, events);
     if cancelled() {
         return Err(ImportError::Cancelled);
     }
-    store.replace_analysis(journal.id, &analysis)?;
     Ok(())
 }
 
@@ -897,7 +880,8 @@ mod tests {
     }
 
     #[test]
-    fn regression_import_progress_sits_still_while_an_append_is_reanalysed() {
+    fn regression_import_progress_sits_still_while_an_append_is_reanalysed_and_the_append_folds_from_the_last_checkpoint(
+    ) {
         let (_dir, path, store) = journal(Dialect::Iterate, EVENTS);
         import_recording(&store, &path);
         let mut grown = fs::read(&path).unwrap();
@@ -912,7 +896,30 @@ mod tests {
         let events = store
             .event_count(store.latest_journal().unwrap().unwrap().id)
             .unwrap();
-        assert_analysis_moves(&seen, events);
+        let mut order: Vec<ImportStage> = seen.iter().map(|p| p.stage).collect();
+        order.dedup();
+        assert_eq!(
+            order,
+            [
+                ImportStage::Storing,
+                ImportStage::Folding,
+                ImportStage::Saving
+            ],
+            "an iterate append folds as it reads, with no reading back first"
+        );
+        let folded: Vec<u64> = seen
+            .iter()
+            .filter(|p| p.stage == ImportStage::Folding)
+            .map(|p| p.analysed)
+            .collect();
+        assert!(
+            folded.windows(2).all(|w| w[0] <= w[1]) && folded.last() == Some(&events),
+            "folding moves up to every event: {folded:?}"
+        );
+        assert!(
+            folded[0] > events / 2,
+            "the fold resumes from the last checkpoint instead of folding {events} records again: {folded:?}"
+        );
     }
 
     /// Cancels from the progress callback at the first report of `stage` past its start, and

@@ -800,6 +800,23 @@ impl Store {
         self.keep_tip(journal_id, analysis.tip.as_ref())
     }
 
+    /// Removes what the analysis found at or after record `seq`, and the checkpoints after
+    /// it: an analysis resumed from the checkpoint at `seq` finds all of it again.
+    pub fn discard_analysis_from(&self, journal_id: i64, seq: u64) -> Result<(), StoreError> {
+        let seq = clamp(seq);
+        for table in ["fold_diagnostics", "marks"] {
+            self.conn.execute(
+                &format!("DELETE FROM {table} WHERE journal_id = ?1 AND seq >= ?2"),
+                params![journal_id, seq],
+            )?;
+        }
+        self.conn.execute(
+            "DELETE FROM checkpoints WHERE journal_id = ?1 AND seq > ?2",
+            params![journal_id, seq],
+        )?;
+        Ok(())
+    }
+
     fn forget_checkpoints(&self, journal_id: i64) -> Result<(), StoreError> {
         for table in ["checkpoints", "checkpoint_blocks", "checkpoint_cover"] {
             self.conn.execute(
@@ -829,6 +846,12 @@ impl Store {
                 d.code,
                 d.message,
             ])?;
+        }
+        for kind in &analysis.provisional_kinds {
+            self.conn.execute(
+                "DELETE FROM marks WHERE journal_id = ?1 AND kind = ?2",
+                params![journal_id, kind],
+            )?;
         }
         let mut mark = self.conn.prepare_cached(
             "INSERT INTO marks (journal_id, seq, kind, note) VALUES (?1, ?2, ?3, ?4)",

@@ -183,8 +183,59 @@ fn given_offsets_that_go_backwards_when_viewed_from_the_store_then_checkpoints_d
     );
 }
 
+/// Everything derived from a journal's records: what an import in parts must leave exactly as
+/// an import of the whole file does.
+fn derived(store: &Store, id: i64) -> impl PartialEq + std::fmt::Debug {
+    let checkpoints: Vec<(i64, Vec<u8>)> = store
+        .connection()
+        .prepare("SELECT seq, state FROM checkpoints WHERE journal_id = ?1 ORDER BY seq")
+        .expect("prepare")
+        .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    (
+        store.marks(id).expect("marks"),
+        store.diagnostics(id).expect("diagnostics"),
+        store.tip(id).expect("tip"),
+        store.checkpoint_cover(id).expect("cover"),
+        checkpoints,
+    )
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(6))]
+
+    /// Appends in random chunk sizes fold from the last checkpoint; what they leave must be
+    /// what one import of the whole file leaves, checkpoint bytes included.
+    #[test]
+    fn an_import_then_appends_in_random_chunks_derive_what_one_import_does(
+        seed in 0u64..1_000_000,
+        cuts in proptest::collection::vec(1usize..2_400, 1..5),
+    ) {
+        let lines = varied(2_400, seed);
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("whole.jsonl");
+        write(&file, &lines, false);
+        let whole = Store::open(&dir.path().join("whole.sqlite")).expect("store");
+        let whole_id = import(&whole, &file);
+
+        let mut cuts = cuts;
+        cuts.sort_unstable();
+        cuts.push(lines.len());
+        let grows = dir.path().join("grows.jsonl");
+        let grown = Store::open(&dir.path().join("grows.sqlite")).expect("store");
+        let mut grown_id = 0;
+        for end in cuts {
+            write(&grows, &lines[..end], false);
+            grown_id = import(&grown, &grows);
+        }
+        proptest::prop_assert_eq!(
+            derived(&grown, grown_id),
+            derived(&whole, whole_id),
+            "marks, diagnostics, tip and checkpoints after appends are those of one import"
+        );
+    }
 
     /// Any varied journal, streamed or compressed: every view from the store equals the fold.
     #[test]

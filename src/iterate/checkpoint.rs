@@ -14,6 +14,7 @@ use super::event::{self, EventKind};
 use super::projection::{Item, Projection, RequestOffsets};
 use super::view::{Analyser, Checkpointing, DiagnosticTail, LeftOut, ProjectionView};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::dialect::{Analysis, FoldWatch, WATCH_EVERY};
 use crate::store::{Store, StoreError};
 
 /// The encoding's version: a checkpoint of another one is never read, and the views fold
@@ -287,4 +288,61 @@ pub fn view_at(
     }
     let records = store.records_through_offset(journal_id, at)?;
     Ok(resume(store, journal_id, records)?.map(|analyser| analyser.view_at(at)))
+}
+
+/// Brings a journal's derived tables up to its records: from its latest checkpoint when the
+/// journal has readable ones, so that an append folds only what it added (and the checkpoint's
+/// spacing before it); from the first record otherwise. What the fold finds is stored slice by
+/// slice, so memory holds one slice of records however long the journal. `None` when the
+/// watch abandoned it (the caller's transaction then keeps nothing of it).
+pub fn refresh(
+    store: &Store,
+    journal_id: i64,
+    watch: FoldWatch<'_>,
+) -> Result<Option<()>, StoreError> {
+    let records = store.event_count(journal_id)?;
+    let resumable = store
+        .checkpoint_cover(journal_id)?
+        .filter(|cover| cover.format == FORMAT && cover.records <= records);
+    let resumed = match resumable {
+        Some(cover) => match store.checkpoint_before(journal_id, cover.records)? {
+            Some((_, bytes)) => decode(store, journal_id, &bytes)?,
+            None => None,
+        },
+        None => None,
+    };
+    let mut analyser = match resumed {
+        Some(analyser) => {
+            store.discard_analysis_from(journal_id, analyser.records)?;
+            analyser
+        }
+        None => {
+            store.replace_analysis(journal_id, &Analysis::default())?;
+            Analyser::default()
+        }
+    };
+    while analyser.records < records {
+        if watch(analyser.records).is_break() {
+            return Ok(None);
+        }
+        let to = (analyser.records + READ_SLICE).min(records);
+        let slice = store.events_between(journal_id, analyser.records, to)?;
+        if slice.is_empty() {
+            break;
+        }
+        for record in &slice {
+            analyser.feed_stored(record);
+            if analyser.records % WATCH_EVERY as u64 == 0 && watch(analyser.records).is_break() {
+                return Ok(None);
+            }
+        }
+        store.append_analysis(journal_id, &analyser.take_found())?;
+    }
+    if watch(records).is_break() {
+        return Ok(None);
+    }
+    let rest = analyser.finish();
+    store.append_analysis(journal_id, &rest)?;
+    store.keep_tip(journal_id, rest.tip.as_ref())?;
+    Ok(Some(()))
 }

@@ -976,6 +976,7 @@ impl Analyser {
         self.analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
         let through = self.through.unwrap_or(i64::MIN);
         let diagnostics = self.view_diagnostics();
+        self.analysis.provisional_kinds = vec!["unpublished"];
         self.analysis.cover = Some(CheckpointCover {
             records: self.records,
             format: checkpoint::FORMAT,

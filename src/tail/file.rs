@@ -367,9 +367,13 @@ impl Follower {
             return Ok(());
         }
         if let Some(journal) = &self.journal {
-            let events = self.store.events(journal.id)?;
+            let mut unwatched = |_, _| std::ops::ControlFlow::Continue(());
+            let id = journal.id;
             self.store
-                .replace_analysis(journal.id, &dialect::analyse(journal.dialect, &events))?;
+                .transaction(|store| -> Result<(), crate::store::StoreError> {
+                    dialect::refresh(store, id, journal.dialect, &mut unwatched)?;
+                    Ok(())
+                })?;
         }
         self.analysis_due = false;
         self.analysed_at = Instant::now();

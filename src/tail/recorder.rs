@@ -266,11 +266,12 @@ impl StreamRecorder {
             return Ok(());
         }
         if let Some(generation) = &self.landing.current {
-            let events = self.store.events(generation.journal_id)?;
-            self.store.replace_analysis(
-                generation.journal_id,
-                &dialect::analyse(generation.dialect, &events),
-            )?;
+            let mut unwatched = |_, _| std::ops::ControlFlow::Continue(());
+            let (id, dialect) = (generation.journal_id, generation.dialect);
+            self.store.transaction(|store| -> Result<(), StoreError> {
+                dialect::refresh(store, id, dialect, &mut unwatched)?;
+                Ok(())
+            })?;
         }
         self.analysis_due = false;
         self.analysed_at = Instant::now();
