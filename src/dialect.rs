@@ -173,10 +173,11 @@ pub fn refresh(
     dialect: Dialect,
     watch: RefreshWatch<'_>,
 ) -> Result<Option<()>, crate::store::StoreError> {
-    if dialect == Dialect::Iterate {
-        return iterate::checkpoint::refresh(store, journal_id, &mut |done| {
-            watch(RefreshStage::Folding, done)
-        });
+    let mut folding = |done: u64| watch(RefreshStage::Folding, done);
+    match dialect {
+        Dialect::Iterate => return iterate::checkpoint::refresh(store, journal_id, &mut folding),
+        Dialect::AgUi => return agui::refresh(store, journal_id, &mut folding),
+        Dialect::AgentsKit => {}
     }
     let records = store.event_count(journal_id)?;
     let mut stored = Vec::with_capacity(records as usize);

@@ -871,7 +871,8 @@ mod tests {
 
     #[test]
     fn regression_import_progress_sits_still_during_analysis() {
-        let (_dir, path, store) = journal(Dialect::AgUi, EVENTS);
+        // AgentsKit's fold still needs every record read back first.
+        let (_dir, path, store) = journal(Dialect::AgentsKit, EVENTS);
         let seen = import_recording(&store, &path);
         let events = store
             .event_count(store.latest_journal().unwrap().unwrap().id)
@@ -925,7 +926,8 @@ mod tests {
     /// Cancels from the progress callback at the first report of `stage` past its start, and
     /// checks that nothing is reported after it and nothing is kept.
     fn cancel_during(stage: ImportStage) {
-        let (_dir, path, store) = journal(Dialect::AgUi, EVENTS);
+        // AgentsKit's analysis has both stages: it reads every record back, then folds.
+        let (_dir, path, store) = journal(Dialect::AgentsKit, EVENTS);
         let cancel = AtomicBool::new(false);
         let mut after_cancel = Vec::new();
         let mut record = |p: ImportProgress| {

@@ -323,8 +323,9 @@ pub struct Journal {
     /// The projection after the last event, from the analysis: what an iterate journal shows
     /// at its end before it is loaded. Only a tip of exactly `event_count` events is kept.
     tip: Option<Tip>,
-    /// Held for the dialects whose views fold stored events directly.
-    stored: Vec<StoredEvent>,
+    /// The events of a dialect whose views fold stored events directly, read when a view first
+    /// asks for them: opening a journal to import it, list it or count it reads none.
+    stored: std::sync::OnceLock<Vec<StoredEvent>>,
     /// The events the last filter of the event list kept.
     filtered: std::sync::Mutex<FilteredSeqs>,
 }
@@ -554,10 +555,6 @@ impl Journal {
     ) -> Result<Journal, JournalError> {
         let row = store.latest_journal()?.ok_or(StoreError::Empty)?;
         let event_count = store.event_count(row.id)?;
-        let stored = match row.dialect {
-            Dialect::Iterate => Vec::new(),
-            _ => store.events(row.id)?,
-        };
         let tip = current_tip(&store, row.id, event_count)?;
         Ok(Journal {
             store,
@@ -567,7 +564,7 @@ impl Journal {
             event_count,
             iterate: None,
             tip,
-            stored,
+            stored: std::sync::OnceLock::new(),
             filtered: std::sync::Mutex::default(),
         })
     }
@@ -604,11 +601,15 @@ impl Journal {
                 None if latest.dialect == Dialect::Iterate => {
                     self.tip = current_tip(&self.store, latest.id, event_count)?;
                 }
-                None => self.stored.extend(self.store.events_between(
-                    latest.id,
-                    self.event_count,
-                    event_count,
-                )?),
+                None => {
+                    if let Some(stored) = self.stored.get_mut() {
+                        stored.extend(self.store.events_between(
+                            latest.id,
+                            self.event_count,
+                            event_count,
+                        )?);
+                    }
+                }
             }
             self.event_count = event_count;
             self.row = latest;
@@ -1058,9 +1059,13 @@ impl Journal {
             .map(|journal| journal.events.as_slice())
     }
 
-    /// Events of an AG-UI or AgentsKit journal, for their folds.
-    pub fn stored_events(&self) -> &[StoredEvent] {
-        &self.stored
+    /// Events of an AG-UI or AgentsKit journal, for their folds, read on first use.
+    pub fn stored_events(&self) -> Result<&[StoredEvent], JournalError> {
+        if self.stored.get().is_none() {
+            // Another caller may have read them meanwhile; either copy is the same.
+            let _ = self.stored.set(self.store.events(self.row.id)?);
+        }
+        Ok(self.stored.get().map_or(&[][..], Vec::as_slice))
     }
 
     pub fn projection(&self, at: i64) -> Result<ProjectionView, JournalError> {
@@ -1150,7 +1155,7 @@ impl Journal {
                 wanted: dialect.as_str(),
             });
         }
-        Ok(&self.stored)
+        self.stored_events()
     }
 
     pub fn agui_step(&self, seq: u64) -> Result<crate::agui::AgUiStep, JournalError> {

@@ -2,7 +2,7 @@
 //! tests/fixtures/agui/json-patch-test-suite/) run against the AG-UI state reducer: a
 //! `STATE_SNAPSHOT` of the case's document, then a `STATE_DELTA` of its patch.
 
-use journalscope::agui::{At, Thread};
+use journalscope::agui::{apply_patch, patch_in_place, At, Thread};
 use serde_json::{json, Value};
 
 fn cases(file: &str) -> Vec<Value> {
@@ -85,4 +85,38 @@ fn every_enabled_case_of_tests_json_passes_against_the_state_reducer() {
 fn every_enabled_case_of_spec_tests_json_passes_against_the_state_reducer() {
     let checked = run_suite("spec_tests.json");
     assert_eq!(checked, 16, "every enabled case of spec_tests.json was run");
+}
+
+#[test]
+fn every_case_patched_in_place_gives_what_a_patch_of_a_copy_gives() {
+    // Protects the in-place path for one-operation patches: the same state, or the same
+    // error with the document untouched, as the copying path for every case of both suites.
+    let mut compared = 0;
+    for file in ["tests.json", "spec_tests.json"] {
+        for (index, case) in cases(file).iter().enumerate() {
+            let (doc, patch) = (&case["doc"], &case["patch"]);
+            let copied = apply_patch(doc, patch);
+            let mut in_place = doc.clone();
+            let result = patch_in_place(&mut in_place, patch);
+            match (&copied, &result) {
+                (Ok(expected), Ok(())) => assert_eq!(
+                    &in_place, expected,
+                    "{file} case {index}: the same patched document"
+                ),
+                (Err(expected), Err(got)) => {
+                    assert_eq!(got, expected, "{file} case {index}: the same error");
+                    assert_eq!(
+                        &in_place, doc,
+                        "{file} case {index}: a failed patch leaves the document as it was"
+                    );
+                }
+                _ => panic!("{file} case {index}: {copied:?} against {result:?}"),
+            }
+            compared += 1;
+        }
+    }
+    assert!(
+        compared > 91,
+        "every case of both suites was compared, {compared}"
+    );
 }

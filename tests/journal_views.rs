@@ -415,7 +415,8 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
             "{what}: the same diagnostics"
         );
         assert!(
-            reloaded.stored_events() == fresh.stored_events(),
+            reloaded.stored_events().expect("events read")
+                == fresh.stored_events().expect("events read"),
             "{what}: the events the AG-UI and AgentsKit folds read are the same"
         );
         if dialect == Dialect::Iterate {

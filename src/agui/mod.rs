@@ -11,13 +11,16 @@
 //! `TOOL_CALL_START` for a tool call already held only renames it (wire-formats.md). An
 //! event's `metadata` object is merged key by key into the message it builds or changes.
 
+mod messages;
 mod reader;
 mod reducer;
 mod view;
 
+pub use messages::Messages;
 pub use reader::{is_known_type, looks_like, Reader, EVENT_TYPES};
 pub use reducer::{
-    apply_patch, At, MessageFate, MessageReconciliation, Run, RunStatus, StepReport, Thread,
+    apply_patch, patch_in_place, At, MessageFate, MessageReconciliation, Run, RunStatus,
+    StepReport, Thread,
 };
 pub use view::{
     diff, fold_with, render_state_text, runs, state_at, step_view, AgUiStep, ChangeKind,
@@ -31,7 +34,7 @@ use serde_json::Value;
 use crate::diagnostic::Diagnostic;
 use crate::dialect::{Analysis, FoldWatch, Mark, WATCH_EVERY};
 use crate::source::{detect_framing, split, Position};
-use crate::store::StoredEvent;
+use crate::store::{Store, StoreError, StoredEvent};
 
 pub fn analyse(events: &[StoredEvent]) -> Analysis {
     let mut unwatched = |_: u64| ControlFlow::Continue(());
@@ -47,21 +50,65 @@ pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<A
         (!abandoned).then_some(event)
     });
     fold_with(watched, |event, report, _| {
-        for diagnostic in &report.diagnostics {
-            analysis.diagnostics.push((event.seq, diagnostic.clone()));
-        }
-        for (kind, note) in &report.marks {
-            analysis.marks.push(Mark {
-                seq: event.seq,
-                kind: kind.clone(),
-                note: note.clone(),
-            });
-        }
+        note_report(&mut analysis, event, report)
     });
     if abandoned || watch(events.len() as u64).is_break() {
         return None;
     }
     Some(analysis)
+}
+
+/// Records an AG-UI refresh reads from the store at a time.
+const REFRESH_SLICE: u64 = 4_096;
+
+/// Brings an AG-UI journal's derived tables up to its records: the thread is folded from the
+/// first record, slice by slice, and what each slice finds is stored before the next is read,
+/// so memory holds one slice and the thread however long the journal. `None` when the watch
+/// abandoned it.
+pub fn refresh(
+    store: &Store,
+    journal_id: i64,
+    watch: FoldWatch<'_>,
+) -> Result<Option<()>, StoreError> {
+    let records = store.event_count(journal_id)?;
+    store.replace_analysis(journal_id, &Analysis::default())?;
+    let mut thread = Thread::default();
+    let mut from = 0;
+    while from < records {
+        if watch(from).is_break() {
+            return Ok(None);
+        }
+        let to = (from + REFRESH_SLICE).min(records);
+        let slice = store.events_between(journal_id, from, to)?;
+        if slice.is_empty() {
+            break;
+        }
+        let mut found = Analysis::default();
+        for event in &slice {
+            let report = thread.apply(view::at_of(event), event.json().as_ref());
+            note_report(&mut found, event, &report);
+        }
+        store.append_analysis(journal_id, &found)?;
+        from = to;
+    }
+    if watch(records).is_break() {
+        return Ok(None);
+    }
+    Ok(Some(()))
+}
+
+/// Adds what folding one event reported to an analysis.
+fn note_report(analysis: &mut Analysis, event: &StoredEvent, report: &StepReport) {
+    for diagnostic in &report.diagnostics {
+        analysis.diagnostics.push((event.seq, diagnostic.clone()));
+    }
+    for (kind, note) in &report.marks {
+        analysis.marks.push(Mark {
+            seq: event.seq,
+            kind: kind.clone(),
+            note: note.clone(),
+        });
+    }
 }
 
 /// Reads a whole AG-UI journal from its bytes without a store: framing detection, splitting

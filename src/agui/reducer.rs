@@ -11,6 +11,7 @@ use ts_rs::TS;
 
 use crate::diagnostic::Diagnostic;
 
+use super::messages::Messages;
 use super::reader::type_name;
 
 /// Where a run stands.
@@ -91,7 +92,7 @@ enum ChunkMode {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Thread {
     pub state: Value,
-    pub messages: Vec<Value>,
+    pub messages: Messages,
     pub run: Run,
     /// Steps started and not yet finished in the current run.
     pub steps: Vec<String>,
@@ -109,7 +110,7 @@ impl Default for Thread {
         Thread {
             // The official client starts an agent with `{}` as its state.
             state: json!({}),
-            messages: Vec::new(),
+            messages: Messages::default(),
             run: Run {
                 thread_id: None,
                 run_id: None,
@@ -220,6 +221,45 @@ pub fn apply_patch(doc: &Value, patch: &Value) -> Result<Value, String> {
             error.kind
         )),
     }
+}
+
+/// [`apply_patch`] on `doc` itself. A patch of one operation (what a stream sends to move a
+/// counter or append to a list) is applied in place, since a single operation fails before it
+/// changes anything; copying the state for each delta made a thread whose state grows fold in
+/// time growing with the square of its length. Longer patches work on a copy, for atomicity.
+pub fn patch_in_place(doc: &mut Value, patch: &Value) -> Result<(), String> {
+    use json_patch::PatchOperation;
+    let single = match patch.as_array().map(Vec::as_slice) {
+        Some([op]) => serde_json::from_value::<PatchOperation>(op.clone()).ok(),
+        _ => None,
+    };
+    let Some(op) = single.filter(|op| !matches!(op, PatchOperation::Move(_))) else {
+        *doc = apply_patch(doc, patch)?;
+        return Ok(());
+    };
+    // Where the operation puts a value, and how deep that value is: the state was within the
+    // limit before, so only the placed value can take it past.
+    let placed = match &op {
+        PatchOperation::Add(add) => Some((add.path.count(), depth(&add.value))),
+        PatchOperation::Replace(replace) => Some((replace.path.count(), depth(&replace.value))),
+        PatchOperation::Copy(copy) => doc
+            .pointer(copy.from.as_str())
+            .map(|value| (copy.path.count(), depth(value))),
+        _ => None,
+    };
+    if placed.is_some_and(|(segments, levels)| segments + levels > MAX_STATE_DEPTH) {
+        return Err(format!(
+            "the patched state would nest deeper than {MAX_STATE_DEPTH} levels"
+        ));
+    }
+    json_patch::patch_unsafe(doc, std::slice::from_ref(&op)).map_err(|error| {
+        format!(
+            "operation {} at {:?}: {}",
+            error.operation,
+            error.path.as_str(),
+            error.kind
+        )
+    })
 }
 
 fn merge_metadata(message: &mut Value, event: &Value) {
@@ -419,25 +459,27 @@ impl Thread {
         }
     }
 
-    fn find_message(&mut self, id: &str) -> Option<&mut Value> {
-        self.messages.iter_mut().find(|m| id_of(m) == Some(id))
+    /// Changes the first message with `id`, if there is one.
+    fn edit_message<R>(&mut self, id: &str, change: impl FnOnce(&mut Value) -> R) -> Option<R> {
+        let index = self.messages.position(id)?;
+        Some(self.messages.edit(index, change))
     }
 
-    fn tool_call_owner(&self, tool_call_id: &str) -> Option<usize> {
-        self.messages.iter().position(|m| {
-            m.get("toolCalls")
-                .and_then(Value::as_array)
-                .is_some_and(|calls| calls.iter().any(|c| id_of(c) == Some(tool_call_id)))
+    /// Changes the tool call `tool_call_id` in the first message holding it, if any.
+    fn edit_tool_call<R>(
+        &mut self,
+        tool_call_id: &str,
+        change: impl FnOnce(&mut Value) -> R,
+    ) -> Option<R> {
+        let owner = self.messages.call_owner(tool_call_id)?;
+        self.messages.edit(owner, |message| {
+            message
+                .get_mut("toolCalls")
+                .and_then(Value::as_array_mut)?
+                .iter_mut()
+                .find(|c| id_of(c) == Some(tool_call_id))
+                .map(change)
         })
-    }
-
-    fn tool_call_mut(&mut self, tool_call_id: &str) -> Option<&mut Value> {
-        let owner = self.tool_call_owner(tool_call_id)?;
-        self.messages[owner]
-            .get_mut("toolCalls")
-            .and_then(Value::as_array_mut)?
-            .iter_mut()
-            .find(|c| id_of(c) == Some(tool_call_id))
     }
 
     fn dispatch(&mut self, at: At, event: &Value, report: &mut StepReport) {
@@ -494,7 +536,7 @@ impl Thread {
                 let Some(id) = str_field(event, "messageId") else {
                     return;
                 };
-                if self.find_message(id).is_none() {
+                if self.messages.position(id).is_none() {
                     let mut message = if kind == "TEXT_MESSAGE_START" {
                         let mut m = json!({
                             "id": id,
@@ -510,8 +552,8 @@ impl Thread {
                     };
                     merge_metadata(&mut message, event);
                     self.messages.push(message);
-                } else if let Some(message) = self.find_message(id) {
-                    merge_metadata(message, event);
+                } else {
+                    self.edit_message(id, |message| merge_metadata(message, event));
                 }
                 self.open_messages.insert(id.to_string());
             }
@@ -521,14 +563,21 @@ impl Thread {
                 else {
                     return;
                 };
-                match self.find_message(id) {
-                    Some(message) => {
-                        let existing = str_field(message, "content").unwrap_or("").to_string();
-                        if let Some(map) = message.as_object_mut() {
-                            map.insert("content".into(), Value::String(existing + delta));
+                let appended = self.edit_message(id, |message| {
+                    // In place: a message streamed in thousands of deltas is not copied for
+                    // each of them.
+                    match message.get_mut("content") {
+                        Some(Value::String(content)) => content.push_str(delta),
+                        _ => {
+                            if let Some(map) = message.as_object_mut() {
+                                map.insert("content".into(), Value::String(delta.to_string()));
+                            }
                         }
-                        merge_metadata(message, event);
                     }
+                    merge_metadata(message, event);
+                });
+                match appended {
+                    Some(()) => {}
                     None => Self::warn(
                         report,
                         at,
@@ -541,8 +590,8 @@ impl Thread {
                 let Some(id) = str_field(event, "messageId") else {
                     return;
                 };
-                match self.find_message(id) {
-                    Some(message) => merge_metadata(message, event),
+                match self.edit_message(id, |message| merge_metadata(message, event)) {
+                    Some(()) => {}
                     None => Self::warn(
                         report,
                         at,
@@ -559,19 +608,20 @@ impl Thread {
                 else {
                     return;
                 };
-                match self.tool_call_mut(id) {
-                    Some(call) => {
-                        let existing = call
-                            .get("function")
-                            .and_then(|f| str_field(f, "arguments"))
-                            .unwrap_or("")
-                            .to_string();
-                        if let Some(function) =
-                            call.get_mut("function").and_then(Value::as_object_mut)
-                        {
-                            function.insert("arguments".into(), Value::String(existing + delta));
+                let appended = self.edit_tool_call(id, |call| {
+                    let Some(function) = call.get_mut("function").and_then(Value::as_object_mut)
+                    else {
+                        return;
+                    };
+                    match function.get_mut("arguments") {
+                        Some(Value::String(arguments)) => arguments.push_str(delta),
+                        _ => {
+                            function.insert("arguments".into(), Value::String(delta.to_string()));
                         }
                     }
+                });
+                match appended {
+                    Some(()) => {}
                     None => Self::warn(
                         report,
                         at,
@@ -586,7 +636,7 @@ impl Thread {
                 let Some(id) = str_field(event, "toolCallId") else {
                     return;
                 };
-                if self.tool_call_owner(id).is_none() {
+                if self.messages.call_owner(id).is_none() {
                     Self::warn(
                         report,
                         at,
@@ -655,8 +705,7 @@ impl Thread {
             .and_then(Value::as_array)
         {
             for message in messages {
-                let seen = id_of(message)
-                    .is_some_and(|id| self.messages.iter().any(|m| id_of(m) == Some(id)));
+                let seen = id_of(message).is_some_and(|id| self.messages.position(id).is_some());
                 if !seen {
                     self.messages.push(message.clone());
                 }
@@ -706,14 +755,16 @@ impl Thread {
         };
         self.open_tool_calls.insert(id.to_string());
         // A start for a tool call the thread already holds only renames it.
-        if let Some(call) = self.tool_call_mut(id) {
+        let renamed = self.edit_tool_call(id, |call| {
             if let Some(function) = call.get_mut("function").and_then(Value::as_object_mut) {
                 function.insert("name".into(), Value::String(name.to_string()));
             }
+        });
+        if renamed.is_some() {
             return;
         }
         let parent = str_field(event, "parentMessageId").filter(|p| !p.is_empty());
-        let existing = parent.and_then(|p| self.messages.iter().position(|m| id_of(m) == Some(p)));
+        let existing = parent.and_then(|p| self.messages.position(p));
         let index = match (parent, existing) {
             (Some(_), Some(index)) if role_of(&self.messages[index]) == "assistant" => index,
             // A parent id taken by a non-assistant message falls back to the tool call id.
@@ -728,22 +779,24 @@ impl Thread {
                 self.messages.len() - 1
             }
         };
-        let Some(message) = self.messages[index].as_object_mut() else {
-            return;
-        };
-        let calls = message
-            .entry("toolCalls")
-            .or_insert_with(|| Value::Array(Vec::new()));
-        if !calls.is_array() {
-            *calls = Value::Array(Vec::new());
-        }
-        if let Some(calls) = calls.as_array_mut() {
-            calls.push(json!({
-                "id": id,
-                "type": "function",
-                "function": {"name": name, "arguments": ""},
-            }));
-        }
+        self.messages.edit(index, |message| {
+            let Some(message) = message.as_object_mut() else {
+                return;
+            };
+            let calls = message
+                .entry("toolCalls")
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if !calls.is_array() {
+                *calls = Value::Array(Vec::new());
+            }
+            if let Some(calls) = calls.as_array_mut() {
+                calls.push(json!({
+                    "id": id,
+                    "type": "function",
+                    "function": {"name": name, "arguments": ""},
+                }));
+            }
+        });
     }
 
     fn tool_call_result(&mut self, at: At, event: &Value, report: &mut StepReport) {
@@ -760,12 +813,19 @@ impl Thread {
             "content": event.get("content").cloned().unwrap_or(Value::Null),
         });
         merge_metadata(&mut message, event);
-        let owner = self.messages.iter().position(|m| {
+        let holds_call = |m: &Value| {
             role_of(m) == "assistant"
                 && m.get("toolCalls")
                     .and_then(Value::as_array)
                     .is_some_and(|calls| calls.iter().any(|c| id_of(c) == Some(tool_call_id)))
-        });
+        };
+        let owner = match self.messages.call_owner(tool_call_id) {
+            Some(first) if role_of(&self.messages[first]) == "assistant" => Some(first),
+            // The first holder is not an assistant message (a snapshot can say anything): a
+            // later one may be.
+            Some(_) => self.messages.iter().position(holds_call),
+            None => None,
+        };
         match owner {
             Some(owner) => {
                 // After the owner and any results already recorded for it, so parallel results
@@ -811,9 +871,8 @@ impl Thread {
             report.patch_failure = Some(format!("malformed: {reason}"));
             return;
         }
-        match apply_patch(&self.state, delta) {
-            Ok(next) => {
-                self.state = next;
+        match patch_in_place(&mut self.state, delta) {
+            Ok(()) => {
                 let count = delta.as_array().map_or(0, Vec::len);
                 report
                     .marks
@@ -868,7 +927,7 @@ impl Thread {
                     fate,
                 });
             };
-        for held in &self.messages {
+        for held in self.messages.iter() {
             if preserved(held) {
                 record(held, MessageFate::KeptClientOnly, &mut fates);
                 next.push(held.clone());
@@ -886,7 +945,7 @@ impl Thread {
                 next.push(message.clone());
             }
         }
-        self.messages = next;
+        self.messages.replace(next);
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
         for fate in &fates {
             let word = match fate.fate {
@@ -924,24 +983,25 @@ impl Thread {
             .unwrap_or(true);
         let mut fresh = json!({"id": id, "role": "activity", "activityType": activity_type, "content": content});
         merge_metadata(&mut fresh, event);
-        match self.messages.iter().position(|m| id_of(m) == Some(id)) {
+        match self.messages.position(id) {
             None => self.messages.push(fresh),
             Some(index) if role_of(&self.messages[index]) == "activity" => {
                 if replace {
-                    let message = &mut self.messages[index];
-                    if let Some(map) = message.as_object_mut() {
-                        map.insert(
-                            "activityType".into(),
-                            Value::String(activity_type.to_string()),
-                        );
-                        map.insert("content".into(), content);
-                    }
-                    merge_metadata(message, event);
+                    self.messages.edit(index, |message| {
+                        if let Some(map) = message.as_object_mut() {
+                            map.insert(
+                                "activityType".into(),
+                                Value::String(activity_type.to_string()),
+                            );
+                            map.insert("content".into(), content);
+                        }
+                        merge_metadata(message, event);
+                    });
                 }
             }
             Some(index) => {
                 if replace {
-                    self.messages[index] = fresh;
+                    self.messages.set(index, fresh);
                 }
             }
         }
@@ -955,7 +1015,7 @@ impl Thread {
         ) else {
             return;
         };
-        let Some(index) = self.messages.iter().position(|m| id_of(m) == Some(id)) else {
+        let Some(index) = self.messages.position(id) else {
             Self::warn(
                 report,
                 at,
@@ -982,8 +1042,7 @@ impl Thread {
             None => apply_patch(&base, patch),
         };
         match result {
-            Ok(content) => {
-                let message = &mut self.messages[index];
+            Ok(content) => self.messages.edit(index, |message| {
                 if let Some(map) = message.as_object_mut() {
                     map.insert("content".into(), content);
                     map.insert(
@@ -991,7 +1050,7 @@ impl Thread {
                         Value::String(activity_type.to_string()),
                     );
                 }
-            }
+            }),
             Err(reason) => Self::warn(
                 report,
                 at,
@@ -1010,15 +1069,19 @@ impl Thread {
             return;
         };
         if str_field(event, "subtype") == Some("tool-call") {
-            if let Some(call) = self.tool_call_mut(entity).and_then(Value::as_object_mut) {
-                call.insert("encryptedValue".into(), value.clone());
-            }
-        } else if let Some(message) = self.find_message(entity) {
-            if role_of(message) != "activity" {
-                if let Some(map) = message.as_object_mut() {
-                    map.insert("encryptedValue".into(), value.clone());
+            self.edit_tool_call(entity, |call| {
+                if let Some(call) = call.as_object_mut() {
+                    call.insert("encryptedValue".into(), value.clone());
                 }
-            }
+            });
+        } else {
+            self.edit_message(entity, |message| {
+                if role_of(message) != "activity" {
+                    if let Some(map) = message.as_object_mut() {
+                        map.insert("encryptedValue".into(), value.clone());
+                    }
+                }
+            });
         }
     }
 }

@@ -87,7 +87,7 @@ fn offset_of(event: &StoredEvent) -> i64 {
     event.offset.unwrap_or(event.seq as i64 + 1)
 }
 
-fn at_of(event: &StoredEvent) -> At {
+pub(super) fn at_of(event: &StoredEvent) -> At {
     At {
         seq: event.seq,
         line: event.line,
@@ -118,7 +118,7 @@ pub fn state_at(events: &[StoredEvent], at: i64) -> StateAt {
     StateAt {
         at,
         state: thread.state,
-        messages: thread.messages,
+        messages: thread.messages.into_vec(),
         run: thread.run,
         diagnostics,
     }
@@ -151,7 +151,7 @@ pub fn step_view(events: &[StoredEvent], at: i64) -> AgUiStep {
         event: value.unwrap_or(Value::Null),
         kind,
         state: thread.state,
-        messages: thread.messages,
+        messages: thread.messages.into_vec(),
         run: thread.run,
         steps: thread.steps,
         patch,

@@ -629,7 +629,7 @@ pub fn run(cli: Cli) -> Result<()> {
             let journal = open(&journal, None)?;
             match journal.dialect() {
                 Dialect::AgUi => {
-                    let state = agui::state_at(journal.stored_events(), at);
+                    let state = agui::state_at(journal.stored_events()?, at);
                     if json {
                         output::json(&mut out, &state)?;
                     } else {
@@ -638,7 +638,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 }
                 Dialect::AgentsKit => {
                     let state =
-                        agentskit::state_at(journal.stored_events(), at, session.as_deref());
+                        agentskit::state_at(journal.stored_events()?, at, session.as_deref());
                     if json {
                         output::json(&mut out, &state)?;
                     } else {
@@ -885,7 +885,7 @@ pub fn run(cli: Cli) -> Result<()> {
         } => {
             let journal = open(&journal, None)?;
             require(&journal, Dialect::AgentsKit, "turns")?;
-            let report = agentskit::turns(journal.stored_events(), session.as_deref());
+            let report = agentskit::turns(journal.stored_events()?, session.as_deref());
             if json {
                 output::json(&mut out, &report)?;
             } else {
