@@ -1,7 +1,9 @@
-//! `journalscope bench`: generates (or reuses) a journal with [`crate::gen`], imports it in a
-//! child process, and measures what issue 7 sets targets for: import throughput and peak memory
-//! against `jq` and the `sqlite3` shell on the same file, seek latency against a fold from the
-//! start, and request rendering. Speed figures live here, never in timed unit tests.
+//! `journalscope bench`: generates (or reuses) a journal of one dialect with [`crate::gen`],
+//! imports it in a child process, and measures what the README sets targets for, each as the
+//! user pays it: import time and peak memory (against `jq` and the `sqlite3` shell on the same
+//! file), how import cost grows with size, the view at random offsets as a whole process,
+//! reopening, the database's size, an append, and for iterate journals the loaded views.
+//! Speed figures live here, never in timed unit tests.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -38,6 +40,7 @@ pub fn write_synthetic(
 
 #[derive(Debug, Clone)]
 pub struct BenchOptions {
+    pub dialect: Dialect,
     pub events: u64,
     pub seed: u64,
     pub dir: PathBuf,
@@ -73,38 +76,10 @@ pub struct SeekFigures {
     pub speedup_p99: f64,
 }
 
+/// An iterate journal opened as the app opens it, then loaded for stepping.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PeerTiming {
-    pub tool: String,
-    pub command: String,
-    pub ms: f64,
-    /// How many times slower the peer was than the import.
-    pub ratio_to_import: f64,
-}
-
-/// One target of issue 7 and whether this run met it.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Check {
-    pub figure: String,
-    pub value: f64,
-    pub unit: String,
-    pub target: String,
-    /// `None` when the figure could not be measured (a peer is not installed).
-    pub pass: Option<bool>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BenchReport {
-    pub events: u64,
-    pub seed: u64,
-    pub journal_path: String,
-    pub file_bytes: u64,
-    pub database_bytes: u64,
-    pub generated: bool,
-    pub import: ImportFigures,
+pub struct LoadedFigures {
     /// From the import's end to the window showing the journal, as the app opens it: the
     /// journal's rows and derived tables read, the first page of the event list, and the
     /// projection at the last event (the analysis's tip); no event parsed yet.
@@ -125,6 +100,73 @@ pub struct BenchReport {
     pub request_render_ms: f64,
     pub event_page_ms: f64,
     pub filtered_event_page_ms: f64,
+}
+
+/// What every dialect is held to at scale, each measured as the user pays it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleFigures {
+    /// The same journal cut to a tenth, imported the same way.
+    pub small_events: u64,
+    pub small_import_ms: f64,
+    /// Import time per event at the full size over that at a tenth of it: 1 is linear.
+    pub cost_per_event_ratio: f64,
+    /// The command timed as a whole process at random offsets.
+    pub view_command: String,
+    pub view_samples: u64,
+    pub view_p50_ms: f64,
+    pub view_p99_ms: f64,
+    /// Opening the imported database, the first page of the event list and the view at the
+    /// journal's middle.
+    pub reopen_ms: f64,
+    /// The database right after the import, before any search builds its index.
+    pub database_bytes: u64,
+    pub database_to_journal: f64,
+    pub checkpoint_bytes: u64,
+    /// Checkpoints over the database.
+    pub checkpoint_share: f64,
+    /// Events appended to the journal file, then taken in by `import` as a whole process.
+    pub append_events: u64,
+    pub append_ms: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PeerTiming {
+    pub tool: String,
+    pub command: String,
+    pub ms: f64,
+    /// How many times slower the peer was than the import.
+    pub ratio_to_import: f64,
+}
+
+/// One target and whether this run met it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Check {
+    pub figure: String,
+    pub value: f64,
+    pub unit: String,
+    pub target: String,
+    /// `None` when the figure could not be measured (a peer is not installed).
+    pub pass: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BenchReport {
+    pub dialect: Dialect,
+    pub events: u64,
+    pub seed: u64,
+    pub journal_path: String,
+    pub file_bytes: u64,
+    pub database_bytes: u64,
+    pub generated: bool,
+    pub import: ImportFigures,
+    /// An iterate journal's views once its events are loaded, as the app steps through them.
+    #[serde(flatten)]
+    pub loaded: Option<LoadedFigures>,
+    pub scale: ScaleFigures,
     pub peers: Vec<PeerTiming>,
     /// With `--compare`: the least an import that keeps every record's bytes in SQLite can
     /// take here, measured in the same run (see [`store_floor`]).
@@ -198,9 +240,18 @@ pub fn process_cpu_ms() -> f64 {
 /// Generates the journal unless an earlier run left it: generation is deterministic, and it is
 /// written under a temporary name first so a cut-short run never leaves a partial file behind.
 fn journal_file(options: &BenchOptions) -> Result<(PathBuf, bool), BenchError> {
-    let path = options
-        .dir
-        .join(format!("bench-{}-s{}.jsonl", options.events, options.seed));
+    generated(options, options.events)
+}
+
+/// The generated journal of `events` events of the bench's dialect and seed. A shorter one is
+/// a prefix of a longer one: the generator cuts the same stream.
+fn generated(options: &BenchOptions, events: u64) -> Result<(PathBuf, bool), BenchError> {
+    let name = match options.dialect {
+        // The iterate journal keeps the name earlier runs left it under.
+        Dialect::Iterate => format!("bench-{events}-s{}.jsonl", options.seed),
+        other => format!("bench-{}-{events}-s{}.jsonl", other.as_str(), options.seed),
+    };
+    let path = options.dir.join(name);
     if path.is_file() {
         return Ok((path, false));
     }
@@ -214,8 +265,8 @@ fn journal_file(options: &BenchOptions) -> Result<(PathBuf, bool), BenchError> {
     gen::write_journal(
         &mut out,
         &GenOptions {
-            dialect: Dialect::Iterate,
-            events: options.events,
+            dialect: options.dialect,
+            events,
             seed: options.seed,
         },
     )
@@ -371,30 +422,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
         .map(|m| m.len())
         .unwrap_or(0);
 
-    // Import in a child, so its peak memory is the import's alone.
-    remove_database(&db_path);
-    settle();
-    let start = Instant::now();
-    let output = Command::new(&options.exe)
-        .arg("bench-import")
-        .arg(&journal_path)
-        .arg("--db")
-        .arg(&db_path)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(|source| BenchError::Spawn {
-            exe: options.exe.clone(),
-            source,
-        })?;
-    let import_ms = ms(start);
-    if !output.status.success() {
-        return Err(BenchError::Child(
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        ));
-    }
-    let child: ChildImport = serde_json::from_slice(&output.stdout)
-        .map_err(|err| BenchError::Child(format!("unreadable report: {err}")))?;
+    let (import_ms, child) = import_in_child(options, &journal_path, &db_path)?;
     let seconds = import_ms / 1000.0;
     let import = ImportFigures {
         ms: import_ms,
@@ -404,10 +432,430 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
         cpu_ms: child.cpu_ms,
     };
 
+    let database_bytes = std::fs::metadata(&db_path).map(|m| m.len()).unwrap_or(0);
+    let loaded = match options.dialect {
+        Dialect::Iterate => Some(loaded_figures(options, &journal_path, &db_path)?),
+        _ => None,
+    };
+    let scale = scale_figures(
+        options,
+        &journal_path,
+        &db_path,
+        import_ms,
+        file_bytes,
+        database_bytes,
+    )?;
+
+    let mut peers = Vec::new();
+    let mut store_floor_ms = None;
+    if options.compare {
+        let file = journal_path.to_string_lossy().into_owned();
+        let jq_args = vec!["-c".to_string(), ".".to_string(), file.clone()];
+        settle();
+        if let Some(took) = time_peer("jq", &jq_args, true) {
+            peers.push(PeerTiming {
+                tool: "jq".to_string(),
+                command: format!("jq -c . {file} > /dev/null"),
+                ms: took,
+                ratio_to_import: took / import_ms,
+            });
+        }
+        let peer_db = options.dir.join("bench-sqlite3-import.db");
+        remove_database(&peer_db);
+        // ASCII mode with a unit-separator column separator reads each line whole: JSON text
+        // never holds a raw control character.
+        let sqlite_args = vec![
+            peer_db.to_string_lossy().into_owned(),
+            "CREATE TABLE lines(line TEXT);".to_string(),
+            ".mode ascii".to_string(),
+            ".separator \u{1f} \"\\n\"".to_string(),
+            format!(".import {file} lines"),
+        ];
+        settle();
+        if let Some(took) = time_peer("sqlite3", &sqlite_args, false) {
+            peers.push(PeerTiming {
+                tool: "sqlite3".to_string(),
+                command: format!(
+                    "sqlite3 DB '.mode ascii' '.separator \\x1f \\n' '.import {file} lines'"
+                ),
+                ms: took,
+                ratio_to_import: took / import_ms,
+            });
+        }
+        remove_database(&peer_db);
+        settle();
+        store_floor_ms = Some(store_floor(
+            &journal_path,
+            &options.dir.join("bench-store-floor.db"),
+        )?);
+    }
+    let sqlite3_ratio_ceiling = peers
+        .iter()
+        .find(|p| p.tool == "sqlite3")
+        .zip(store_floor_ms)
+        .map(|(peer, floor)| peer.ms / floor);
+
+    let peer_ratio = |tool: &str| {
+        peers
+            .iter()
+            .find(|p| p.tool == tool)
+            .map(|p| p.ratio_to_import)
+    };
+    let check =
+        |figure: &str, value: Option<f64>, unit: &str, target: &str, pass: fn(f64) -> bool| Check {
+            figure: figure.to_string(),
+            value: value.unwrap_or(f64::NAN),
+            unit: unit.to_string(),
+            target: target.to_string(),
+            pass: value.map(pass),
+        };
+    let mut checks = vec![
+        check(
+            "import cost per event, N vs N/10",
+            Some(scale.cost_per_event_ratio),
+            "x",
+            "<= 1.3x",
+            |v| v <= 1.3,
+        ),
+        check(
+            "import peak RSS",
+            Some(import.peak_rss_bytes as f64 / 1048576.0),
+            "MiB",
+            "<= 256 MiB",
+            |v| v <= 256.0,
+        ),
+        check(
+            "view at an offset, median",
+            Some(scale.view_p50_ms),
+            "ms",
+            "<= 50 ms",
+            |v| v <= 50.0,
+        ),
+        check(
+            "view at an offset, p99",
+            Some(scale.view_p99_ms),
+            "ms",
+            "<= 150 ms",
+            |v| v <= 150.0,
+        ),
+        check(
+            "reopen, list and middle",
+            Some(scale.reopen_ms),
+            "ms",
+            "<= 300 ms",
+            |v| v <= 300.0,
+        ),
+        check(
+            "database / journal",
+            Some(scale.database_to_journal),
+            "x",
+            "<= 1.5x",
+            |v| v <= 1.5,
+        ),
+        check(
+            "checkpoints / database",
+            Some(scale.checkpoint_share),
+            "x",
+            "<= 0.2x",
+            |v| v <= 0.2,
+        ),
+        check(
+            "append 1,000 events",
+            Some(scale.append_ms),
+            "ms",
+            "<= 200 ms",
+            |v| v <= 200.0,
+        ),
+    ];
+    if options.dialect == Dialect::Iterate {
+        checks.push(check(
+            "import vs jq -c .",
+            peer_ratio("jq"),
+            "x faster",
+            ">= 5x",
+            |v| v >= 5.0,
+        ));
+    }
+    if let Some(loaded) = &loaded {
+        checks.extend([
+            check(
+                "import time",
+                Some(import_ms / 1000.0),
+                "s",
+                "<= 5 s",
+                |v| v <= 5.0,
+            ),
+            check(
+                "ready after import",
+                Some(loaded.shown_ms / 1000.0),
+                "s",
+                "<= 2 s",
+                |v| v <= 2.0,
+            ),
+            check(
+                "seek p99",
+                Some(loaded.seek.p99_ms),
+                "ms",
+                "<= 10 ms",
+                |v| v <= 10.0,
+            ),
+            check(
+                "seek p99 vs fold from 0",
+                Some(loaded.seek.speedup_p99),
+                "x faster",
+                ">= 100x",
+                |v| v >= 100.0,
+            ),
+        ]);
+    }
+
+    Ok(BenchReport {
+        dialect: options.dialect,
+        events: options.events,
+        seed: options.seed,
+        journal_path: journal_path.to_string_lossy().into_owned(),
+        file_bytes,
+        database_bytes,
+        generated,
+        import,
+        loaded,
+        scale,
+        peers,
+        store_floor_ms,
+        sqlite3_ratio_ceiling,
+        checks,
+    })
+}
+
+/// Imports `file` into a fresh database at `db` in a child, so that the peak memory it reports
+/// is the import's alone: the wall time of the whole process, and the child's report.
+fn import_in_child(
+    options: &BenchOptions,
+    file: &Path,
+    db: &Path,
+) -> Result<(f64, ChildImport), BenchError> {
+    remove_database(db);
+    settle();
+    let start = Instant::now();
+    let output = Command::new(&options.exe)
+        .arg("bench-import")
+        .arg(file)
+        .arg("--db")
+        .arg(db)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|source| BenchError::Spawn {
+            exe: options.exe.clone(),
+            source,
+        })?;
+    let took = ms(start);
+    if !output.status.success() {
+        return Err(BenchError::Child(
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        ));
+    }
+    let child = serde_json::from_slice(&output.stdout)
+        .map_err(|err| BenchError::Child(format!("unreadable report: {err}")))?;
+    Ok((took, child))
+}
+
+/// Samples the view command takes at most, and the time it may take for them: a dialect whose
+/// view folds from the start is measured on fewer offsets instead of for minutes.
+const VIEW_SAMPLES: usize = 100;
+const VIEW_BUDGET: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Events appended for the append figure.
+const APPEND_EVENTS: u64 = 1_000;
+
+/// Collects what a writer writes after its first `skip` bytes.
+struct After {
+    skip: u64,
+    kept: Vec<u8>,
+}
+
+impl std::io::Write for After {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let dropped = self.skip.min(buf.len() as u64) as usize;
+        self.skip -= dropped as u64;
+        self.kept.extend_from_slice(&buf[dropped..]);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What every dialect is held to: import cost at a tenth of the size, the view at random
+/// offsets as a whole process, reopening, the database's size and its checkpoints' share, and
+/// an append. The append is measured last: it grows the journal file for the time it takes,
+/// then cuts it back to what it was.
+fn scale_figures(
+    options: &BenchOptions,
+    journal_path: &Path,
+    db_path: &Path,
+    import_ms: f64,
+    file_bytes: u64,
+    database_bytes: u64,
+) -> Result<ScaleFigures, BenchError> {
+    let small_events = (options.events / 10).max(1);
+    let (small_path, _) = generated(options, small_events)?;
+    let small_db = options.dir.join("bench-small.sqlite");
+    let (small_import_ms, _) = import_in_child(options, &small_path, &small_db)?;
+    remove_database(&small_db);
+    let cost_per_event_ratio =
+        (import_ms / options.events.max(1) as f64) / (small_import_ms / small_events as f64);
+
+    let mut quiet = |_| {};
+    let start = Instant::now();
+    let journal = Journal::open_unloaded(
+        db_path,
+        None,
+        &mut ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )?;
+    let _ = journal.events_page(&EventQuery::default())?;
+    let middle = journal.event_count() / 2;
+    match options.dialect {
+        Dialect::Iterate => drop(journal.projection_at_seq(middle)?),
+        Dialect::AgUi => drop(journal.agui_step(middle)?),
+        Dialect::AgentsKit => drop(journal.agentskit_state(middle, None)?),
+    }
+    let reopen_ms = ms(start);
+    let info = journal.info()?;
+    let checkpoint_bytes = journal
+        .store()
+        .checkpoint_bytes(journal.row().id)
+        .map_err(JournalError::from)?;
+    drop(journal);
+
+    // Offsets as each dialect numbers them: iterate's its own, the others' positions.
+    let (first, last) = match options.dialect {
+        Dialect::Iterate => (
+            info.first_offset.unwrap_or(0),
+            info.last_offset.unwrap_or(0),
+        ),
+        _ => (1, info.event_count as i64),
+    };
+    let command = match options.dialect {
+        Dialect::Iterate => "project",
+        _ => "state",
+    };
+    let mut rng = Rng::new(options.seed ^ 0x5eed);
+    let mut samples = Vec::with_capacity(VIEW_SAMPLES);
+    let budget = Instant::now();
+    while samples.len() < VIEW_SAMPLES && budget.elapsed() < VIEW_BUDGET {
+        let at = first + rng.range(0, (last - first + 1).max(1) as u64) as i64;
+        let start = Instant::now();
+        let status = Command::new(&options.exe)
+            .arg(command)
+            .arg(db_path)
+            .arg("--at")
+            .arg(at.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map_err(|source| BenchError::Spawn {
+                exe: options.exe.clone(),
+                source,
+            })?;
+        if !status.success() {
+            return Err(BenchError::Child(format!("{command} --at {at} failed")));
+        }
+        samples.push(ms(start));
+    }
+    samples.sort_by(f64::total_cmp);
+
+    // The events that follow the journal: the generator cuts one stream, so the longer
+    // journal's bytes after this one's are its continuation.
+    let mut after = After {
+        skip: file_bytes,
+        kept: Vec::new(),
+    };
+    gen::write_journal(
+        &mut after,
+        &GenOptions {
+            dialect: options.dialect,
+            events: options.events + APPEND_EVENTS,
+            seed: options.seed,
+        },
+    )
+    .map_err(|source| BenchError::Write {
+        path: journal_path.to_path_buf(),
+        source,
+    })?;
+    let grow = |bytes: &[u8], len: Option<u64>| -> Result<(), BenchError> {
+        let write = |source| BenchError::Write {
+            path: journal_path.to_path_buf(),
+            source,
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(journal_path)
+            .map_err(write)?;
+        match len {
+            Some(len) => file.set_len(len).map_err(write),
+            None => std::io::Write::write_all(&mut file, bytes).map_err(write),
+        }
+    };
+    grow(&after.kept, None)?;
+    settle();
+    let start = Instant::now();
+    let appended = Command::new(&options.exe)
+        .arg("import")
+        .arg(journal_path)
+        .arg("--db")
+        .arg(db_path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output();
+    let append_ms = ms(start);
+    // The generated journal is reused by later runs: it goes back to its own length whatever
+    // the import did.
+    grow(&[], Some(file_bytes))?;
+    let appended = appended.map_err(|source| BenchError::Spawn {
+        exe: options.exe.clone(),
+        source,
+    })?;
+    if !appended.status.success() {
+        return Err(BenchError::Child(
+            String::from_utf8_lossy(&appended.stderr).into_owned(),
+        ));
+    }
+
+    Ok(ScaleFigures {
+        small_events,
+        small_import_ms,
+        cost_per_event_ratio,
+        view_command: format!("journalscope {command} DB --at OFFSET"),
+        view_samples: samples.len() as u64,
+        view_p50_ms: percentile(&samples, 50.0),
+        view_p99_ms: percentile(&samples, 99.0),
+        reopen_ms,
+        database_bytes,
+        database_to_journal: database_bytes as f64 / file_bytes.max(1) as f64,
+        checkpoint_bytes,
+        checkpoint_share: checkpoint_bytes as f64 / database_bytes.max(1) as f64,
+        append_events: APPEND_EVENTS,
+        append_ms,
+    })
+}
+
+/// An iterate journal's views, opened unloaded as the app opens it, loaded, and reopened.
+fn loaded_figures(
+    options: &BenchOptions,
+    journal_path: &Path,
+    db_path: &Path,
+) -> Result<LoadedFigures, BenchError> {
     let mut quiet = |_| {};
     let start = Instant::now();
     let mut shown = Journal::open_unloaded(
-        &db_path,
+        db_path,
         None,
         &mut ImportControl {
             progress: &mut quiet,
@@ -428,8 +876,8 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
 
     let start = Instant::now();
     let journal = Journal::open(
-        &journal_path,
-        Some(&db_path),
+        journal_path,
+        Some(db_path),
         &mut ImportControl {
             progress: &mut quiet,
             cancel: None,
@@ -510,128 +958,9 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
         ..SearchQuery::default()
     })?;
     let search_index_ms = ms(start);
-    let database_bytes = std::fs::metadata(&db_path).map(|m| m.len()).unwrap_or(0);
     drop(journal);
 
-    let mut peers = Vec::new();
-    let mut store_floor_ms = None;
-    if options.compare {
-        let file = journal_path.to_string_lossy().into_owned();
-        let jq_args = vec!["-c".to_string(), ".".to_string(), file.clone()];
-        settle();
-        if let Some(took) = time_peer("jq", &jq_args, true) {
-            peers.push(PeerTiming {
-                tool: "jq".to_string(),
-                command: format!("jq -c . {file} > /dev/null"),
-                ms: took,
-                ratio_to_import: took / import_ms,
-            });
-        }
-        let peer_db = options.dir.join("bench-sqlite3-import.db");
-        remove_database(&peer_db);
-        // ASCII mode with a unit-separator column separator reads each line whole: JSON text
-        // never holds a raw control character.
-        let sqlite_args = vec![
-            peer_db.to_string_lossy().into_owned(),
-            "CREATE TABLE lines(line TEXT);".to_string(),
-            ".mode ascii".to_string(),
-            ".separator \u{1f} \"\\n\"".to_string(),
-            format!(".import {file} lines"),
-        ];
-        settle();
-        if let Some(took) = time_peer("sqlite3", &sqlite_args, false) {
-            peers.push(PeerTiming {
-                tool: "sqlite3".to_string(),
-                command: format!(
-                    "sqlite3 DB '.mode ascii' '.separator \\x1f \\n' '.import {file} lines'"
-                ),
-                ms: took,
-                ratio_to_import: took / import_ms,
-            });
-        }
-        remove_database(&peer_db);
-        settle();
-        store_floor_ms = Some(store_floor(
-            &journal_path,
-            &options.dir.join("bench-store-floor.db"),
-        )?);
-    }
-    let sqlite3_ratio_ceiling = peers
-        .iter()
-        .find(|p| p.tool == "sqlite3")
-        .zip(store_floor_ms)
-        .map(|(peer, floor)| peer.ms / floor);
-
-    let peer_ratio = |tool: &str| {
-        peers
-            .iter()
-            .find(|p| p.tool == tool)
-            .map(|p| p.ratio_to_import)
-    };
-    let check =
-        |figure: &str, value: Option<f64>, unit: &str, target: &str, pass: fn(f64) -> bool| Check {
-            figure: figure.to_string(),
-            value: value.unwrap_or(f64::NAN),
-            unit: unit.to_string(),
-            target: target.to_string(),
-            pass: value.map(pass),
-        };
-    let checks = vec![
-        check(
-            "import time",
-            Some(import_ms / 1000.0),
-            "s",
-            "<= 5 s",
-            |v| v <= 5.0,
-        ),
-        check(
-            "import vs jq -c .",
-            peer_ratio("jq"),
-            "x faster",
-            ">= 5x",
-            |v| v >= 5.0,
-        ),
-        check(
-            "import vs sqlite3 .import",
-            peer_ratio("sqlite3"),
-            "x faster",
-            ">= 4x",
-            |v| v >= 4.0,
-        ),
-        check(
-            "import peak RSS",
-            Some(import.peak_rss_bytes as f64 / 1048576.0),
-            "MiB",
-            "<= 256 MiB",
-            |v| v <= 256.0,
-        ),
-        check(
-            "ready after import",
-            Some(shown_ms / 1000.0),
-            "s",
-            "<= 2 s",
-            |v| v <= 2.0,
-        ),
-        check("seek p99", Some(seek.p99_ms), "ms", "<= 10 ms", |v| {
-            v <= 10.0
-        }),
-        check(
-            "seek p99 vs fold from 0",
-            Some(seek.speedup_p99),
-            "x faster",
-            ">= 100x",
-            |v| v >= 100.0,
-        ),
-    ];
-
-    Ok(BenchReport {
-        events: options.events,
-        seed: options.seed,
-        journal_path: journal_path.to_string_lossy().into_owned(),
-        file_bytes,
-        database_bytes,
-        generated,
-        import,
+    Ok(LoadedFigures {
         shown_ms,
         load_ms,
         reopen_ms,
@@ -642,10 +971,6 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
         request_render_ms,
         event_page_ms,
         filtered_event_page_ms,
-        peers,
-        store_floor_ms,
-        sqlite3_ratio_ceiling,
-        checks,
     })
 }
 
@@ -680,46 +1005,72 @@ pub fn render_text(report: &BenchReport) -> String {
         report.import.events_per_second,
         mib(report.import.peak_rss_bytes)
     ));
+    if let Some(loaded) = &report.loaded {
+        line(format!(
+            "shown after import   {:.0} ms (event list and last projection, before the events load)",
+            loaded.shown_ms
+        ));
+        line(format!(
+            "load after import    {:.0} ms (every event, for stepping anywhere; the app loads them in the background)",
+            loaded.load_ms
+        ));
+        line(format!(
+            "reopen (unchanged)   {:.0} ms  peak RSS {:.0} MiB",
+            loaded.reopen_ms,
+            mib(loaded.reopen_peak_rss_bytes)
+        ));
+        line(format!(
+            "first view           {:.0} ms (last projection and first page, after the load)",
+            loaded.first_view_ms
+        ));
+        line(format!(
+            "search index         {:.0} ms (built by the first search; the app builds it in the background)",
+            loaded.search_index_ms
+        ));
+        line(format!(
+            "seek ({} offsets)  p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms; fold from 0: {:.1} ms",
+            loaded.seek.samples,
+            loaded.seek.p50_ms,
+            loaded.seek.p99_ms,
+            loaded.seek.max_ms,
+            loaded.seek.full_fold_ms
+        ));
+        line(format!(
+            "render last request  {:.1} ms",
+            loaded.request_render_ms
+        ));
+        line(format!(
+            "event page (middle)  {:.1} ms",
+            loaded.event_page_ms
+        ));
+        line(format!(
+            "filtered event page  {:.1} ms",
+            loaded.filtered_event_page_ms
+        ));
+    }
+    let scale = &report.scale;
     line(format!(
-        "shown after import   {:.0} ms (event list and last projection, before the events load)",
-        report.shown_ms
+        "import of a tenth    {:.0} ms ({} events); cost per event {:.2}x the tenth's",
+        scale.small_import_ms, scale.small_events, scale.cost_per_event_ratio
     ));
     line(format!(
-        "load after import    {:.0} ms (every event, for stepping anywhere; the app loads them in the background)",
-        report.load_ms
+        "view, whole process  p50 {:.1} ms  p99 {:.1} ms over {} offsets ({})",
+        scale.view_p50_ms, scale.view_p99_ms, scale.view_samples, scale.view_command
     ));
     line(format!(
-        "reopen (unchanged)   {:.0} ms  peak RSS {:.0} MiB",
-        report.reopen_ms,
-        mib(report.reopen_peak_rss_bytes)
+        "reopen the database  {:.0} ms (event list and the view at the middle)",
+        scale.reopen_ms
     ));
     line(format!(
-        "first view           {:.0} ms (last projection and first page, after the load)",
-        report.first_view_ms
+        "database at import   {:.1} MiB, {:.2}x the journal; checkpoints {:.1} MiB ({:.1}%)",
+        mib(scale.database_bytes),
+        scale.database_to_journal,
+        mib(scale.checkpoint_bytes),
+        scale.checkpoint_share * 100.0
     ));
     line(format!(
-        "search index         {:.0} ms (built by the first search; the app builds it in the background)",
-        report.search_index_ms
-    ));
-    line(format!(
-        "seek ({} offsets)  p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms; fold from 0: {:.1} ms",
-        report.seek.samples,
-        report.seek.p50_ms,
-        report.seek.p99_ms,
-        report.seek.max_ms,
-        report.seek.full_fold_ms
-    ));
-    line(format!(
-        "render last request  {:.1} ms",
-        report.request_render_ms
-    ));
-    line(format!(
-        "event page (middle)  {:.1} ms",
-        report.event_page_ms
-    ));
-    line(format!(
-        "filtered event page  {:.1} ms",
-        report.filtered_event_page_ms
+        "append {} events    {:.0} ms (import of the grown file, whole process)",
+        scale.append_events, scale.append_ms
     ));
     for peer in &report.peers {
         line(format!(

@@ -887,6 +887,18 @@ impl Store {
         Ok(())
     }
 
+    /// Bytes a journal's checkpoints take, their shared blocks included.
+    pub fn checkpoint_bytes(&self, journal_id: i64) -> Result<u64, StoreError> {
+        let bytes: i64 = self.conn.query_row(
+            "SELECT (SELECT coalesce(sum(length(state)), 0) FROM checkpoints WHERE journal_id = ?1)
+                  + (SELECT coalesce(sum(length(bytes)), 0) FROM checkpoint_blocks
+                     WHERE journal_id = ?1)",
+            [journal_id],
+            |row| row.get(0),
+        )?;
+        Ok(bytes as u64)
+    }
+
     /// What a journal's checkpoints describe, if it has any.
     pub fn checkpoint_cover(&self, journal_id: i64) -> Result<Option<CheckpointCover>, StoreError> {
         Ok(self

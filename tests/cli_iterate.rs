@@ -415,6 +415,94 @@ fn a_closed_stdout_is_not_an_error() {
     );
 }
 
+/// The figures every dialect's bench reports, and that the append it measures leaves the
+/// generated journal as it was.
+fn assert_scale_figures(report: &serde_json::Value, dir: &std::path::Path) {
+    for figure in [
+        "/scale/smallImportMs",
+        "/scale/costPerEventRatio",
+        "/scale/viewP50Ms",
+        "/scale/viewP99Ms",
+        "/scale/reopenMs",
+        "/scale/databaseToJournal",
+        "/scale/checkpointShare",
+        "/scale/appendMs",
+    ] {
+        let value = report.pointer(figure).and_then(serde_json::Value::as_f64);
+        assert!(
+            value.is_some_and(|v| v >= 0.0),
+            "{figure} is measured: {value:?}"
+        );
+    }
+    assert!(
+        report["scale"]["viewSamples"]
+            .as_u64()
+            .is_some_and(|n| n > 0),
+        "the view is timed at some offsets: {}",
+        report["scale"]["viewSamples"]
+    );
+    let journal = std::path::Path::new(report["journalPath"].as_str().expect("journal path"));
+    assert!(
+        journal.starts_with(dir),
+        "the journal is in the bench's directory"
+    );
+    assert_eq!(
+        std::fs::metadata(journal).expect("journal").len(),
+        report["fileBytes"].as_u64().expect("file bytes"),
+        "the append is cut back: a later run reuses the journal as generated"
+    );
+    let checks: Vec<&str> = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter_map(|c| c["figure"].as_str())
+        .collect();
+    for target in [
+        "import cost per event, N vs N/10",
+        "import peak RSS",
+        "view at an offset, median",
+        "view at an offset, p99",
+        "reopen, list and middle",
+        "database / journal",
+        "checkpoints / database",
+        "append 1,000 events",
+    ] {
+        assert!(
+            checks.contains(&target),
+            "the {target} target is judged: {checks:?}"
+        );
+    }
+}
+
+#[test]
+fn bench_of_every_other_dialect_reports_the_scale_figures_without_the_iterate_views() {
+    let cli = Cli::new();
+    // The JSON spells a dialect as its serde name, the command line as its argument.
+    for (dialect, named) in [("ag-ui", "ag-ui"), ("agentskit", "agents-kit")] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let report = cli.json(&[
+            "bench",
+            "--dialect",
+            dialect,
+            "--events",
+            "1500",
+            "--dir",
+            s(dir.path()),
+            "--json",
+        ]);
+        assert_eq!(
+            report["dialect"], named,
+            "the journal is of the dialect asked for"
+        );
+        assert_scale_figures(&report, dir.path());
+        assert!(
+            report.get("seek").is_none(),
+            "{dialect}: the iterate-only views are not reported: {}",
+            report["seek"]
+        );
+    }
+}
+
 #[test]
 fn bench_prints_every_figure_of_the_performance_issue_in_text_and_json() {
     let cli = Cli::new();
@@ -464,6 +552,7 @@ fn bench_prints_every_figure_of_the_performance_issue_in_text_and_json() {
             "{figure} is measured: {value:?}"
         );
     }
+    assert_scale_figures(&report, dir.path());
     let checks: Vec<&str> = report["checks"]
         .as_array()
         .expect("checks")

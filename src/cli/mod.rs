@@ -115,8 +115,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Time import, seeking and rendering on a generated journal against the targets of issue 7.
+    /// Time import, views, reopening and appends on a generated journal of any dialect against
+    /// the targets in the README.
     Bench {
+        /// The dialect of the generated journal.
+        #[arg(long, value_enum, default_value_t = DialectArg::Iterate)]
+        dialect: DialectArg,
         /// Events in the generated journal.
         #[arg(long, default_value_t = 100_000)]
         events: u64,
@@ -651,6 +655,7 @@ pub fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Bench {
+            dialect,
             events,
             seed,
             dir,
@@ -662,6 +667,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 .with_context(|| format!("cannot create {}", dir.display()))?;
             let exe = std::env::current_exe().context("cannot find the journalscope binary")?;
             let report = journalscope::bench::run(&journalscope::bench::BenchOptions {
+                dialect: dialect.into(),
                 events,
                 seed,
                 dir,
