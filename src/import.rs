@@ -16,6 +16,7 @@ use crate::diagnostic::Diagnostic;
 use crate::dialect::{self, Dialect, ReadEvent, Reader};
 use crate::iterate::Analyser;
 use crate::source::{self, Framing, Position, RawRecord};
+use crate::source_ends::{self, SourceEnds};
 use crate::store::{JournalRow, NewJournal, SourcePosition, Store, StoreError};
 
 /// Records written per progress report (and per cancellation check).
@@ -157,6 +158,13 @@ pub fn import_file(
         if holds_exactly(path, &meta, &prev).map_err(read_err)? {
             return keep_unchanged(store, &prev, &meta);
         }
+        if let Some(added) = append_in_place(store, path, &meta, &prev, control)? {
+            return Ok(ImportOutcome {
+                journal_id: prev.id,
+                kind: ImportKind::Appended,
+                added,
+            });
+        }
     }
     let raw = fs::read(path).map_err(read_err)?;
     let compressed = source::is_gzip(&raw);
@@ -173,7 +181,7 @@ pub fn import_file(
     if let Some(prev) = &previous {
         let prefix_len = prev.imported_bytes as usize;
         if prefix_len <= bytes.len()
-            && blake3::hash(&bytes[..prefix_len]).to_hex().as_str() == prev.content_hash
+            && SourceEnds::whole(&bytes).holds(prefix_len as u64, &prev.content_hash)
         {
             if prefix_len == bytes.len() {
                 // A compressed file whose content did not change.
@@ -182,7 +190,8 @@ pub fn import_file(
             // Growth can only be read as appended records when what came before ended on a
             // record boundary; an array's closing bracket or a cut last line moves.
             if !compressed && !prev.ends_mid_line && prev.framing != Framing::JsonArray {
-                let added = ingest(store, prev, &bytes, true, mtime_ns(&meta), control)?;
+                let ends = SourceEnds::split(&bytes, prefix_len);
+                let added = ingest(store, prev, &ends, true, mtime_ns(&meta), control)?;
                 return Ok(ImportOutcome {
                     journal_id: prev.id,
                     kind: ImportKind::Appended,
@@ -203,7 +212,14 @@ pub fn import_file(
         Ok(id)
     })?;
     let journal = store.journal(journal_id)?.ok_or(StoreError::Empty)?;
-    let result = ingest(store, &journal, &bytes, true, mtime_ns(&meta), control);
+    let result = ingest(
+        store,
+        &journal,
+        &SourceEnds::whole(&bytes),
+        true,
+        mtime_ns(&meta),
+        control,
+    );
     match result {
         Ok(added) => Ok(ImportOutcome {
             journal_id,
@@ -231,19 +247,46 @@ fn holds_exactly(path: &Path, meta: &fs::Metadata, journal: &JournalRow) -> std:
         return Ok(false);
     }
     let mut file = fs::File::open(path)?;
-    let mut hasher = blake3::Hasher::new();
-    let mut chunk = vec![0u8; 1 << 20];
-    loop {
-        match std::io::Read::read(&mut file, &mut chunk) {
-            Ok(0) => break,
-            Ok(n) => {
-                hasher.update(&chunk[..n]);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
+    source_ends::file_holds(&mut file, journal.imported_bytes, &journal.content_hash)
+}
+
+/// Takes in what was appended to an uncompressed file that still holds what `journal` read of
+/// it, reading only the appended bytes (and the two windows that check the rest). `None` when
+/// the file must be read whole: it is compressed, a JSON array, cut mid-line before, or no
+/// longer what was read.
+fn append_in_place(
+    store: &Store,
+    path: &Path,
+    meta: &fs::Metadata,
+    journal: &JournalRow,
+    control: &mut ImportControl<'_>,
+) -> Result<Option<u64>, ImportError> {
+    let read_err = |source| ImportError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let base = journal.imported_bytes;
+    if journal.ends_mid_line || journal.framing == Framing::JsonArray || meta.len() <= base {
+        return Ok(None);
     }
-    Ok(hasher.finalize().to_hex().as_str() == journal.content_hash)
+    let mut file = fs::File::open(path).map_err(read_err)?;
+    let magic = source_ends::read_at(&mut file, 0, 2).map_err(read_err)?;
+    if source::is_gzip(&magic)
+        || !source_ends::file_holds(&mut file, base, &journal.content_hash).map_err(read_err)?
+    {
+        return Ok(None);
+    }
+    let (head, before) = source_ends::windows(&mut file, base).map_err(read_err)?;
+    let after = source_ends::read_at(&mut file, base, meta.len() - base).map_err(read_err)?;
+    let ends = SourceEnds::around(&head, &before, base, &after);
+    Ok(Some(ingest(
+        store,
+        journal,
+        &ends,
+        true,
+        mtime_ns(meta),
+        control,
+    )?))
 }
 
 /// Records that `journal`'s source was seen again, unchanged (its size and mtime as now).
@@ -348,7 +391,6 @@ pub(crate) fn read_full(file: &mut impl std::io::Read, buf: &mut [u8]) -> std::i
 /// How far a streaming read got, and what it found on the way.
 struct StreamEnd {
     at: Position,
-    content_hash: String,
     last_byte: Option<u8>,
     analysis: Option<crate::dialect::Analysis>,
 }
@@ -365,6 +407,12 @@ fn ingest_stream(
     let path = PathBuf::from(&journal.source_path);
     let total = meta.len();
     let dialect = journal.dialect;
+    // The reading thread takes the file; its ends are read again through this handle once
+    // it is done, for the hash a later append checks instead of the whole file.
+    let mut ends_reader = file.try_clone().map_err(|source| ImportError::Read {
+        path: path.clone(),
+        source,
+    })?;
     store.transaction(|store| -> Result<u64, ImportError> {
         let bulk = store.start_bulk_load()?;
         let end = std::thread::scope(|scope| -> Result<StreamEnd, ImportError> {
@@ -426,12 +474,20 @@ fn ingest_stream(
         if bulk {
             store.finish_bulk_load()?;
         }
+        let read_err = |source| ImportError::Read {
+            path: path.clone(),
+            source,
+        };
+        let (head, before) =
+            source_ends::windows(&mut ends_reader, end.at.byte).map_err(read_err)?;
+        let content_hash =
+            SourceEnds::around(&head, &before, end.at.byte, &[]).hash_at(end.at.byte);
         store.record_position(
             journal.id,
             &SourcePosition {
                 size: total,
                 mtime_ns: mtime_ns(meta),
-                content_hash: end.content_hash,
+                content_hash,
                 imported_bytes: end.at.byte,
                 imported_lines: end.at.line,
                 ends_mid_line: end.last_byte.is_some_and(|b| b != b'\n'),
@@ -562,7 +618,6 @@ fn read_stream(
     }
     Ok(StreamEnd {
         at,
-        content_hash: hasher.finalize().to_hex().to_string(),
         last_byte,
         analysis: analyser.map(Analyser::finish),
     })
@@ -664,25 +719,27 @@ fn read_and_analyse(
 pub fn ingest(
     store: &Store,
     journal: &JournalRow,
-    bytes: &[u8],
+    source: &SourceEnds<'_>,
     complete: bool,
     mtime_ns: Option<i64>,
     control: &mut ImportControl<'_>,
 ) -> Result<u64, ImportError> {
-    let start = journal.imported_bytes as usize;
+    let start = journal.imported_bytes;
+    debug_assert_eq!(
+        source.base(),
+        start,
+        "the bytes at hand start where the journal stops"
+    );
     let seq = store.event_count(journal.id)?;
     let at = Position {
-        byte: journal.imported_bytes,
+        byte: start,
         line: journal.imported_lines,
         seq,
     };
-    let split = source::split(&bytes[start..], journal.framing, at, complete);
-    let consumed = start + split.consumed;
-    let total = bytes.len() as u64;
+    let split = source::split(source.after(), journal.framing, at, complete);
+    let consumed = start + split.consumed as u64;
+    let total = source.len();
     let added = split.records.len() as u64;
-    let mut hasher = blake3::Hasher::new();
-    hasher.update(&bytes[..start]);
-    let mut hashed = start;
     let mut reader = Reader::resume(journal.dialect, store.highest_offset(journal.id)?);
     let mut done = 0u64;
     let mut chunks = split.records.chunks(BATCH).peekable();
@@ -695,26 +752,24 @@ pub fn ingest(
         // Where this batch leaves the source: the start of the next record (its line not yet
         // counted), or the end of what the split consumed.
         let (reached, lines, ends_mid_line) = match next {
-            Some(record) => (record.byte_start as usize, record.line - 1, false),
+            Some(record) => (record.byte_start, record.line - 1, false),
             None => (
                 consumed,
                 journal.imported_lines + split.lines,
                 complete
                     && journal.framing == Framing::Jsonl
                     && consumed > 0
-                    && bytes[consumed - 1] != b'\n',
+                    && source.byte_before(consumed) != Some(b'\n'),
             ),
         };
-        hasher.update(&bytes[hashed..reached]);
-        hashed = reached;
-        let content_hash = hasher.finalize().to_hex().to_string();
+        let content_hash = source.hash_at(reached);
         let batch: Vec<(RawRecord, ReadEvent)> = chunk
             .iter()
             .map(|record| (record.clone(), read_record(&mut reader, record)))
             .collect();
         done += chunk.len() as u64;
         (control.progress)(ImportProgress {
-            done_bytes: reached as u64,
+            done_bytes: reached,
             total_bytes: total,
             events: seq + done,
             stage: ImportStage::Storing,
@@ -728,7 +783,7 @@ pub fn ingest(
                     size: total,
                     mtime_ns,
                     content_hash,
-                    imported_bytes: reached as u64,
+                    imported_bytes: reached,
                     imported_lines: lines,
                     ends_mid_line,
                 },

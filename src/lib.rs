@@ -18,6 +18,7 @@ pub mod redact;
 pub mod report;
 pub mod search;
 pub mod source;
+pub mod source_ends;
 pub mod store;
 pub mod tail;
 pub mod text_match;

@@ -58,8 +58,8 @@ fn a_journal_larger_than_one_read_chunk_is_stored_verbatim_and_reopens_unchanged
     let row = journal.row().clone();
     assert_eq!(
         row.content_hash,
-        blake3::hash(&bytes).to_hex().to_string(),
-        "the hash covers the whole file"
+        journalscope::source_ends::SourceEnds::whole(&bytes).hash_at(bytes.len() as u64),
+        "the hash covers the file's ends and its length, which a later append checks"
     );
     assert_eq!(
         row.imported_bytes,
@@ -140,7 +140,7 @@ fn a_streamed_file_with_a_bom_and_no_final_newline_keeps_its_lines() {
 }
 
 #[test]
-fn reopening_compares_every_byte_so_a_same_size_rewrite_is_a_new_generation() {
+fn reopening_compares_the_bytes_at_the_ends_so_a_same_size_rewrite_there_is_a_new_generation() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let path = dir.path().join("same-size.jsonl");
     let db = dir.path().join("same-size.sqlite");
@@ -161,7 +161,7 @@ fn reopening_compares_every_byte_so_a_same_size_rewrite_is_a_new_generation() {
     assert_eq!(
         journal.info().expect("info").import_kind,
         ImportKind::Replaced,
-        "the chunked check reads the bytes, not only the size: a changed file is imported anew"
+        "the check reads the bytes at the file's ends, not only the size: a changed file is imported anew"
     );
     assert!(
         journal
@@ -170,5 +170,84 @@ fn reopening_compares_every_byte_so_a_same_size_rewrite_is_a_new_generation() {
             .raw_text()
             .contains("apply"),
         "the new bytes are what the journal shows"
+    );
+}
+
+#[test]
+fn given_a_grown_file_when_imported_then_only_a_change_at_its_ends_makes_a_new_generation() {
+    // Protects the append that reads only what was added: the file's ends and length still
+    // tell a rewritten or replaced file from a grown one, and a database whose hash covers
+    // the whole prefix (an older import) still takes appends.
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let lines = |from: i64, to: i64| -> String {
+        (from..to)
+            .map(|offset| {
+                format!(
+                    "{{\"offset\":{offset},\"type\":\"events.iterate.com/agent/context-added\",\"payload\":{{\"role\":\"user\",\"content\":\"line {offset} {}\"}}}}\n",
+                    "x".repeat(200)
+                )
+            })
+            .collect()
+    };
+    let first = lines(0, 2_000);
+    let grown = format!("{first}{}", lines(2_000, 2_100));
+    let import = |name: &str, before: &str, after: &str, legacy: bool| -> ImportKind {
+        let path = dir.path().join(format!("{name}.jsonl"));
+        let db = dir.path().join(format!("{name}.sqlite"));
+        std::fs::write(&path, before).expect("write");
+        let journal = open(&path, &db);
+        if legacy {
+            journal
+                .store()
+                .connection()
+                .execute(
+                    "UPDATE journals SET content_hash = ?1",
+                    [blake3::hash(before.as_bytes()).to_hex().to_string()],
+                )
+                .expect("an older hash");
+        }
+        drop(journal);
+        std::fs::write(&path, after).expect("write");
+        let mut quiet = |_| {};
+        let store = journalscope::store::Store::open(&db).expect("store");
+        journalscope::import::import_file(
+            &store,
+            &path,
+            &mut ImportControl {
+                progress: &mut quiet,
+                cancel: None,
+            },
+        )
+        .expect("import")
+        .kind
+    };
+    assert_eq!(
+        import("grown", &first, &grown, false),
+        ImportKind::Appended,
+        "a file that grew is appended to"
+    );
+    assert_eq!(
+        import("legacy", &first, &grown, true),
+        ImportKind::Appended,
+        "a journal hashed whole by an older import is appended to"
+    );
+    let rewritten_head = grown.replacen("line 0 ", "line 0!", 1);
+    assert_eq!(
+        import("head", &first, &rewritten_head, false),
+        ImportKind::Replaced,
+        "a change in the first bytes is a new generation"
+    );
+    let at = first.len() - 20;
+    let mut rewritten_tail = grown.clone().into_bytes();
+    rewritten_tail[at] = b'y';
+    assert_eq!(
+        import(
+            "tail",
+            &first,
+            &String::from_utf8(rewritten_tail).expect("utf-8"),
+            false
+        ),
+        ImportKind::Replaced,
+        "a change just before where the import stopped is a new generation"
     );
 }

@@ -14,6 +14,7 @@ use tokio::sync::watch;
 
 use crate::dialect::{self, Dialect, Reader};
 use crate::source::{self, Position};
+use crate::source_ends::{self, SourceEnds};
 use crate::store::{JournalRow, NewJournal, SourcePosition, Store};
 
 use super::remote::Board;
@@ -176,7 +177,8 @@ fn follow(
 }
 
 impl Follower {
-    /// Reads the file if it changed and lands what is new.
+    /// Reads the file if it changed and lands what is new: only the bytes after what the
+    /// generation holds, once the two windows that check the rest still match.
     fn sync(&mut self, board: &mut Board) -> Result<(), TailError> {
         // A missing file is usually a rotation in progress; the next change brings it back.
         let Ok(meta) = fs::metadata(&self.path) else {
@@ -186,16 +188,16 @@ impl Follower {
         if self.seen.as_ref() == Some(&now) {
             return Ok(());
         }
-        let bytes = match fs::read(&self.path) {
-            Ok(bytes) => bytes,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(source) => {
-                return Err(TailError::Read {
-                    path: self.path.clone(),
-                    source,
-                })
-            }
+        let read_err = |source| TailError::Read {
+            path: self.path.clone(),
+            source,
         };
+        let mut file = match fs::File::open(&self.path) {
+            Ok(file) => file,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(source) => return Err(read_err(source)),
+        };
+        let len = file.metadata().map_err(read_err)?.len();
         // A different inode is a rotation: a new file took the old one's name.
         let rotated = self
             .seen
@@ -205,16 +207,17 @@ impl Follower {
         let reason = match &self.journal {
             None => Some(self.next_reason),
             Some(journal) => {
-                let imported = journal.imported_bytes as usize;
-                if bytes.len() < imported {
+                let imported = journal.imported_bytes;
+                if len < imported {
                     Some(if rotated {
                         GenerationReason::FileReplaced
                     } else {
                         GenerationReason::FileTruncated
                     })
                 } else if (imported > 0
-                    && blake3::hash(&bytes[..imported]).to_hex().as_str() != journal.content_hash)
-                    || (journal.ends_mid_line && bytes.len() > imported)
+                    && !source_ends::file_holds(&mut file, imported, &journal.content_hash)
+                        .map_err(read_err)?)
+                    || (journal.ends_mid_line && len > imported)
                 {
                     Some(GenerationReason::FileReplaced)
                 } else {
@@ -224,14 +227,19 @@ impl Follower {
         };
         let mut updates = Vec::new();
         if let Some(reason) = reason {
+            let bytes = source_ends::read_at(&mut file, 0, len).map_err(read_err)?;
             let limit = self.remaining();
             let Some(landed) = self.new_generation(&bytes, reason, limit, &mut updates)? else {
                 return Ok(());
             };
             self.landed += landed;
-        } else {
+        } else if let Some(journal) = &self.journal {
+            let base = journal.imported_bytes;
+            let (head, before) = source_ends::windows(&mut file, base).map_err(read_err)?;
+            let after = source_ends::read_at(&mut file, base, len - base).map_err(read_err)?;
             let limit = self.remaining();
-            self.landed += self.append(&bytes, limit, &mut updates)?;
+            let source = SourceEnds::around(&head, &before, base, &after);
+            self.landed += self.append(&source, limit, &mut updates)?;
         }
         self.analysis_due |= updates
             .iter()
@@ -283,27 +291,33 @@ impl Follower {
             journal_id: id,
             reason,
         });
-        Ok(Some(self.append(bytes, limit, updates)?))
+        Ok(Some(self.append(
+            &SourceEnds::whole(bytes),
+            limit,
+            updates,
+        )?))
     }
 
-    /// Lands the complete records after what the current generation holds.
+    /// Lands the complete records after what the current generation holds; `source` holds
+    /// the file from there on.
     fn append(
         &mut self,
-        bytes: &[u8],
+        source: &SourceEnds<'_>,
         limit: Option<u64>,
         updates: &mut Vec<TailUpdate>,
     ) -> Result<u64, TailError> {
         let Some(journal) = self.journal.clone() else {
             return Ok(0);
         };
-        let start = journal.imported_bytes as usize;
+        let start = journal.imported_bytes;
+        let after = source.after();
         let seq = self.store.event_count(journal.id)?;
         let at = Position {
-            byte: journal.imported_bytes,
+            byte: start,
             line: journal.imported_lines,
             seq,
         };
-        let mut split = source::split(&bytes[start..], journal.framing, at, false);
+        let mut split = source::split(after, journal.framing, at, false);
         let mut lines = split.lines;
         let mut consumed = split.consumed;
         if let Some(limit) = limit {
@@ -311,11 +325,11 @@ impl Follower {
                 split.records.truncate(limit as usize);
                 // Stop right after the last record taken, so a later run resumes there.
                 if let Some(last) = split.records.last() {
-                    let end = (last.byte_start + last.byte_len) as usize - start;
-                    let newline = bytes[start + end..]
+                    let end = (last.byte_start + last.byte_len - start) as usize;
+                    let newline = after[end..]
                         .iter()
                         .position(|b| *b == b'\n')
-                        .map_or(bytes.len() - start, |p| end + p + 1);
+                        .map_or(after.len(), |p| end + p + 1);
                     consumed = newline;
                     lines = last.line - journal.imported_lines;
                 }
@@ -343,14 +357,14 @@ impl Follower {
                 batch.push((record, read));
             }
             store.append(journal.id, &batch)?;
-            let end = start + consumed;
+            let end = start + consumed as u64;
             store.record_position(
                 journal.id,
                 &SourcePosition {
-                    size: bytes.len() as u64,
+                    size: source.len(),
                     mtime_ns: None,
-                    content_hash: blake3::hash(&bytes[..end]).to_hex().to_string(),
-                    imported_bytes: end as u64,
+                    content_hash: source.hash_at(end),
+                    imported_bytes: end,
                     imported_lines: journal.imported_lines + lines,
                     ends_mid_line: false,
                 },
