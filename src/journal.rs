@@ -1252,7 +1252,10 @@ impl Journal {
 /// The analysis's tip when it describes exactly the `events` the store holds: an append not
 /// analysed yet (a cancelled one, say) leaves a tip that would show a stale end.
 fn current_tip(store: &Store, journal_id: i64, events: u64) -> Result<Option<Tip>, StoreError> {
-    Ok(store.tip(journal_id)?.filter(|tip| tip.events == events))
+    Ok(store
+        .tip(journal_id)?
+        .and_then(|row| Tip::from_row(&row))
+        .filter(|tip| tip.events == events))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod bench;
 pub mod bookmark;
 pub mod breakpoint;
 pub mod console;
+pub mod derived;
 pub mod diagnostic;
 pub mod dialect;
 pub mod gen;

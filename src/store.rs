@@ -7,9 +7,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 
+use crate::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent, TipRow};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::dialect::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
-use crate::iterate::view::Tip;
 use crate::source::{Framing, RawRecord};
 
 #[derive(Debug, thiserror::Error)]
@@ -31,8 +30,6 @@ pub enum StoreError {
     Sql(#[from] rusqlite::Error),
     #[error("the database holds no journal")]
     Empty,
-    #[error("cannot write the projection after the last event: {0}")]
-    Tip(serde_json::Error),
 }
 
 /// How long a connection waits for another one's write before giving up: long enough for any
@@ -468,7 +465,12 @@ impl Store {
             "DELETE FROM event_type_counts WHERE journal_id = ?1",
             [journal_id],
         )?;
-        crate::search::forget(self, journal_id)?;
+        self.conn
+            .execute("DELETE FROM event_text WHERE journal_id = ?1", [journal_id])?;
+        self.conn.execute(
+            "DELETE FROM event_text_state WHERE journal_id = ?1",
+            [journal_id],
+        )?;
         self.conn.execute(
             "UPDATE journals SET superseded_by = NULL WHERE superseded_by = ?1",
             [journal_id],
@@ -984,47 +986,35 @@ impl Store {
     }
 
     /// Replaces the journal's tip (see [`Store::tip`]); `None` removes it.
-    pub fn keep_tip(&self, journal_id: i64, tip: Option<&Tip>) -> Result<(), StoreError> {
+    pub fn keep_tip(&self, journal_id: i64, tip: Option<&TipRow>) -> Result<(), StoreError> {
         self.conn
             .execute("DELETE FROM tips WHERE journal_id = ?1", [journal_id])?;
         if let Some(tip) = tip {
-            let view = serde_json::to_string(&tip.view).map_err(StoreError::Tip)?;
             self.conn.execute(
                 "INSERT INTO tips (journal_id, events, through, view) VALUES (?1, ?2, ?3, ?4)",
-                params![journal_id, tip.events as i64, tip.through, view],
+                params![journal_id, tip.events as i64, tip.through, tip.view],
             )?;
         }
         Ok(())
     }
 
-    /// The projection after a journal's last event, as its last analysis left it. `None` when
-    /// none was kept (another dialect, a database from before migration 7) or it no longer
-    /// reads: it is derived, and a view falls back to folding the journal.
-    pub fn tip(&self, journal_id: i64) -> Result<Option<Tip>, StoreError> {
-        let row = self
+    /// The view after a journal's last event, as its last analysis left it. `None` when none
+    /// was kept (a dialect that keeps none, a database from before migration 7).
+    pub fn tip(&self, journal_id: i64) -> Result<Option<TipRow>, StoreError> {
+        Ok(self
             .conn
             .query_row(
                 "SELECT events, through, view FROM tips WHERE journal_id = ?1",
                 [journal_id],
                 |row| {
-                    Ok((
-                        row.get::<_, i64>(0)?,
-                        row.get::<_, i64>(1)?,
-                        row.get::<_, String>(2)?,
-                    ))
+                    Ok(TipRow {
+                        events: row.get::<_, i64>(0)? as u64,
+                        through: row.get(1)?,
+                        view: row.get(2)?,
+                    })
                 },
             )
-            .optional()?;
-        Ok(row.and_then(|(events, through, view)| {
-            let mut view: crate::iterate::view::ProjectionView =
-                serde_json::from_str(&view).ok()?;
-            view.fit_diagnostics();
-            Some(Tip {
-                events: events as u64,
-                through,
-                view,
-            })
-        }))
+            .optional()?)
     }
 
     /// Every diagnostic of a journal, read-time and fold-time, in file order.
@@ -1428,20 +1418,12 @@ mod tests {
         );
     }
 
-    fn tip_of(events: u64, through: i64) -> Tip {
-        Tip {
+    /// A tip as a dialect would hand it over: the store keeps its view as it is given.
+    fn tip_of(events: u64, through: i64) -> TipRow {
+        TipRow {
             events,
             through,
-            view: crate::iterate::view::ProjectionView {
-                at: through,
-                published_through: Some(through),
-                pending: None,
-                system: Vec::new(),
-                history: Vec::new(),
-                diagnostics: vec![Diagnostic::warning(3, Some(2), "odd", "a \"quoted\" note")],
-                diagnostic_count: 1,
-                error_count: 0,
-            },
+            view: format!(r#"{{"at":{through},"note":"a \"quoted\" note","ünicode":"✓"}}"#),
         }
     }
 

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use journalscope::dialect::{self, Dialect};
 use journalscope::import::ImportControl;
+use journalscope::iterate::view::Tip;
 use journalscope::journal::{Journal, JournalError, LoadedViews};
 use journalscope::store::Store;
 
@@ -132,7 +133,8 @@ fn given_an_import_when_analysed_again_from_the_store_then_the_tip_is_the_one_th
             "{}: the import's fold and a fold of the stored records leave the same tip",
             path.display()
         );
-        let kept = kept.expect("an iterate import keeps a tip");
+        let kept = Tip::from_row(&kept.expect("an iterate import keeps a tip"))
+            .expect("the kept view reads");
         assert_eq!(
             kept.events,
             journal.event_count(),
@@ -227,9 +229,10 @@ fn given_a_tip_for_another_event_count_when_opened_unloaded_then_it_is_not_shown
         let store = Store::open(&db).expect("store");
         let events = store.events(id).expect("events");
         let mut stale = dialect::analyse(Dialect::Iterate, &events);
-        let tip = stale.tip.as_mut().expect("tip");
+        let mut tip = Tip::from_row(stale.tip.as_ref().expect("tip")).expect("reads");
         tip.events -= 1;
         tip.view.history.clear();
+        stale.tip = Some(tip.row());
         store
             .replace_analysis(id, &stale)
             .expect("write the stale tip");
@@ -460,6 +463,7 @@ fn given_more_diagnostics_than_a_view_carries_when_imported_then_the_tip_is_the_
         .store()
         .tip(journal.row().id)
         .expect("read the tip")
+        .and_then(|row| Tip::from_row(&row))
         .expect("an iterate import keeps a tip");
     let loaded = journal.projection(240).expect("loaded");
     assert_eq!(

@@ -11,8 +11,8 @@ use std::ops::ControlFlow;
 
 use serde_json::Value;
 
+use crate::derived::{Analysis, FoldWatch, Mark, ReadEvent, WATCH_EVERY};
 use crate::diagnostic::Diagnostic;
-use crate::dialect::{Analysis, FoldWatch, Mark, ReadEvent, WATCH_EVERY};
 use crate::source::RawRecord;
 use crate::store::StoredEvent;
 

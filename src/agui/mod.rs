@@ -31,8 +31,8 @@ use std::ops::ControlFlow;
 
 use serde_json::Value;
 
+use crate::derived::{Analysis, FoldWatch, Mark, WATCH_EVERY};
 use crate::diagnostic::Diagnostic;
-use crate::dialect::{Analysis, FoldWatch, Mark, WATCH_EVERY};
 use crate::source::{detect_framing, split, Position};
 use crate::store::{Store, StoreError, StoredEvent};
 

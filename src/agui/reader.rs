@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::derived::ReadEvent;
 use crate::diagnostic::Diagnostic;
-use crate::dialect::ReadEvent;
 use crate::source::RawRecord;
 
 /// Every event type of the AG-UI protocol, with the fields a producer must send for it.

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use super::event::{self, EventKind};
 use super::projection::{Item, Projection, RequestOffsets};
 use super::view::{Analyser, Checkpointing, DiagnosticTail, LeftOut, ProjectionView};
+use crate::derived::{Analysis, FoldWatch, WATCH_EVERY};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::dialect::{Analysis, FoldWatch, WATCH_EVERY};
 use crate::store::{Store, StoreError};
 
 /// The encoding's version: a checkpoint of another one is never read, and the views fold

@@ -14,7 +14,7 @@ pub use reader::{looks_like, one_line, short_type, Reader};
 pub use roles::Transport;
 pub use view::{Analyser, IterateJournal};
 
-use crate::dialect::{Analysis, FoldWatch};
+use crate::derived::{Analysis, FoldWatch};
 use crate::store::StoredEvent;
 
 pub fn analyse(events: &[StoredEvent]) -> Analysis {
@@ -27,7 +27,7 @@ pub fn analyse(events: &[StoredEvent]) -> Analysis {
 pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<Analysis> {
     let mut analyser = Analyser::default();
     for (index, record) in events.iter().enumerate() {
-        if index % crate::dialect::WATCH_EVERY == 0 && watch(index as u64).is_break() {
+        if index % crate::derived::WATCH_EVERY == 0 && watch(index as u64).is_break() {
             return None;
         }
         analyser.feed_stored(record);

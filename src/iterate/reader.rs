@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
+use crate::derived::ReadEvent;
 use crate::diagnostic::Diagnostic;
-use crate::dialect::ReadEvent;
 use crate::source::RawRecord;
 
 const TYPE_PREFIXES: &[&str] = &["events.iterate.com/agent/", "events.iterate.com/agents/"];

@@ -14,8 +14,8 @@ use super::event::{self, EventKind, IterateEvent, Role};
 use super::projection::{compaction_cutoff, fold_through, Item, Lane, Projection};
 use super::render::{self, header_line, RequestSnapshot};
 use super::roles::{provider_role, ProviderRole, Rule, Transport};
+use crate::derived::{Analysis, CheckpointCover, FoldWatch, Mark, TipRow, WATCH_EVERY};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::dialect::{Analysis, CheckpointCover, FoldWatch, Mark, WATCH_EVERY};
 use crate::store::{Store, StoreError, StoredEvent};
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -229,6 +229,28 @@ pub struct Tip {
 }
 
 impl Tip {
+    /// The tip as the store keeps it.
+    pub fn row(&self) -> TipRow {
+        TipRow {
+            events: self.events,
+            through: self.through,
+            // Serialising plain data into a string does not fail.
+            view: serde_json::to_string(&self.view).unwrap_or_default(),
+        }
+    }
+
+    /// A tip the store kept; `None` when its view no longer reads (it is derived, and a view
+    /// then folds the journal instead). A view kept before the counts existed is fitted.
+    pub fn from_row(row: &TipRow) -> Option<Tip> {
+        let mut view: ProjectionView = serde_json::from_str(&row.view).ok()?;
+        view.fit_diagnostics();
+        Some(Tip {
+            events: row.events,
+            through: row.through,
+            view,
+        })
+    }
+
     /// The view at `at`, when the tip holds it: `at` at or past every offset.
     pub fn view_at(&self, at: i64) -> Option<ProjectionView> {
         (at >= self.through).then(|| ProjectionView {
@@ -982,11 +1004,14 @@ impl Analyser {
             format: checkpoint::FORMAT,
             seekable: !self.checkpointing.unseekable,
         });
-        self.analysis.tip = Some(Tip {
-            events: self.records,
-            through,
-            view: view_of(&self.projection, through, diagnostics),
-        });
+        self.analysis.tip = Some(
+            Tip {
+                events: self.records,
+                through,
+                view: view_of(&self.projection, through, diagnostics),
+            }
+            .row(),
+        );
         self.analysis
     }
 }

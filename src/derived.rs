@@ -1,0 +1,110 @@
+//! What the store keeps of a journal besides its records, in shapes that name no dialect:
+//! which dialect wrote it, what the dialect's reader read of each record, and what its fold
+//! derived (diagnostics, marks, checkpoints, the projection at the end). The store and every
+//! dialect depend on this module; it depends on neither.
+
+use std::ops::ControlFlow;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::diagnostic::Diagnostic;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export)]
+pub enum Dialect {
+    Iterate,
+    AgUi,
+    AgentsKit,
+}
+
+impl Dialect {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Iterate => "iterate",
+            Dialect::AgUi => "ag-ui",
+            Dialect::AgentsKit => "agentskit",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Dialect> {
+        match text {
+            "iterate" => Some(Dialect::Iterate),
+            "ag-ui" => Some(Dialect::AgUi),
+            "agentskit" => Some(Dialect::AgentsKit),
+            _ => None,
+        }
+    }
+}
+
+/// The indexed columns of one record, as its dialect reads them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadEvent {
+    pub offset: Option<i64>,
+    pub kind: Option<String>,
+    pub created_at: Option<String>,
+    /// One line for an event list; never the whole payload.
+    pub summary: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Something worth a badge in the event list or a mark on the timeline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Mark {
+    #[ts(type = "number")]
+    pub seq: u64,
+    /// Stable kind: `request`, `compaction`, `downgrade`, `unpublished`, `run-start`,
+    /// `accepted`, `duplicate`, ... Each dialect documents its own.
+    pub kind: String,
+    /// Short text for a tooltip, e.g. the rule behind a downgrade.
+    pub note: String,
+}
+
+/// What folding a whole journal found: fold-time diagnostics and marks.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Analysis {
+    pub diagnostics: Vec<(u64, Diagnostic)>,
+    pub marks: Vec<Mark>,
+    /// The projection after the last event (iterate journals only).
+    pub tip: Option<TipRow>,
+    /// Fold states to seek or resume from, each after the records its seq counts, encoded by
+    /// the dialect that folded them.
+    pub checkpoints: Vec<(u64, Vec<u8>)>,
+    /// Parts the checkpoints share, each written once, by index.
+    pub checkpoint_blocks: Vec<(u64, Vec<u8>)>,
+    /// How far the checkpoints reach: set by the analysis that reached the journal's end.
+    pub cover: Option<CheckpointCover>,
+    /// Kinds of mark that describe the journal's end rather than their event (an item no
+    /// request has published yet): the marks of these kinds that `marks` holds replace all
+    /// the journal had.
+    pub provisional_kinds: Vec<&'static str>,
+}
+
+/// What a journal's checkpoints describe: the records folded, the dialect's encoding, and
+/// whether a view at an offset can start from them (offsets increase through the journal, so
+/// the records at or before any offset are a prefix of the file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckpointCover {
+    pub records: u64,
+    pub format: u32,
+    pub seekable: bool,
+}
+
+/// The view after a journal's last event as the store keeps it: how many records it
+/// describes, the highest offset it shows, and the view encoded by its dialect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TipRow {
+    pub events: u64,
+    pub through: i64,
+    pub view: String,
+}
+
+/// Told how far a long fold got, in events (`0..=events.len()`, never going back), at least
+/// every `WATCH_EVERY` events; answering `Break` abandons the fold. Keeps an import's progress
+/// moving and its cancel button working while a large journal is analysed.
+pub type FoldWatch<'a> = &'a mut dyn FnMut(u64) -> ControlFlow<()>;
+
+/// How often a fold tells its watch how far it got.
+pub const WATCH_EVERY: usize = 2_000;

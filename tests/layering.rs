@@ -1,0 +1,150 @@
+//! The core's layers, checked from its source: which top-level module may name which. A change
+//! that makes the store know a dialect, a dialect know the pipeline above it, or two modules
+//! depend on each other fails here with the edge that broke the rule.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Top-level modules of the core and the modules each one names through `crate::`, leaving
+/// out test code.
+fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut pending = vec![src.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read src") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let relative = path.strip_prefix(&src).expect("under src");
+            let module = relative
+                .components()
+                .next()
+                .and_then(|c| c.as_os_str().to_str())
+                .map(|c| c.trim_end_matches(".rs").to_string())
+                .expect("a module name");
+            if module == "main" || module == "lib" {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("read source");
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            let named = graph.entry(module.clone()).or_default();
+            for (at, _) in code.match_indices("crate::") {
+                let rest = &code[at + "crate::".len()..];
+                let names: Vec<&str> = match rest.strip_prefix('{') {
+                    Some(group) => group
+                        .split('}')
+                        .next()
+                        .unwrap_or("")
+                        .split(',')
+                        .map(|n| n.trim().split("::").next().unwrap_or("").trim())
+                        .collect(),
+                    None => vec![rest
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .next()
+                        .unwrap_or("")],
+                };
+                for name in names {
+                    if !name.is_empty() && name != module && name != "self" {
+                        named.insert(name.to_string());
+                    }
+                }
+            }
+        }
+    }
+    graph
+}
+
+const DIALECTS: &[&str] = &["iterate", "agui", "agentskit"];
+
+#[test]
+fn the_store_and_what_it_keeps_name_no_dialect_and_nothing_above_them() {
+    let graph = dependencies();
+    let allowed: &[(&str, &[&str])] = &[
+        ("derived", &["diagnostic"]),
+        ("store", &["derived", "diagnostic", "source", "text_match"]),
+        ("source", &[]),
+        ("source_ends", &[]),
+        ("diagnostic", &[]),
+    ];
+    for (module, may) in allowed {
+        let named = graph.get(*module).cloned().unwrap_or_default();
+        let forbidden: Vec<&String> = named
+            .iter()
+            .filter(|n| !may.contains(&n.as_str()))
+            .collect();
+        assert!(
+            forbidden.is_empty(),
+            "{module} may name only {may:?}, and names {forbidden:?}"
+        );
+    }
+}
+
+#[test]
+fn a_dialect_names_the_store_and_shared_shapes_but_not_the_pipeline_or_another_dialect() {
+    let graph = dependencies();
+    let above = [
+        "dialect",
+        "import",
+        "journal",
+        "tail",
+        "search",
+        "console",
+        "breakpoint",
+        "report",
+        "bench",
+        "bookmark",
+        "cli",
+    ];
+    for dialect in DIALECTS {
+        let named = graph.get(*dialect).cloned().unwrap_or_default();
+        let forbidden: Vec<&String> = named
+            .iter()
+            .filter(|n| above.contains(&n.as_str()) || (DIALECTS.contains(&n.as_str())))
+            .collect();
+        assert!(
+            forbidden.is_empty(),
+            "the {dialect} dialect names {forbidden:?}: a dialect depends on the store's types and the shared shapes, never on what is built on it"
+        );
+    }
+}
+
+#[test]
+fn no_two_core_modules_depend_on_each_other_through_any_path() {
+    let graph = dependencies();
+    for start in graph.keys() {
+        // Depth-first from `start`, keeping the path, to name the cycle if there is one.
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        let mut seen = BTreeSet::new();
+        while let Some((module, path)) = stack.pop() {
+            for next in graph.get(&module).into_iter().flatten() {
+                if next == start {
+                    panic!("an import cycle: {} -> {start}", path.join(" -> "));
+                }
+                if seen.insert(next.clone()) {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push((next.clone(), longer));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn nothing_in_the_core_names_the_command_line() {
+    let graph = dependencies();
+    for (module, named) in &graph {
+        if module != "cli" {
+            assert!(
+                !named.contains("cli"),
+                "{module} names the command line, which is an adapter over the core"
+            );
+        }
+    }
+}
