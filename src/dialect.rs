@@ -114,6 +114,25 @@ pub fn refresh(
     Ok(Some(()))
 }
 
+/// Whether a journal's derived tables are those this version derives, for every record: a
+/// database written before a dialect kept checkpoints (or in an older encoding of them), or
+/// one whose follower stopped before folding what it stored, needs a refresh.
+pub fn is_current(
+    store: &crate::store::Store,
+    journal_id: i64,
+    dialect: Dialect,
+) -> Result<bool, crate::store::StoreError> {
+    match dialect {
+        Dialect::Iterate => {
+            let records = store.event_count(journal_id)?;
+            Ok(store.checkpoint_cover(journal_id)?.is_some_and(|cover| {
+                cover.format == iterate::checkpoint::FORMAT && cover.records == records
+            }))
+        }
+        Dialect::AgUi | Dialect::AgentsKit => Ok(true),
+    }
+}
+
 /// What a refresh is doing: reading records back for a fold that needs them all, or folding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefreshStage {

@@ -156,7 +156,7 @@ pub fn import_file(
         .filter(|journal| journal.source_path == name)
     {
         if holds_exactly(path, &meta, &prev).map_err(read_err)? {
-            return keep_unchanged(store, &prev, &meta);
+            return keep_unchanged(store, &prev, &meta, control);
         }
         if let Some(added) = append_in_place(store, path, &meta, &prev, control)? {
             return Ok(ImportOutcome {
@@ -185,7 +185,7 @@ pub fn import_file(
         {
             if prefix_len == bytes.len() {
                 // A compressed file whose content did not change.
-                return keep_unchanged(store, prev, &meta);
+                return keep_unchanged(store, prev, &meta, control);
             }
             // Growth can only be read as appended records when what came before ended on a
             // record boundary; an array's closing bracket or a cut last line moves.
@@ -289,23 +289,33 @@ fn append_in_place(
     )?))
 }
 
-/// Records that `journal`'s source was seen again, unchanged (its size and mtime as now).
+/// Records that `journal`'s source was seen again, unchanged (its size and mtime as now). Its
+/// derived tables are brought up to date when an older version wrote them (a database from
+/// before the checkpoints), or a follower stopped before folding what it stored.
 fn keep_unchanged(
     store: &Store,
     journal: &JournalRow,
     meta: &fs::Metadata,
+    control: &mut ImportControl<'_>,
 ) -> Result<ImportOutcome, ImportError> {
-    store.record_position(
-        journal.id,
-        &SourcePosition {
-            size: meta.len(),
-            mtime_ns: mtime_ns(meta),
-            content_hash: journal.content_hash.clone(),
-            imported_bytes: journal.imported_bytes,
-            imported_lines: journal.imported_lines,
-            ends_mid_line: journal.ends_mid_line,
-        },
-    )?;
+    store.transaction(|store| -> Result<(), ImportError> {
+        store.record_position(
+            journal.id,
+            &SourcePosition {
+                size: meta.len(),
+                mtime_ns: mtime_ns(meta),
+                content_hash: journal.content_hash.clone(),
+                imported_bytes: journal.imported_bytes,
+                imported_lines: journal.imported_lines,
+                ends_mid_line: journal.ends_mid_line,
+            },
+        )?;
+        if !dialect::is_current(store, journal.id, journal.dialect)? {
+            let events = store.event_count(journal.id)?;
+            analyse(store, journal, events, meta.len(), control)?;
+        }
+        Ok(())
+    })?;
     Ok(ImportOutcome {
         journal_id: journal.id,
         kind: ImportKind::Unchanged,

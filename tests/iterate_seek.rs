@@ -203,6 +203,43 @@ fn derived(store: &Store, id: i64) -> impl PartialEq + std::fmt::Debug {
     )
 }
 
+#[test]
+fn given_a_database_from_before_the_checkpoints_when_its_unchanged_file_is_opened_then_it_gets_them(
+) {
+    // Protects the migration of an existing database: its journal file is only read, its
+    // derived tables are brought up to date once, and views then answer from checkpoints.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("journal.jsonl");
+    write(&file, &varied(2_000, 3), false);
+    let before = std::fs::read(&file).expect("read");
+    let store = Store::open(&dir.path().join("journal.sqlite")).expect("store");
+    let id = import(&store, &file);
+    for table in ["checkpoints", "checkpoint_blocks", "checkpoint_cover"] {
+        store
+            .connection()
+            .execute(&format!("DELETE FROM {table}"), [])
+            .expect("forget the checkpoints");
+    }
+    assert_eq!(
+        checkpoint::view_at(&store, id, 100).expect("the store reads"),
+        None,
+        "without checkpoints no view starts from one"
+    );
+    assert_eq!(import(&store, &file), id, "the same generation");
+    assert!(
+        checkpoint::view_at(&store, id, 100)
+            .expect("the store reads")
+            .is_some(),
+        "opening the unchanged file again kept the checkpoints"
+    );
+    assert_seeks_equal_the_fold(&store, id, 11, "a migrated database");
+    assert_eq!(
+        std::fs::read(&file).expect("read"),
+        before,
+        "the journal file is only read"
+    );
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(6))]
 
