@@ -148,3 +148,48 @@ fn nothing_in_the_core_names_the_command_line() {
         }
     }
 }
+
+#[test]
+fn the_command_line_s_own_dependencies_stay_out_of_the_library_and_the_desktop_app() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pending = vec![root.join("src")];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read src") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                if !path.ends_with("cli") {
+                    pending.push(path);
+                }
+                continue;
+            }
+            if path.ends_with("main.rs") || path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("read source");
+            for crate_name in ["clap::", "indicatif::"] {
+                assert!(
+                    !text.contains(crate_name),
+                    "{} names {crate_name}: argument parsing and progress bars live with the command line",
+                    path.display()
+                );
+            }
+        }
+    }
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("manifest");
+    for dependency in ["clap = {", "indicatif = {"] {
+        let line = manifest
+            .lines()
+            .find(|l| l.starts_with(dependency))
+            .unwrap_or_else(|| panic!("the manifest declares {dependency}"));
+        assert!(
+            line.contains("optional = true"),
+            "{dependency} is built only with the command line's feature: {line}"
+        );
+    }
+    let app = std::fs::read_to_string(root.join("src-tauri/Cargo.toml")).expect("app manifest");
+    assert!(
+        app.lines()
+            .any(|l| l.starts_with("journalscope = {") && l.contains("default-features = false")),
+        "the desktop app builds the library without the command line's feature"
+    );
+}

@@ -3,6 +3,7 @@
 
 mod output;
 mod prefix;
+mod tail;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -196,7 +197,7 @@ enum Command {
         json: bool,
     },
     /// Follow a growing journal file or a remote stream, printing events as they land.
-    Tail(journalscope::tail::TailArgs),
+    Tail(tail::TailArgs),
     /// Two requests side by side: common prefix, first difference, why the prefix broke.
     Diff {
         journal: String,
@@ -619,7 +620,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 )?;
             }
         }
-        Command::Tail(args) => journalscope::tail::run_cli(args, &mut out)?,
+        Command::Tail(args) => tail::run_cli(args, &mut out)?,
         Command::Diagnostics { journal, json } => {
             let journal = open_for(&journal, None, Needs::Store)?;
             output::diagnostics(&mut out, &journal.diagnostics()?, json)?;

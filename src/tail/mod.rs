@@ -16,7 +16,6 @@
 //! # Ok::<(), journalscope::tail::TailError>(())
 //! ```
 
-mod cli;
 mod file;
 mod recorder;
 mod remote;
@@ -32,9 +31,9 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
+use crate::journal;
 use crate::store::{Store, StoreError};
 
-pub use cli::{default_db, run_cli, TailArgs};
 pub use target::{Header, Source, StreamTarget, Transport};
 pub use update::{GenerationReason, TailStatus, TailUpdate, TailedEvent};
 
@@ -270,6 +269,20 @@ pub fn start(
         commands,
         thread: Some(thread),
     })
+}
+
+/// Where a tail writes when no `--db` is given: a file's cached database, so that the other
+/// commands on the same file see what was tailed; a stream gets one per public URL.
+pub fn default_db(source: &Source) -> PathBuf {
+    match source {
+        Source::File(path) => journal::cached_db_path(path),
+        Source::Stream(target)
+        | Source::AgUiRun { target, .. }
+        | Source::AgentsKitTurn { target, .. } => {
+            let hash = blake3::hash(target.public_url().as_bytes()).to_hex();
+            journal::cache_dir().join(format!("stream-{}.sqlite", &hash.as_str()[..16]))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,10 +6,9 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::journal;
-
-use super::{
-    start, Backoff, Header, Source, StartAt, TailError, TailOptions, TailStatus, TailUpdate,
+use journalscope::tail::{
+    default_db, start, Backoff, Header, Source, StartAt, TailError, TailOptions, TailStatus,
+    TailUpdate,
 };
 
 /// Follow a journal file or a remote stream into the database, printing events as they land.
@@ -58,20 +57,6 @@ impl TailArgs {
             stop_after: self.max_events,
             ..TailOptions::default()
         })
-    }
-}
-
-/// Where a tail writes when no `--db` is given: a file's cached database, so that the other
-/// commands on the same file see what was tailed; a stream gets one per public URL.
-pub fn default_db(source: &Source) -> PathBuf {
-    match source {
-        Source::File(path) => journal::cached_db_path(path),
-        Source::Stream(target)
-        | Source::AgUiRun { target, .. }
-        | Source::AgentsKitTurn { target, .. } => {
-            let hash = blake3::hash(target.public_url().as_bytes()).to_hex();
-            journal::cache_dir().join(format!("stream-{}.sqlite", &hash.as_str()[..16]))
-        }
     }
 }
 
