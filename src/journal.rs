@@ -848,17 +848,36 @@ impl Journal {
                 }
             }
         }
+        // A dense page reads its marks and diagnostics in one range each; a sparse one (a
+        // filter's rows, far apart) by each row's seq.
+        let id = self.row.id;
+        let dense = rows
+            .first()
+            .zip(rows.last())
+            .is_some_and(|(first, last)| last.seq - first.seq + 1 == rows.len() as u64);
+        let (mut marks, mut diagnostics) = match (dense, rows.first(), rows.last()) {
+            (true, Some(first), Some(last)) => (
+                self.store.marks_between(id, first.seq, last.seq + 1)?,
+                self.store
+                    .diagnostics_between(id, first.seq, last.seq + 1)?,
+            ),
+            _ => (Vec::new(), Vec::new()),
+        };
         for row in &mut rows {
-            let id = self.row.id;
-            for mark in self.store.marks_between(id, row.seq, row.seq + 1)? {
+            if !dense {
+                marks = self.store.marks_between(id, row.seq, row.seq + 1)?;
+                diagnostics = self.store.diagnostics_between(id, row.seq, row.seq + 1)?;
+            }
+            let start = marks.partition_point(|m| m.seq < row.seq);
+            for mark in marks[start..].iter().take_while(|m| m.seq == row.seq) {
                 if !row.marks.contains(&mark.kind) {
-                    row.marks.push(mark.kind);
+                    row.marks.push(mark.kind.clone());
                 }
             }
-            row.severity = self
-                .store
-                .diagnostics_between(id, row.seq, row.seq + 1)?
+            let start = diagnostics.partition_point(|(seq, _)| *seq < row.seq);
+            row.severity = diagnostics[start..]
                 .iter()
+                .take_while(|(seq, _)| *seq == row.seq)
                 .map(|(_, d)| d.severity)
                 .min();
             if row.severity.is_some() {

@@ -436,3 +436,49 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
         }
     }
 }
+
+#[test]
+fn every_row_of_a_dense_or_sparse_page_carries_the_marks_and_severity_a_scan_finds() {
+    // Protects the event list's reads of marks and diagnostics (one range for a dense page,
+    // a lookup per row for a filter's): each row must show what the whole journal says of it.
+    for demo in [Demo::Iterate, Demo::AgUi, Demo::AgentsKit] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let journal = open_demo(demo, &dir);
+        let marks = journal.marks().expect("marks read");
+        let diagnostics = journal.diagnostics_with_seq().expect("diagnostics read");
+        let expect = |row: &journalscope::journal::EventRow| {
+            let mut kinds: Vec<String> = Vec::new();
+            for m in marks.iter().filter(|m| m.seq == row.seq) {
+                if !kinds.contains(&m.kind) {
+                    kinds.push(m.kind.clone());
+                }
+            }
+            let severity = diagnostics
+                .iter()
+                .filter(|(seq, _)| *seq == row.seq)
+                .map(|(_, d)| d.severity)
+                .min();
+            if severity.is_some() {
+                kinds.push("diagnostic".to_string());
+            }
+            (kinds, severity)
+        };
+        let dense = journal.events_page(&EventQuery::default()).expect("page");
+        let types = journal.event_types().expect("types");
+        let sparse = journal
+            .events_page(&EventQuery {
+                types: types.iter().take(1).map(|t| t.kind.clone()).collect(),
+                ..EventQuery::default()
+            })
+            .expect("filtered page");
+        assert!(!sparse.rows.is_empty(), "{demo:?}: the filter keeps rows");
+        for row in dense.rows.iter().chain(&sparse.rows) {
+            assert_eq!(
+                (row.marks.clone(), row.severity),
+                expect(row),
+                "{demo:?}: event {} shows its own marks and severity",
+                row.seq
+            );
+        }
+    }
+}
