@@ -1139,7 +1139,20 @@ impl Journal {
         request_offset: i64,
         transport: Transport,
     ) -> Result<crate::iterate::render::RequestSnapshot, JournalError> {
-        Ok(self.iterate()?.request(request_offset, transport)?)
+        match self.iterate() {
+            Err(JournalError::Loading) => {
+                match crate::iterate::checkpoint::request_at(
+                    &self.store,
+                    self.row.id,
+                    request_offset,
+                    transport,
+                )? {
+                    Some(snapshot) => Ok(snapshot?),
+                    None => Err(JournalError::Loading),
+                }
+            }
+            loaded => Ok(loaded?.request(request_offset, transport)?),
+        }
     }
 
     pub fn request_view(

@@ -966,6 +966,15 @@ impl Store {
         }
     }
 
+    /// The first record with exactly `offset` (an offset-index seek).
+    pub fn seq_at_offset(&self, journal_id: i64, offset: i64) -> Result<Option<u64>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT min(seq) FROM events WHERE journal_id = ?1 AND offset = ?2")?;
+        let seq: Option<i64> = stmt.query_row(params![journal_id, offset], |row| row.get(0))?;
+        Ok(seq.map(|s| s as u64))
+    }
+
     /// One record's line and original bytes, looked up by its seq alone: what a checkpoint
     /// that names items by the records they came from reads back.
     pub fn record_bytes(

@@ -122,6 +122,50 @@ fn assert_seeks_equal_the_fold(store: &Store, id: i64, step: usize, what: &str) 
     assert!(compared > 10, "{what}: enough offsets were compared");
 }
 
+/// Every request of the journal, rendered from the store, is byte for byte the request a
+/// loaded journal renders, on both transports; an offset that is no request is refused alike.
+fn assert_requests_equal_the_fold(store: &Store, id: i64, what: &str) {
+    use journalscope::iterate::event::EventKind;
+    use journalscope::iterate::Transport;
+    let loaded = IterateJournal::from_store(store, id, &mut |_| ControlFlow::Continue(()))
+        .expect("load")
+        .expect("a load nobody stopped ends");
+    let requests: Vec<i64> = loaded
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::RequestRequested { .. }))
+        .map(|e| e.offset)
+        .collect();
+    assert!(!requests.is_empty(), "{what}: the journal has requests");
+    for offset in requests {
+        for transport in [Transport::Openai, Transport::WorkersAi] {
+            let seek = checkpoint::request_at(store, id, offset, transport)
+                .expect("the store reads")
+                .unwrap_or_else(|| panic!("{what}: checkpoints answer @{offset}"))
+                .expect("a request");
+            let whole = loaded.request(offset, transport).expect("a request");
+            assert_eq!(
+                seek.body(),
+                whole.body(),
+                "{what}: request @{offset} renders the same bytes from a checkpoint"
+            );
+        }
+    }
+    let other = loaded
+        .events
+        .iter()
+        .find(|e| !matches!(e.kind, EventKind::RequestRequested { .. }))
+        .map(|e| e.offset)
+        .expect("an event that is no request");
+    assert!(
+        matches!(
+            checkpoint::request_at(store, id, other, Transport::Openai),
+            Ok(Some(Err(_)))
+        ),
+        "{what}: @{other} is no request, from the store as loaded"
+    );
+}
+
 #[test]
 fn given_a_streamed_import_when_any_offset_is_viewed_from_the_store_then_it_equals_the_whole_fold()
 {
@@ -144,6 +188,7 @@ fn given_a_streamed_import_when_any_offset_is_viewed_from_the_store_then_it_equa
         "a journal of 4,000 records keeps several checkpoints, kept {stored}"
     );
     assert_seeks_equal_the_fold(&store, id, 1, "streamed import");
+    assert_requests_equal_the_fold(&store, id, "streamed import");
 }
 
 #[test]
@@ -287,5 +332,6 @@ proptest::proptest! {
         let store = Store::open(&dir.path().join("j.sqlite")).expect("store");
         let id = import(&store, &file);
         assert_seeks_equal_the_fold(&store, id, 7, "generated journal");
+        assert_requests_equal_the_fold(&store, id, "generated journal");
     }
 }

@@ -547,9 +547,10 @@ pub fn run(cli: Cli) -> Result<()> {
             exact,
             redact_paths,
         } => {
-            let journal = open(&journal, None)?;
+            let mut journal = open_for(&journal, None, Needs::Store)?;
             require(&journal, Dialect::Iterate, "request")?;
-            let snapshot = journal.request(at, transport.into())?;
+            let transport = transport.into();
+            let snapshot = answer(&mut journal, |journal| journal.request(at, transport))?;
             if file.is_none() && format.is_none() {
                 output::request(&mut out, &snapshot, json)?;
                 out.flush()?;

@@ -277,6 +277,60 @@ pub fn view_at(
     journal_id: i64,
     at: i64,
 ) -> Result<Option<ProjectionView>, StoreError> {
+    let Some(records) = seekable_records(store, journal_id, at)? else {
+        return Ok(None);
+    };
+    Ok(resume(store, journal_id, records)?.map(|analyser| analyser.view_at(at)))
+}
+
+/// The request snapshot at `request_offset` from the store: the projection through it from
+/// the checkpoint before it, rendered as the request's own event says. `Ok(None)` when the
+/// checkpoints cannot answer (as [`view_at`]); an error when `request_offset` is no request.
+pub fn request_at(
+    store: &Store,
+    journal_id: i64,
+    request_offset: i64,
+    transport: super::Transport,
+) -> Result<Option<Result<super::render::RequestSnapshot, super::view::IterateError>>, StoreError> {
+    let Some(records) = seekable_records(store, journal_id, request_offset)? else {
+        return Ok(None);
+    };
+    // Offsets increase, so one record at most has the request's offset.
+    let request = match store.seq_at_offset(journal_id, request_offset)? {
+        Some(seq) => store.events_between(journal_id, seq, seq + 1)?.pop(),
+        None => None,
+    };
+    let event = request
+        .filter(|record| record.offset == Some(request_offset))
+        .and_then(|record| {
+            let value = record.json()?;
+            event::parse_owned(record.seq, record.line, value).0
+        });
+    let Some(event) = event else {
+        return Ok(Some(Err(super::view::IterateError::NotARequest(
+            request_offset,
+        ))));
+    };
+    let EventKind::RequestRequested { model } = &event.kind else {
+        return Ok(Some(Err(super::view::IterateError::NotARequest(
+            request_offset,
+        ))));
+    };
+    let Some(analyser) = resume(store, journal_id, records)? else {
+        return Ok(None);
+    };
+    Ok(Some(Ok(super::render::render(
+        &analyser.projection,
+        request_offset,
+        model.clone(),
+        event.created_at.as_deref(),
+        transport,
+    ))))
+}
+
+/// How many records lie at or before `at`, when the checkpoints can start a fold there: they
+/// cover every record and offsets increase through the journal.
+fn seekable_records(store: &Store, journal_id: i64, at: i64) -> Result<Option<u64>, StoreError> {
     let Some(cover) = store.checkpoint_cover(journal_id)? else {
         return Ok(None);
     };
@@ -286,8 +340,7 @@ pub fn view_at(
     {
         return Ok(None);
     }
-    let records = store.records_through_offset(journal_id, at)?;
-    Ok(resume(store, journal_id, records)?.map(|analyser| analyser.view_at(at)))
+    Ok(Some(store.records_through_offset(journal_id, at)?))
 }
 
 /// Brings a journal's derived tables up to its records: from its latest checkpoint when the
