@@ -643,7 +643,11 @@ fn send_found(
     let Some(found) = analyser.map(Analyser::take_found) else {
         return true;
     };
-    if found.marks.is_empty() && found.diagnostics.is_empty() {
+    if found.marks.is_empty()
+        && found.diagnostics.is_empty()
+        && found.checkpoints.is_empty()
+        && found.checkpoint_blocks.is_empty()
+    {
         return true;
     }
     batches.send(Piece::Found(Box::new(found))).is_ok()

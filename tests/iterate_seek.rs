@@ -213,6 +213,37 @@ fn given_a_compressed_import_and_appends_when_viewed_from_the_store_then_each_eq
 }
 
 #[test]
+fn regression_a_streamed_batch_without_marks_dropped_its_checkpoints() {
+    // Given a journal whose batches find no mark and no diagnostic, and whose projection
+    // stays small: an agent paused and resumed, over and over
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("quiet.jsonl");
+    let mut lines = vec![common::system_prompt(0, "prompt")];
+    lines.extend((1..12_000).map(|offset| {
+        let kind = if offset % 2 == 0 { "paused" } else { "resumed" };
+        common::event(offset, kind, json!({"reason": "maintenance"}))
+    }));
+    write(&file, &lines, false);
+    // When it is imported by the streaming path
+    let store = Store::open(&dir.path().join("quiet.sqlite")).expect("store");
+    let id = import(&store, &file);
+    // Then every checkpoint the fold took is kept, not only those of batches with marks
+    let kept: i64 = store
+        .connection()
+        .query_row(
+            "SELECT count(*) FROM checkpoints WHERE journal_id = ?1",
+            [id],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert!(
+        kept >= 12_000 / 2 / 512,
+        "the checkpoints of quiet batches are stored: {kept}"
+    );
+    assert_seeks_equal_the_fold(&store, id, 997, "a journal without marks");
+}
+
+#[test]
 fn given_offsets_that_go_backwards_when_viewed_from_the_store_then_checkpoints_do_not_answer() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("journal.jsonl");
