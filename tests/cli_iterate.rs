@@ -415,6 +415,16 @@ fn a_closed_stdout_is_not_an_error() {
     );
 }
 
+/// The figures a bench report judges against a target.
+fn judged(report: &serde_json::Value) -> Vec<&str> {
+    report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter_map(|c| c["figure"].as_str())
+        .collect()
+}
+
 /// The figures every dialect's bench reports, and that the append it measures leaves the
 /// generated journal as it was.
 fn assert_scale_figures(report: &serde_json::Value, dir: &std::path::Path) {
@@ -451,12 +461,7 @@ fn assert_scale_figures(report: &serde_json::Value, dir: &std::path::Path) {
         report["fileBytes"].as_u64().expect("file bytes"),
         "the append is cut back: a later run reuses the journal as generated"
     );
-    let checks: Vec<&str> = report["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .filter_map(|c| c["figure"].as_str())
-        .collect();
+    let checks = judged(report);
     for target in [
         "import cost per event, N vs N/10",
         "import peak RSS",
@@ -553,12 +558,7 @@ fn bench_prints_every_figure_of_the_performance_issue_in_text_and_json() {
         );
     }
     assert_scale_figures(&report, dir.path());
-    let checks: Vec<&str> = report["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .filter_map(|c| c["figure"].as_str())
-        .collect();
+    let checks = judged(&report);
     for target in [
         "import time",
         "import peak RSS",

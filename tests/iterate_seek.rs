@@ -70,6 +70,18 @@ fn varied(events: usize, seed: u64) -> Vec<String> {
     lines
 }
 
+/// How many checkpoints the store keeps for journal `id`.
+fn checkpoints_kept(store: &Store, id: i64) -> i64 {
+    store
+        .connection()
+        .query_row(
+            "SELECT count(*) FROM checkpoints WHERE journal_id = ?1",
+            [id],
+            |r| r.get(0),
+        )
+        .expect("count")
+}
+
 fn write(path: &Path, lines: &[String], gzip: bool) {
     let text = lines.join("\n") + "\n";
     if gzip {
@@ -175,14 +187,7 @@ fn given_a_streamed_import_when_any_offset_is_viewed_from_the_store_then_it_equa
     write(&file, &lines, false);
     let store = Store::open(&dir.path().join("journal.sqlite")).expect("store");
     let id = import(&store, &file);
-    let stored: i64 = store
-        .connection()
-        .query_row(
-            "SELECT count(*) FROM checkpoints WHERE journal_id = ?1",
-            [id],
-            |r| r.get(0),
-        )
-        .expect("count");
+    let stored = checkpoints_kept(&store, id);
     assert!(
         stored >= 4,
         "a journal of 4,000 records keeps several checkpoints, kept {stored}"
@@ -228,14 +233,7 @@ fn regression_a_streamed_batch_without_marks_dropped_its_checkpoints() {
     let store = Store::open(&dir.path().join("quiet.sqlite")).expect("store");
     let id = import(&store, &file);
     // Then every checkpoint the fold took is kept, not only those of batches with marks
-    let kept: i64 = store
-        .connection()
-        .query_row(
-            "SELECT count(*) FROM checkpoints WHERE journal_id = ?1",
-            [id],
-            |r| r.get(0),
-        )
-        .expect("count");
+    let kept = checkpoints_kept(&store, id);
     assert!(
         kept >= 12_000 / 2 / 512,
         "the checkpoints of quiet batches are stored: {kept}"
