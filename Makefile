@@ -6,14 +6,23 @@ SHELL := /bin/bash
 CARGO ?= cargo
 FILE ?=
 
-.PHONY: run test lint core-test bench system-deps fuzz
+.PHONY: run test lint core-test bench system-deps fuzz package package-check
 
 # Desktop targets (ui-deps, ui-build, ui-test, app-build, e2e, run-app) live beside the app.
 -include mk/desktop.mk
 
 run: run-app
 
-test: system-deps lint core-test ui-test e2e
+test: system-deps lint core-test ui-test e2e package-check
+
+# The release .deb (app, command line, manual pages, completions) in target/release/bundle/deb/.
+package:
+	scripts/package.sh
+
+# Builds the package, installs it with apt, checks the installed command line and window, and
+# removes it again. Needs root or passwordless sudo, as on CI.
+package-check:
+	scripts/package-check.sh
 
 # The Rust core builds without any webview library; clippy also checks the desktop crate, which
 # needs them, so system packages come first.

@@ -16,6 +16,7 @@ pub mod iterate;
 pub mod journal;
 pub mod record_json;
 pub mod redact;
+pub mod release;
 pub mod report;
 pub mod search;
 pub mod source;

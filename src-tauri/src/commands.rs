@@ -321,6 +321,7 @@ pub fn startup(app: AppHandle, session: State<'_, Session>) -> Startup {
         recent: config_dir(&app)
             .map(|d| recent::load(&d))
             .unwrap_or_default(),
+        version: journalscope::release::DESCRIPTION.to_string(),
     }
 }
 

@@ -95,6 +95,8 @@ pub struct Startup {
     /// Open the iterate demo when no path was given (`make run` without FILE).
     pub open_demo: bool,
     pub recent: Vec<RecentFile>,
+    /// The version and the commit of this build, for the About box.
+    pub version: String,
 }
 
 /// Result of exporting a request snapshot to a file.

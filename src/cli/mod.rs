@@ -24,7 +24,7 @@ use journalscope::{agentskit, agui};
 #[derive(Parser, Debug)]
 #[command(
     name = "journalscope",
-    version,
+    version = journalscope::release::DESCRIPTION,
     about = "Inspect agent journals: replay what the model saw at any offset",
     long_about = "Inspect agent journals (iterate agent streams, AG-UI event streams, AgentsKit turn \
 snapshots). <JOURNAL> is a journal file (JSONL, JSON array or captured SSE body, optionally \
@@ -198,6 +198,14 @@ enum Command {
     },
     /// Follow a growing journal file or a remote stream, printing events as they land.
     Tail(tail::TailArgs),
+    /// Print the completion script for a shell (`journalscope completions bash > …`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write the manual pages (journalscope.1 and one page per command) into a directory.
+    #[command(hide = true)]
+    Manpages { dir: PathBuf },
     /// Two requests side by side: common prefix, first difference, why the prefix broke.
     Diff {
         journal: String,
@@ -508,6 +516,22 @@ fn store_exit_code(err: &StoreError) -> u8 {
     }
 }
 
+/// The command tree without its hidden commands, which some shells' completion generators
+/// would offer anyway: they are for the binary itself, not for people to type.
+fn typed_commands() -> clap::Command {
+    let full = <Cli as clap::CommandFactory>::command();
+    let visible: Vec<clap::Command> = full
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .cloned()
+        .collect();
+    clap::Command::new("journalscope")
+        .version(journalscope::release::DESCRIPTION)
+        .about(full.get_about().cloned().unwrap_or_default())
+        .args(full.get_arguments().cloned())
+        .subcommands(visible)
+}
+
 pub fn run(cli: Cli) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -622,6 +646,16 @@ pub fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Tail(args) => tail::run_cli(args, &mut out)?,
+        Command::Completions { shell } => {
+            let mut command = typed_commands();
+            clap_complete::generate(shell, &mut command, "journalscope", &mut out);
+        }
+        Command::Manpages { dir } => {
+            std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+            let command = <Cli as clap::CommandFactory>::command();
+            clap_mangen::generate_to(command, &dir)
+                .with_context(|| format!("writing manual pages into {}", dir.display()))?;
+        }
         Command::Diagnostics { journal, json } => {
             let journal = open_for(&journal, None, Needs::Store)?;
             output::diagnostics(&mut out, &journal.diagnostics()?, json)?;

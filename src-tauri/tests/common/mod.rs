@@ -156,11 +156,16 @@ pub fn stream_server(fixture: &Path) -> Result<(Process, u16), String> {
 }
 
 pub async fn connect(port: u16, args: &[String]) -> Result<Client, String> {
+    connect_app(port, &app_binary(), args).await
+}
+
+/// A session with the window of `application` (another build of the app, an installed one).
+pub async fn connect_app(port: u16, application: &Path, args: &[String]) -> Result<Client, String> {
     let mut caps = serde_json::Map::new();
     caps.insert("browserName".into(), json!("wry"));
     caps.insert(
         "tauri:options".into(),
-        json!({"application": app_binary(), "args": args}),
+        json!({"application": application, "args": args}),
     );
     let url = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + Duration::from_secs(30);

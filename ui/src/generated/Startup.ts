@@ -12,4 +12,8 @@ launchPath: string | null,
 /**
  * Open the iterate demo when no path was given (`make run` without FILE).
  */
-openDemo: boolean, recent: Array<RecentFile>, };
+openDemo: boolean, recent: Array<RecentFile>, 
+/**
+ * The version and the commit of this build, for the About box.
+ */
+version: string, };

@@ -57,7 +57,7 @@ export const BINDINGS: { keys: string; label: string }[] = [
   { keys: "=", label: "pause / resume live ingestion" },
   { keys: "x", label: "show or hide the context-size plot" },
   { keys: "X", label: "export a report or a JSONL slice" },
-  { keys: "?", label: "show or hide these keys" },
+  { keys: "?", label: "show or hide the About box and these keys" },
   { keys: "Esc", label: "close the overlay" },
 ];
 

@@ -67,6 +67,8 @@ export const ui = $state({
   /** AgentsKit session the cursor follows; null lets the core pick the journal's own. */
   thread: null as string | null,
   help: false,
+  /** This build's version and commit, shown in the About box. */
+  version: "",
   goto: false,
   dropHover: false,
   notice: "",
@@ -228,6 +230,7 @@ export async function startup() {
   try {
     const s = await backend.startup();
     ui.recent = s.recent;
+    ui.version = s.version;
     if (s.launchPath) await openFile(s.launchPath);
     else if (s.openDemo) await openDemo("iterate");
   } catch (e) {
