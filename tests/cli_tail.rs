@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{load_journal, Faults, StreamServer};
+use support::{load_journal, Certificate, Faults, StreamServer, TestCa};
 
 const BOUND: Duration = Duration::from_secs(60);
 
@@ -211,5 +211,90 @@ fn a_bad_from_is_refused_with_a_message() {
     assert!(
         stderr.contains("--from"),
         "the message names the option: {stderr}"
+    );
+}
+
+#[test]
+fn cacert_trusts_a_private_ca_and_without_it_the_one_line_reason_is_printed() {
+    let ca = TestCa::new();
+    let server = StreamServer::start_tls(
+        fixture(),
+        Faults::none(),
+        0,
+        ca.server_config(Certificate::Good),
+    )
+    .expect("TLS server");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ca_file = dir.path().join("ca.pem");
+    ca.write_pem(&ca_file);
+    let ca_arg = ca_file.to_string_lossy().into_owned();
+    let db = dir.path().join("t.sqlite");
+    let db_arg = db.to_string_lossy().into_owned();
+    let url = server.url("/ndjson");
+    assert!(url.starts_with("https://"), "{url}");
+
+    let mut trusted = vec![
+        url.as_str(),
+        "--db",
+        db_arg.as_str(),
+        "--cacert",
+        ca_arg.as_str(),
+        "--max-events",
+        "200",
+    ];
+    trusted.extend(QUICK);
+    let output = finish(spawn(&trusted));
+    assert!(
+        output.status.success(),
+        "tail over TLS exits cleanly: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).lines().count(),
+        200,
+        "every event printed once"
+    );
+
+    let mut untrusted = vec![url.as_str(), "--db", db_arg.as_str(), "--max-events", "200"];
+    untrusted.extend(QUICK);
+    let output = finish(spawn(&untrusted));
+    assert!(
+        !output.status.success(),
+        "an untrusted certificate fails the command"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let error: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("journalscope: error:"))
+        .collect();
+    assert_eq!(error.len(), 1, "one error line: {stderr}");
+    assert!(
+        error[0].contains("unknown issuer") && error[0].contains("127.0.0.1"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("reconnecting"),
+        "a certificate problem is not retried: {stderr}"
+    );
+
+    let missing = dir
+        .path()
+        .join("missing.pem")
+        .to_string_lossy()
+        .into_owned();
+    let output = finish(spawn(&[
+        url.as_str(),
+        "--db",
+        db_arg.as_str(),
+        "--cacert",
+        missing.as_str(),
+    ]));
+    assert!(
+        !output.status.success(),
+        "a CA file that cannot be read fails the command"
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("missing.pem"),
+        "the error names the file"
     );
 }

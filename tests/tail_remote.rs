@@ -1,6 +1,8 @@
 //! Tailing real servers with real faults: the test server cuts connections at random points
 //! (mid-frame included), pauses and refuses; whatever happens, the store must end up holding
-//! the fixture exactly: same offsets, same bytes, none missing, none twice.
+//! the fixture exactly: same offsets, same bytes, none missing, none twice. The same holds over
+//! TLS, under a CA made for the test; without that CA, or with a wrong certificate, the tail
+//! refuses at once with one line that says why.
 
 mod support;
 
@@ -12,7 +14,7 @@ use journalscope::store::Store;
 use journalscope::tail::{
     self, Backoff, Header, Source, StartAt, TailOptions, TailStatus, TailUpdate,
 };
-use support::{load_journal, Faults, Required, StreamServer};
+use support::{load_journal, Certificate, Faults, Required, StreamServer, TestCa};
 
 /// No test may hang: every wait ends here at the latest.
 const BOUND: Duration = Duration::from_secs(90);
@@ -99,11 +101,36 @@ fn expected() -> Landed {
 
 fn tail_through_faults(path: &str, seed: u64) {
     let server = StreamServer::start(fixture(), Faults::harsh(seed), None, 0).expect("server");
+    tail_server_through_faults(&server, path, quick_options());
+}
+
+/// The harsh-faults server over TLS, trusted through `--cacert`'s option.
+fn tail_through_faults_over_tls(path: &str, seed: u64) {
+    let ca = TestCa::new();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ca_file = dir.path().join("ca.pem");
+    ca.write_pem(&ca_file);
+    let server = StreamServer::start_tls(
+        fixture(),
+        Faults::harsh(seed),
+        0,
+        ca.server_config(Certificate::Good),
+    )
+    .expect("TLS server");
+    assert!(server.url(path).starts_with("https://") || server.url(path).starts_with("wss://"));
+    let options = TailOptions {
+        ca_files: vec![ca_file],
+        ..quick_options()
+    };
+    tail_server_through_faults(&server, path, options);
+}
+
+fn tail_server_through_faults(server: &StreamServer, path: &str, options: TailOptions) {
     let dir = tempfile::tempdir().expect("temp dir");
     let db: PathBuf = dir.path().join("tail.sqlite");
     let (send, updates) = mpsc::channel();
     let source = Source::parse(&server.url(path), vec![]).expect("valid URL");
-    let handle = tail::start(&db, source, quick_options(), move |u| {
+    let handle = tail::start(&db, source, options, move |u| {
         let _ = send.send(u);
     })
     .expect("tail starts");
@@ -155,6 +182,154 @@ fn ndjson_survives_forced_disconnects() {
 #[test]
 fn websocket_survives_forced_disconnects() {
     tail_through_faults("/ws", 13);
+}
+
+#[test]
+fn sse_over_tls_survives_forced_disconnects() {
+    tail_through_faults_over_tls("/sse", 21);
+}
+
+#[test]
+fn ndjson_over_tls_survives_forced_disconnects() {
+    tail_through_faults_over_tls("/ndjson", 22);
+}
+
+#[test]
+fn websocket_over_tls_survives_forced_disconnects() {
+    tail_through_faults_over_tls("/ws", 23);
+}
+
+/// Tails `path` of a TLS server under `certificate`, trusting `trusted` CAs; answers how it
+/// failed (the tail's error and its failed status), or panics if it did not.
+fn refused_over_tls(path: &str, certificate: Certificate, trust_the_ca: bool) -> String {
+    let ca = TestCa::new();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ca_file = dir.path().join("ca.pem");
+    ca.write_pem(&ca_file);
+    let server =
+        StreamServer::start_tls(fixture(), Faults::none(), 0, ca.server_config(certificate))
+            .expect("TLS server");
+    let options = TailOptions {
+        ca_files: if trust_the_ca { vec![ca_file] } else { vec![] },
+        ..quick_options()
+    };
+    let (send, updates) = mpsc::channel();
+    let source = Source::parse(&server.url(path), vec![]).expect("valid URL");
+    let handle = tail::start(&dir.path().join("tail.sqlite"), source, options, move |u| {
+        let _ = send.send(u);
+    })
+    .expect("tail starts");
+    let err = handle
+        .wait()
+        .expect_err("a certificate that does not verify is refused");
+    let failed: Vec<String> = updates
+        .try_iter()
+        .filter_map(|u| match u {
+            TailUpdate::Status {
+                status: TailStatus::Failed { reason },
+            } => Some(reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        failed.len(),
+        1,
+        "one failed status, not a retry loop: {failed:?}"
+    );
+    assert_eq!(
+        failed[0],
+        err.to_string(),
+        "the status and the error say the same"
+    );
+    assert_eq!(
+        server.connections(),
+        0,
+        "no request reached the server over the refused TLS"
+    );
+    let reason = err.to_string();
+    assert!(!reason.contains('\n'), "one line: {reason}");
+    assert!(
+        reason.contains("127.0.0.1"),
+        "the line names the host: {reason}"
+    );
+    reason
+}
+
+#[test]
+fn without_the_ca_tls_is_refused_at_once_naming_an_unknown_issuer() {
+    for path in ["/sse", "/ndjson", "/ws"] {
+        let reason = refused_over_tls(path, Certificate::Good, false);
+        assert!(reason.contains("unknown issuer"), "{path}: {reason}");
+        assert!(
+            reason.contains("--cacert"),
+            "{path}: the line says what to do: {reason}"
+        );
+    }
+}
+
+#[test]
+fn an_expired_certificate_is_refused_as_expired() {
+    for path in ["/sse", "/ws"] {
+        let reason = refused_over_tls(path, Certificate::Expired, true);
+        assert!(reason.contains("expired"), "{path}: {reason}");
+    }
+}
+
+#[test]
+fn a_certificate_for_another_name_is_refused_as_such() {
+    for path in ["/ndjson", "/ws"] {
+        let reason = refused_over_tls(path, Certificate::OtherName, true);
+        assert!(reason.contains("another name"), "{path}: {reason}");
+        assert!(
+            reason.contains("streams.example"),
+            "{path}: names what it is for: {reason}"
+        );
+    }
+}
+
+#[test]
+fn a_tls_server_that_restarts_is_resumed_after_the_stored_offset() {
+    let ca = TestCa::new();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ca_file = dir.path().join("ca.pem");
+    ca.write_pem(&ca_file);
+    let db = dir.path().join("tail.sqlite");
+    let mut port = 0;
+    for (run, count) in [(1, 50u64), (2, 150u64)] {
+        // A new process on the same port: new connections, a new certificate from the same CA.
+        let server = StreamServer::start_tls(
+            fixture(),
+            Faults::none(),
+            port,
+            ca.server_config(Certificate::Good),
+        )
+        .expect("TLS server");
+        port = server.addr.port();
+        let source = Source::parse(&server.url("/sse"), vec![]).expect("valid URL");
+        let options = TailOptions {
+            stop_after: Some(count),
+            ca_files: vec![ca_file.clone()],
+            ..quick_options()
+        };
+        let summary = tail::start(&db, source, options, |_| {})
+            .expect("tail starts")
+            .wait()
+            .expect("stops by itself");
+        assert_eq!(
+            summary.events, count,
+            "run {run} landed what it was asked to"
+        );
+    }
+    let (journals, events) = stored(&db);
+    assert_eq!(
+        journals, 1,
+        "the restarted server's stream continues the same journal"
+    );
+    assert_eq!(
+        events,
+        expected(),
+        "no event missing or twice across the restart"
+    );
 }
 
 #[test]

@@ -85,6 +85,8 @@ pub struct ConnectRequest {
     pub from: String,
     /// `Name: value`, one a line; blank lines are ignored.
     pub headers: String,
+    /// PEM files of CA certificates to trust besides the system's, one path a line.
+    pub ca_files: String,
 }
 
 struct Running {
@@ -150,6 +152,15 @@ pub fn parse_headers(text: &str) -> Result<Vec<Header>, IpcError> {
                 )
             })
         })
+        .collect()
+}
+
+/// One path a line, blank lines left out.
+pub fn parse_paths(text: &str) -> Vec<PathBuf> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .map(PathBuf::from)
         .collect()
 }
 
@@ -228,6 +239,7 @@ pub async fn connect_stream(
     stop(live.take()).await;
     let options = TailOptions {
         start: start_at,
+        ca_files: parse_paths(&request.ca_files),
         ..TailOptions::default()
     };
     start(&app, &live, source, db, LiveSource::Stream, label, options)

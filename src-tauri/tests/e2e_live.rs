@@ -124,6 +124,58 @@ async fn live_stream(c: &Client, stream_port: u16) -> Outcome {
     Ok(())
 }
 
+/// Over TLS: without the stream's CA the tail fails at once and the status says why; with
+/// the CA's file in the dialog, every event lands.
+async fn live_stream_over_tls(c: &Client, stream_port: u16, ca_file: &Path) -> Outcome {
+    let url = format!("https://127.0.0.1:{stream_port}/ndjson");
+    for trusted in [false, true] {
+        keys(c, "o").await?;
+        wait_for(c, "[data-testid=connect-url]")
+            .await?
+            .send_keys(&url)
+            .await
+            .map_err(err("type the URL"))?;
+        if trusted {
+            wait_for(c, "[data-testid=connect-cacert]")
+                .await?
+                .send_keys(&ca_file.to_string_lossy())
+                .await
+                .map_err(err("type the CA file"))?;
+        }
+        wait_for(c, "[data-testid=connect-oldest]")
+            .await?
+            .click()
+            .await
+            .map_err(err("choose oldest"))?;
+        wait_for(c, "[data-testid=connect-submit]")
+            .await?
+            .click()
+            .await
+            .map_err(err("click Connect"))?;
+        if !trusted {
+            wait_until(
+                c,
+                "the status to say the certificate has an unknown issuer",
+                "const s = document.querySelector('[data-testid=live-status]'); return !!s && s.dataset.state === 'failed' && s.textContent.includes('unknown issuer');",
+            )
+            .await?;
+            screenshot(c, "07b-live-tls-refused").await?;
+        }
+    }
+    wait_until(c, "200 events in the list", &count_is(200)).await?;
+    let title = js(
+        c,
+        "return document.querySelector('[data-testid=file-name]').getAttribute('title');",
+    )
+    .await?;
+    check(
+        title
+            .as_str()
+            .is_some_and(|t| t.starts_with("https://127.0.0.1")),
+        &format!("the window shows the TLS stream's journal ({title})"),
+    )
+}
+
 fn lines(from: usize, to: usize) -> String {
     let text = std::fs::read_to_string(fixture()).expect("the tail fixture");
     text.lines()
@@ -217,6 +269,19 @@ async fn live_end_to_end() {
             .await
         }
         Err(e) => Err(format!("07-live-stream: {e}")),
+    });
+
+    let ca_file = harness.home.path().join("stream-ca.pem");
+    outcomes.push(match tls_stream_server(&fixture(), &ca_file) {
+        Ok((_server, stream_port)) => {
+            let ca = ca_file.clone();
+            scenario(port, "07c-live-stream-tls", &[], |c| async move {
+                let r = live_stream_over_tls(&c, stream_port, &ca).await;
+                (c, r)
+            })
+            .await
+        }
+        Err(e) => Err(format!("07c-live-stream-tls: {e}")),
     });
 
     let journal = harness.home.path().join("growing.jsonl");

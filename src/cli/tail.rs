@@ -27,6 +27,10 @@ pub struct TailArgs {
     /// A request header, 'Name: value' (repeatable). Never stored or printed.
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
+    /// Also trust the CA certificates in this PEM file for https:// and wss:// (repeatable).
+    /// The system's roots are always trusted; verification cannot be turned off.
+    #[arg(long = "cacert", value_name = "FILE")]
+    pub ca_files: Vec<PathBuf>,
     /// Print one JSON object per line: every event, status change, gap and new generation.
     #[arg(long)]
     pub json: bool,
@@ -55,6 +59,7 @@ impl TailArgs {
                 ..Backoff::default()
             },
             stop_after: self.max_events,
+            ca_files: self.ca_files.clone(),
             ..TailOptions::default()
         })
     }

@@ -20,6 +20,7 @@ mod file;
 mod recorder;
 mod remote;
 mod target;
+mod tls;
 mod update;
 
 use std::collections::hash_map::RandomState;
@@ -150,6 +151,8 @@ pub struct TailOptions {
     pub flush_interval: Duration,
     /// How often a followed file is checked when no change notification came.
     pub poll_interval: Duration,
+    /// PEM files of CA certificates trusted for `https://` and `wss://`, besides the system's.
+    pub ca_files: Vec<PathBuf>,
 }
 
 impl Default for TailOptions {
@@ -160,6 +163,7 @@ impl Default for TailOptions {
             stop_after: None,
             flush_interval: Duration::from_millis(50),
             poll_interval: Duration::from_millis(100),
+            ca_files: Vec::new(),
         }
     }
 }

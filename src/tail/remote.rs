@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::{Stream, StreamExt};
@@ -17,6 +18,7 @@ use crate::store::Store;
 
 use super::recorder::StreamRecorder;
 use super::target::{StreamTarget, Transport};
+use super::tls;
 use super::update::{TailStatus, TailUpdate};
 use super::{Command, Notify, StartAt, TailError, TailOptions, TailSummary};
 
@@ -193,11 +195,23 @@ impl Refusal {
     }
 }
 
+/// A failed attempt: a certificate that does not verify will not verify next time either, and
+/// says so in one line; anything else may be the network and is tried again.
+fn refusal_of(err: &(dyn std::error::Error + 'static), host: &str, described: String) -> Refusal {
+    match tls::refusal_reason(err, host) {
+        Some(reason) => Refusal::permanent(reason),
+        None => Refusal::transient(described),
+    }
+}
+
 /// An error's message and causes, without the URL (which may carry credentials).
 fn describe_http(err: reqwest::Error) -> String {
-    let err = err.without_url();
+    describe_http_ref(&err.without_url())
+}
+
+fn describe_http_ref(err: &reqwest::Error) -> String {
     let mut text = err.to_string();
-    let mut cause = std::error::Error::source(&err);
+    let mut cause = std::error::Error::source(err);
     while let Some(inner) = cause {
         text.push_str(": ");
         text.push_str(&inner.to_string());
@@ -228,17 +242,13 @@ fn transport_of(content_type: &str) -> Option<Transport> {
 
 async fn connect(
     client: &reqwest::Client,
+    tls: &Arc<rustls::ClientConfig>,
     target: &StreamTarget,
     offset: Option<&str>,
     last_event_id: Option<&str>,
 ) -> Result<Wire, Refusal> {
     let url = target.request_url(offset);
-    if matches!(url.scheme(), "https" | "wss") {
-        return Err(Refusal::permanent(format!(
-            "{}: URLs need TLS, which this build does not include",
-            url.scheme()
-        )));
-    }
+    let host = url.host_str().unwrap_or("the server").to_string();
     if target.is_websocket() {
         let mut request = url
             .as_str()
@@ -251,12 +261,20 @@ async fn connect(
                 .map_err(|_| Refusal::permanent(format!("bad value for header {}", header.name)))?;
             request.headers_mut().append(name, value);
         }
-        return match tokio_tungstenite::connect_async(request).await {
+        let connector = tokio_tungstenite::Connector::Rustls(Arc::clone(tls));
+        return match tokio_tungstenite::connect_async_tls_with_config(
+            request,
+            None,
+            false,
+            Some(connector),
+        )
+        .await
+        {
             Ok((stream, _)) => Ok(Wire::WebSocket(Box::new(stream))),
             Err(tungstenite::Error::Http(response)) => {
                 Err(Refusal::from_status(response.status().as_u16()))
             }
-            Err(err) => Err(Refusal::transient(err.to_string())),
+            Err(err) => Err(refusal_of(&err, &host, err.to_string())),
         };
     }
     let mut request = client.get(url).header(
@@ -269,10 +287,11 @@ async fn connect(
     if let Some(id) = last_event_id {
         request = request.header("Last-Event-ID", id);
     }
-    let response = request
-        .send()
-        .await
-        .map_err(|err| Refusal::transient(describe_http(err)))?;
+    let response = request.send().await.map_err(|err| {
+        let err = err.without_url();
+        let described = describe_http_ref(&err);
+        refusal_of(&err, &host, described)
+    })?;
     let status = response.status();
     if !status.is_success() {
         return Err(Refusal::from_status(status.as_u16()));
@@ -434,8 +453,10 @@ async fn follow(
     mut commands: watch::Receiver<Command>,
     board: &mut Board,
 ) -> Result<TailSummary, TailError> {
+    let tls = tls::client_config(&options.ca_files)?;
     let client = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
+        .tls_backend_preconfigured(rustls::ClientConfig::clone(&tls))
         .build()
         .map_err(|err| TailError::Failed(describe_http(err)))?;
     let first_offset: Option<String> = match options.start {
@@ -461,7 +482,13 @@ async fn follow(
             }
             _ => first_offset.clone(),
         };
-        let connecting = connect(&client, target, offset.as_deref(), last_event_id.as_deref());
+        let connecting = connect(
+            &client,
+            &tls,
+            target,
+            offset.as_deref(),
+            last_event_id.as_deref(),
+        );
         let outcome = tokio::select! {
             outcome = connecting => Some(outcome),
             command = next_command(&mut commands) => {

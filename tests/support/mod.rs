@@ -2,7 +2,8 @@
 //! (chunked HTTP) and WebSocket on 127.0.0.1, honouring `?offset=` (inclusive), `Last-Event-ID`
 //! (exclusive) and `?offset=latest`, and, when asked, refusing connections, pausing, and
 //! cutting connections at random byte positions (mid-frame and mid-chunk included). HTTP and
-//! WebSocket framing are written by hand so that a cut can fall anywhere on the wire.
+//! WebSocket framing are written by hand so that a cut can fall anywhere on the wire. With a
+//! `TestCa`, the same server speaks TLS (`https://`, `wss://`) under a certificate it signed.
 #![allow(dead_code)]
 
 use std::collections::HashMap;
@@ -12,8 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpListener;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 
 /// Which faults a server injects. All randomness comes from `seed`, per connection.
@@ -72,6 +73,87 @@ pub struct StreamServer {
     pub addr: SocketAddr,
     shared: Arc<Shared>,
     runtime: Option<tokio::runtime::Runtime>,
+    tls: bool,
+}
+
+/// A certificate authority made for one test run, and the server certificates it signs.
+pub struct TestCa {
+    issuer: rcgen::CertifiedIssuer<'static, rcgen::KeyPair>,
+}
+
+/// How the server certificate a `TestCa` signs is wrong, if it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Certificate {
+    /// For localhost and 127.0.0.1, valid now.
+    Good,
+    /// For localhost and 127.0.0.1, expired a year ago.
+    Expired,
+    /// Valid now, for another host only.
+    OtherName,
+}
+
+impl TestCa {
+    pub fn new() -> TestCa {
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "Journalscope test CA");
+        params.key_usages = vec![
+            rcgen::KeyUsagePurpose::KeyCertSign,
+            rcgen::KeyUsagePurpose::CrlSign,
+            rcgen::KeyUsagePurpose::DigitalSignature,
+        ];
+        let key = rcgen::KeyPair::generate().expect("CA key");
+        TestCa {
+            issuer: rcgen::CertifiedIssuer::self_signed(params, key).expect("CA certificate"),
+        }
+    }
+
+    /// The CA certificate, as `--cacert` reads it.
+    pub fn pem(&self) -> String {
+        self.issuer.pem()
+    }
+
+    pub fn write_pem(&self, path: &std::path::Path) {
+        std::fs::write(path, self.pem()).expect("write the CA certificate");
+    }
+
+    /// A TLS server configuration under a certificate this CA signed.
+    pub fn server_config(&self, kind: Certificate) -> Arc<rustls::ServerConfig> {
+        let names = match kind {
+            Certificate::OtherName => vec!["streams.example".to_string()],
+            _ => vec!["localhost".to_string(), "127.0.0.1".to_string()],
+        };
+        let mut params = rcgen::CertificateParams::new(names).expect("server params");
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "test stream server");
+        if kind == Certificate::Expired {
+            params.not_before = rcgen::date_time_ymd(2020, 1, 1);
+            params.not_after = rcgen::date_time_ymd(2021, 1, 1);
+        }
+        let key = rcgen::KeyPair::generate().expect("server key");
+        let cert = params
+            .signed_by(&key, &self.issuer)
+            .expect("server certificate");
+        let chain = vec![cert.der().clone(), self.issuer.der().clone()];
+        let private = rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into());
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("protocol versions")
+            .with_no_client_auth()
+            .with_single_cert(chain, private)
+            .expect("server identity");
+        Arc::new(config)
+    }
+}
+
+impl Default for TestCa {
+    fn default() -> TestCa {
+        TestCa::new()
+    }
 }
 
 /// Reads a JSONL journal into (offset, line) pairs.
@@ -99,11 +181,31 @@ impl StreamServer {
         required: Option<Required>,
         port: u16,
     ) -> io::Result<StreamServer> {
+        StreamServer::start_with(events, faults, required, port, None)
+    }
+
+    /// `start`, speaking TLS under `tls` (from `TestCa::server_config`).
+    pub fn start_tls(
+        events: Vec<(i64, String)>,
+        faults: Faults,
+        port: u16,
+        tls: Arc<rustls::ServerConfig>,
+    ) -> io::Result<StreamServer> {
+        StreamServer::start_with(events, faults, None, port, Some(tls))
+    }
+
+    fn start_with(
+        events: Vec<(i64, String)>,
+        faults: Faults,
+        required: Option<Required>,
+        port: u16,
+        tls: Option<Arc<rustls::ServerConfig>>,
+    ) -> io::Result<StreamServer> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()?;
-        let listener = runtime.block_on(TcpListener::bind(("127.0.0.1", port)))?;
+        let listener = runtime.block_on(bind(port))?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             events,
@@ -114,12 +216,26 @@ impl StreamServer {
             refusals: AtomicU64::new(0),
         });
         let accepting = Arc::clone(&shared);
+        let secure = tls.is_some();
+        let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
         runtime.spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
                 let shared = Arc::clone(&accepting);
-                let number = shared.connections.fetch_add(1, Ordering::SeqCst);
+                let acceptor = acceptor.clone();
                 tokio::spawn(async move {
-                    let _ = serve(socket, shared, number).await;
+                    match acceptor {
+                        // A client that refuses the certificate ends here, before a request.
+                        Some(acceptor) => {
+                            if let Ok(stream) = acceptor.accept(socket).await {
+                                let number = shared.connections.fetch_add(1, Ordering::SeqCst);
+                                let _ = serve(stream, shared, number).await;
+                            }
+                        }
+                        None => {
+                            let number = shared.connections.fetch_add(1, Ordering::SeqCst);
+                            let _ = serve(socket, shared, number).await;
+                        }
+                    }
                 });
             }
         });
@@ -127,14 +243,16 @@ impl StreamServer {
             addr,
             shared,
             runtime: Some(runtime),
+            tls: secure,
         })
     }
 
     pub fn url(&self, path: &str) -> String {
-        let scheme = if path.starts_with("/ws") {
-            "ws"
-        } else {
-            "http"
+        let scheme = match (path.starts_with("/ws"), self.tls) {
+            (true, false) => "ws",
+            (true, true) => "wss",
+            (false, false) => "http",
+            (false, true) => "https",
         };
         format!("{scheme}://{}{path}", self.addr)
     }
@@ -156,6 +274,24 @@ impl Drop for StreamServer {
     fn drop(&mut self) {
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_background();
+        }
+    }
+}
+
+/// Binds 127.0.0.1:`port`. A server restarted on its predecessor's port waits (up to 5 s) for
+/// that predecessor's runtime to let go of the socket.
+async fn bind(port: u16) -> io::Result<TcpListener> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        match TcpListener::bind(("127.0.0.1", port)).await {
+            Err(err)
+                if port != 0
+                    && err.kind() == io::ErrorKind::AddrInUse
+                    && tokio::time::Instant::now() < deadline =>
+            {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            other => return other,
         }
     }
 }
@@ -185,7 +321,7 @@ struct Request {
     headers: HashMap<String, String>,
 }
 
-async fn read_request(socket: &mut TcpStream) -> io::Result<Request> {
+async fn read_request<S: AsyncRead + Unpin>(socket: &mut S) -> io::Result<Request> {
     let mut head = Vec::new();
     let mut byte = [0u8; 1024];
     while !head.windows(4).any(|w| w == b"\r\n\r\n") {
@@ -256,7 +392,11 @@ fn wire(kind: Kind, data: &[u8]) -> Vec<u8> {
     out
 }
 
-async fn serve(mut socket: TcpStream, shared: Arc<Shared>, number: u64) -> io::Result<()> {
+async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
+    mut socket: S,
+    shared: Arc<Shared>,
+    number: u64,
+) -> io::Result<()> {
     let request = read_request(&mut socket).await?;
     let faults = &shared.faults;
     let mut rng = Rng::new(faults.seed ^ (number + 1).wrapping_mul(0x1000_0000_01B3));

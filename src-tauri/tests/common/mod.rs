@@ -135,10 +135,25 @@ impl Harness {
 
 /// Serves `fixture` with the `tail_server` example (no faults) and waits until it accepts.
 pub fn stream_server(fixture: &Path) -> Result<(Process, u16), String> {
+    serve_stream(fixture, &[])
+}
+
+/// `stream_server` over TLS, under a CA the server makes and writes to `ca_file`.
+pub fn tls_stream_server(fixture: &Path, ca_file: &Path) -> Result<(Process, u16), String> {
+    let served = serve_stream(
+        fixture,
+        &["--tls".to_string(), ca_file.to_string_lossy().into_owned()],
+    )?;
+    check(ca_file.is_file(), "the TLS stream server wrote its CA")?;
+    Ok(served)
+}
+
+fn serve_stream(fixture: &Path, extra: &[String]) -> Result<(Process, u16), String> {
     let port = free_port();
     let child = Command::new(server_binary())
         .arg(fixture)
         .args(["--port", &port.to_string()])
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())

@@ -11,4 +11,8 @@ from: string,
 /**
  * `Name: value`, one a line; blank lines are ignored.
  */
-headers: string, };
+headers: string, 
+/**
+ * PEM files of CA certificates to trust besides the system's, one path a line.
+ */
+caFiles: string, };
