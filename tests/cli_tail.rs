@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{load_journal, Certificate, Faults, StreamServer, TestCa};
+use support::{load_journal, Certificate, Faults, RunServer, StreamServer, TestCa};
 
 const BOUND: Duration = Duration::from_secs(60);
 
@@ -296,5 +296,85 @@ fn cacert_trusts_a_private_ca_and_without_it_the_one_line_reason_is_printed() {
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("missing.pem"),
         "the error names the file"
+    );
+}
+
+#[test]
+fn post_records_an_ag_ui_run_that_state_then_reads_to_the_clients_answer() {
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agui/corpus/step03-frontendtools-turn1.json");
+    let text = std::fs::read_to_string(&capture).expect("capture");
+    let events: Vec<serde_json::Value> =
+        serde_json::from_str(text.trim_start_matches('\u{feff}')).expect("events");
+    let server = RunServer::start(vec![events.clone()], None).expect("run server");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("input.json");
+    let run = serde_json::json!({
+        "threadId": events[0]["threadId"], "runId": events[0]["runId"],
+        "state": {}, "messages": [], "tools": [], "context": [], "forwardedProps": {}
+    });
+    std::fs::write(&input, run.to_string()).expect("write the run input");
+    let db = dir.path().join("run.sqlite");
+    let (url, db_arg, input_arg) = (
+        server.url(),
+        db.to_string_lossy().into_owned(),
+        input.to_string_lossy().into_owned(),
+    );
+    let output = finish(spawn(&[
+        url.as_str(),
+        "--post",
+        input_arg.as_str(),
+        "--db",
+        db_arg.as_str(),
+    ]));
+    assert!(
+        output.status.success(),
+        "the run is recorded: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        stdout.lines().count(),
+        events.len(),
+        "one line per event of the run"
+    );
+    assert!(
+        stdout
+            .lines()
+            .next()
+            .is_some_and(|l| l.contains("RUN_STARTED")),
+        "{stdout}"
+    );
+    assert_eq!(server.posts(), 1, "POSTed once");
+
+    let last = events.len().to_string();
+    let state = Command::new(env!("CARGO_BIN_EXE_journalscope"))
+        .args(["state", db_arg.as_str(), "--at", last.as_str(), "--json"])
+        .output()
+        .expect("state runs");
+    assert!(
+        state.status.success(),
+        "{}",
+        String::from_utf8_lossy(&state.stderr)
+    );
+    let state: serde_json::Value = serde_json::from_slice(&state.stdout).expect("state JSON");
+    let expected: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(capture.with_extension("expected.json")).expect("golden"),
+    )
+    .expect("golden JSON");
+    assert_eq!(
+        state["messages"], expected["messages"],
+        "the client's messages"
+    );
+    assert_eq!(state["state"], expected["state"], "the client's state");
+
+    let output = finish(spawn(&[
+        "ws://127.0.0.1:1/ws",
+        "--post",
+        input_arg.as_str(),
+    ]));
+    assert!(
+        !output.status.success(),
+        "a run is not POSTed to a WebSocket"
     );
 }

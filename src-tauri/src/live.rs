@@ -87,6 +87,9 @@ pub struct ConnectRequest {
     pub headers: String,
     /// PEM files of CA certificates to trust besides the system's, one path a line.
     pub ca_files: String,
+    /// An AG-UI run input (the RunAgentInput JSON itself, not a path: the window names no file
+    /// for the app to read and send) to POST to the URL; empty to read a stream.
+    pub run_input: String,
 }
 
 struct Running {
@@ -155,6 +158,22 @@ pub fn parse_headers(text: &str) -> Result<Vec<Header>, IpcError> {
         .collect()
 }
 
+/// What the dialog asks to follow: a stream, or a run POSTed with the input it holds.
+pub fn source_of(request: &ConnectRequest) -> Result<Source, IpcError> {
+    let headers = parse_headers(&request.headers)?;
+    let input = request.run_input.trim();
+    if input.is_empty() {
+        return Source::parse(request.url.trim(), headers).map_err(tail_error);
+    }
+    let input: serde_json::Value = serde_json::from_str(input).map_err(|e| {
+        IpcError::new(
+            "invalid-run-input",
+            format!("the run input is not JSON: {e}"),
+        )
+    })?;
+    Source::ag_ui_run(request.url.trim(), headers, input).map_err(tail_error)
+}
+
 /// One path a line, blank lines left out.
 pub fn parse_paths(text: &str) -> Vec<PathBuf> {
     text.lines()
@@ -217,10 +236,9 @@ pub async fn connect_stream(
     live: State<'_, Live>,
     request: ConnectRequest,
 ) -> Result<LiveState, IpcError> {
-    let headers = parse_headers(&request.headers)?;
     let start_at = parse_start(&request.from)?;
-    let source = Source::parse(request.url.trim(), headers).map_err(tail_error)?;
-    let Source::Stream(target) = &source else {
+    let source = source_of(&request)?;
+    let (Source::Stream(target) | Source::AgUiRun { target, .. }) = &source else {
         return Err(IpcError::new(
             "invalid-target",
             "a stream URL starts with http://, https://, ws:// or wss://",
@@ -497,6 +515,37 @@ fn open_unloaded(db: &Path) -> Result<Journal, JournalError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn request(url: &str, run_input: &str) -> ConnectRequest {
+        ConnectRequest {
+            url: url.to_string(),
+            from: String::new(),
+            headers: String::new(),
+            ca_files: String::new(),
+            run_input: run_input.to_string(),
+        }
+    }
+
+    #[test]
+    fn given_a_run_input_when_connecting_then_the_run_is_posted_not_streamed() {
+        let input = r#"{"threadId":"t1","runId":"r1","messages":[]}"#;
+        let source = source_of(&request("http://127.0.0.1:9/agent", input)).expect("a run");
+        assert!(
+            matches!(&source, Source::AgUiRun { input, .. } if input["threadId"] == "t1"),
+            "the dialog's run input makes a POSTed run: {source:?}"
+        );
+        let source = source_of(&request("http://127.0.0.1:9/sse", "")).expect("a stream");
+        assert!(
+            matches!(source, Source::Stream(_)),
+            "no run input, a stream"
+        );
+        let err = source_of(&request("http://127.0.0.1:9/agent", "/etc/passwd"))
+            .expect_err("a path is not a run input");
+        assert_eq!(
+            err.code, "invalid-run-input",
+            "the window cannot name a file to send"
+        );
+    }
 
     #[test]
     fn given_header_lines_when_parsed_then_blank_lines_are_skipped() {

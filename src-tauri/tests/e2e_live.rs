@@ -141,6 +141,7 @@ async fn live_stream_over_tls(c: &Client, stream_port: u16, ca_file: &Path) -> O
                 .send_keys(&ca_file.to_string_lossy())
                 .await
                 .map_err(err("type the CA file"))?;
+            screenshot(c, "07c-connect-dialog-tls").await?;
         }
         wait_for(c, "[data-testid=connect-oldest]")
             .await?

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use anyhow::Context;
+
 use journalscope::tail::{
     default_db, start, Backoff, Header, Source, StartAt, TailError, TailOptions, TailStatus,
     TailUpdate,
@@ -31,6 +33,10 @@ pub struct TailArgs {
     /// The system's roots are always trusted; verification cannot be turned off.
     #[arg(long = "cacert", value_name = "FILE")]
     pub ca_files: Vec<PathBuf>,
+    /// POST this AG-UI run input (a RunAgentInput JSON file) to the URL and record the run it
+    /// answers with, until the response ends. The run is never POSTed again on its own.
+    #[arg(long, value_name = "FILE", conflicts_with = "from")]
+    pub post: Option<PathBuf>,
     /// Print one JSON object per line: every event, status change, gap and new generation.
     #[arg(long)]
     pub json: bool,
@@ -72,7 +78,16 @@ pub fn run_cli(args: TailArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         .iter()
         .map(|text| Header::parse(text))
         .collect::<Result<Vec<_>, _>>()?;
-    let source = Source::parse(&args.target, headers)?;
+    let source = match &args.post {
+        Some(file) => {
+            let text = std::fs::read(file)
+                .with_context(|| format!("reading the run input {}", file.display()))?;
+            let input: serde_json::Value = serde_json::from_slice(&text)
+                .with_context(|| format!("{} is not JSON", file.display()))?;
+            Source::ag_ui_run(&args.target, headers, input)?
+        }
+        None => Source::parse(&args.target, headers)?,
+    };
     if matches!(source, Source::File(_)) && args.from.is_some() {
         anyhow::bail!(
             "--from applies to remote streams; a file is followed from what the database holds"

@@ -258,9 +258,13 @@ pub fn start(
     let work: Box<dyn FnOnce() -> Result<TailSummary, TailError> + Send> = match source {
         Source::File(path) => Box::new(move || file::run(&path, options, store, receiver, notify)),
         Source::Stream(target) => {
-            Box::new(move || remote::run(target, options, store, receiver, notify))
+            Box::new(move || remote::run(target, None, options, store, receiver, notify))
         }
-        Source::AgUiRun { .. } => return Err(TailError::Unsupported("tailing an AG-UI run")),
+        Source::AgUiRun { target, input } => {
+            let body = serde_json::to_vec(&input)
+                .map_err(|err| TailError::InvalidTarget(format!("the run input: {err}")))?;
+            Box::new(move || remote::run(target, Some(body), options, store, receiver, notify))
+        }
         Source::AgentsKitTurn { .. } => {
             return Err(TailError::Unsupported("tailing an AgentsKit turn"))
         }
@@ -280,11 +284,16 @@ pub fn start(
 pub fn default_db(source: &Source) -> PathBuf {
     match source {
         Source::File(path) => journal::cached_db_path(path),
-        Source::Stream(target)
-        | Source::AgUiRun { target, .. }
-        | Source::AgentsKitTurn { target, .. } => {
+        Source::Stream(target) | Source::AgentsKitTurn { target, .. } => {
             let hash = blake3::hash(target.public_url().as_bytes()).to_hex();
             journal::cache_dir().join(format!("stream-{}.sqlite", &hash.as_str()[..16]))
+        }
+        // The runs of one thread make one journal; another thread at the same endpoint, another.
+        Source::AgUiRun { target, input } => {
+            let thread = input.get("threadId").and_then(serde_json::Value::as_str);
+            let key = format!("{}#thread={}", target.public_url(), thread.unwrap_or(""));
+            let hash = blake3::hash(key.as_bytes()).to_hex();
+            journal::cache_dir().join(format!("run-{}.sqlite", &hash.as_str()[..16]))
         }
     }
 }

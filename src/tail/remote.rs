@@ -1,6 +1,7 @@
 //! Reading a remote stream: one connection at a time over SSE, NDJSON or WebSocket, resuming
 //! after the last received offset with capped exponential backoff and jitter, while the
-//! recorder lands what arrives and the status board says where things stand.
+//! recorder lands what arrives and the status board says where things stand. A POSTed run (an
+//! AG-UI endpoint) is one request whose answer ends with the run: it is never sent again.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -25,9 +26,11 @@ use super::{Command, Notify, StartAt, TailError, TailOptions, TailSummary};
 /// A Last-Event-ID or frame larger than this is not a resume position but a broken server.
 const MAX_BUFFER: usize = 64 * 1024 * 1024;
 
-/// Runs a remote tail to its end on a runtime of its own, so callers need none.
+/// Runs a remote tail to its end on a runtime of its own, so callers need none. With `post`,
+/// that body is POSTed once and the answer read to its end.
 pub(crate) fn run(
     target: StreamTarget,
+    post: Option<Vec<u8>>,
     options: TailOptions,
     store: Store,
     commands: watch::Receiver<Command>,
@@ -44,7 +47,14 @@ pub(crate) fn run(
     };
     let recorder = StreamRecorder::open(store, target.public_url(), transport, options.stop_after)?;
     let mut board = Board::new(notify);
-    let result = runtime.block_on(follow(&target, &options, recorder, commands, &mut board));
+    let result = runtime.block_on(follow(
+        &target,
+        post.as_deref(),
+        &options,
+        recorder,
+        commands,
+        &mut board,
+    ));
     if let Err(err) = &result {
         board.set(TailStatus::Failed {
             reason: err.to_string(),
@@ -244,10 +254,14 @@ async fn connect(
     client: &reqwest::Client,
     tls: &Arc<rustls::ClientConfig>,
     target: &StreamTarget,
+    post: Option<&[u8]>,
     offset: Option<&str>,
     last_event_id: Option<&str>,
 ) -> Result<Wire, Refusal> {
-    let url = target.request_url(offset);
+    let url = match post {
+        Some(_) => target.post_url(),
+        None => target.request_url(offset),
+    };
     let host = url.host_str().unwrap_or("the server").to_string();
     if target.is_websocket() {
         let mut request = url
@@ -277,10 +291,17 @@ async fn connect(
             Err(err) => Err(refusal_of(&err, &host, err.to_string())),
         };
     }
-    let mut request = client.get(url).header(
-        reqwest::header::ACCEPT,
-        "text/event-stream, application/x-ndjson;q=0.9, application/json;q=0.5",
-    );
+    let mut request = match post {
+        Some(body) => client
+            .post(url)
+            .header(reqwest::header::ACCEPT, "text/event-stream")
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_vec()),
+        None => client.get(url).header(
+            reqwest::header::ACCEPT,
+            "text/event-stream, application/x-ndjson;q=0.9, application/json;q=0.5",
+        ),
+    };
     for header in target.headers() {
         request = request.header(header.name.as_str(), header.value());
     }
@@ -448,6 +469,7 @@ async fn next_command(commands: &mut watch::Receiver<Command>) -> Command {
 
 async fn follow(
     target: &StreamTarget,
+    post: Option<&[u8]>,
     options: &TailOptions,
     mut recorder: StreamRecorder,
     mut commands: watch::Receiver<Command>,
@@ -486,6 +508,7 @@ async fn follow(
             &client,
             &tls,
             target,
+            post,
             offset.as_deref(),
             last_event_id.as_deref(),
         );
@@ -496,10 +519,20 @@ async fn follow(
                 None
             }
         };
+        let mut ended = false;
         let reason = match outcome {
             None => continue,
             Some(Err(refusal)) if refusal.permanent => {
                 return fail(&mut recorder, board, target.scrub(&refusal.reason));
+            }
+            // Sending a run again would start another run: the user decides that, not a retry.
+            Some(Err(refusal)) if post.is_some() => {
+                let reason = target.scrub(&refusal.reason);
+                return fail(
+                    &mut recorder,
+                    board,
+                    format!("the run was not started: {reason} (a run is never POSTed again on its own)"),
+                );
             }
             Some(Err(refusal)) => refusal.reason,
             Some(Ok(mut wire)) => {
@@ -557,7 +590,10 @@ async fn follow(
                                     break String::new();
                                 }
                             }
-                            Ok(None) => break "the server ended the stream".to_string(),
+                            Ok(None) => {
+                                ended = true;
+                                break "the server ended the stream".to_string();
+                            }
                             Err(err) => break err,
                         }
                     }
@@ -566,6 +602,21 @@ async fn follow(
         };
         if stopping {
             break;
+        }
+        if post.is_some() {
+            // The answer to a run ends with the run.
+            if ended {
+                break;
+            }
+            let reason = target.scrub(&reason);
+            let landed = recorder.landed() + recorder.buffered();
+            return fail(
+                &mut recorder,
+                board,
+                format!(
+                    "the connection dropped during the run after {landed} events: {reason} (a run is never POSTed again on its own)"
+                ),
+            );
         }
         // Library messages can quote the request (tungstenite's "Unable to connect to <uri>"):
         // nothing leaves for the status, the store or the screen with a credential in it.

@@ -18,7 +18,8 @@ pub enum Source {
     File(PathBuf),
     /// An HTTP (SSE or NDJSON) or WebSocket stream that is only read.
     Stream(StreamTarget),
-    /// An AG-UI endpoint: POST the run input, read the SSE answer. Not supported yet.
+    /// An AG-UI endpoint: POST the run input, read the SSE answer until the run's response
+    /// ends. Built by `Source::ag_ui_run`.
     AgUiRun {
         target: StreamTarget,
         input: serde_json::Value,
@@ -47,6 +48,36 @@ impl Source {
             ));
         }
         Ok(Source::File(PathBuf::from(text)))
+    }
+}
+
+impl Source {
+    /// An AG-UI run: `input` (a `RunAgentInput`) is POSTed to the http(s) URL `text`.
+    pub fn ag_ui_run(
+        text: &str,
+        headers: Vec<Header>,
+        input: serde_json::Value,
+    ) -> Result<Source, TailError> {
+        let target = match Source::parse(text, headers)? {
+            Source::Stream(target) if !target.is_websocket() => target,
+            _ => {
+                return Err(TailError::InvalidTarget(
+                    "an AG-UI run is POSTed to an http:// or https:// URL".to_string(),
+                ))
+            }
+        };
+        let names = |field: &str| {
+            input
+                .get(field)
+                .and_then(serde_json::Value::as_str)
+                .is_some()
+        };
+        if !input.is_object() || !names("threadId") || !names("runId") {
+            return Err(TailError::InvalidTarget(
+                "the run input is a RunAgentInput object, with a threadId and a runId".to_string(),
+            ));
+        }
+        Ok(Source::AgUiRun { target, input })
     }
 }
 
@@ -260,6 +291,11 @@ impl StreamTarget {
     }
 
     /// The address of one attempt: the user's URL with the start position set.
+    /// The URL a run is POSTed to: as given, with no position of ours added.
+    pub fn post_url(&self) -> Url {
+        self.url.clone()
+    }
+
     pub fn request_url(&self, offset: Option<&str>) -> Url {
         let mut url = self.url.clone();
         let mut pairs: Vec<(String, String)> = url

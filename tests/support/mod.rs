@@ -530,3 +530,158 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
         socket.write_all(&beat).await?;
     }
 }
+
+/// An AG-UI endpoint for tests: each POST of a run input (JSON, `Accept: text/event-stream`)
+/// is answered with the next recorded run as Server-Sent Events, in chunked encoding, ending
+/// when the run's events do. With `cut_after`, the answer stops after that many events in the
+/// middle of the next one, without the end of the body, as a dropped connection does.
+pub struct RunServer {
+    pub addr: SocketAddr,
+    posts: Arc<AtomicU64>,
+    inputs: Arc<std::sync::Mutex<Vec<serde_json::Value>>>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl RunServer {
+    pub fn start(
+        runs: Vec<Vec<serde_json::Value>>,
+        cut_after: Option<usize>,
+    ) -> io::Result<RunServer> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()?;
+        let listener = runtime.block_on(bind(0))?;
+        let addr = listener.local_addr()?;
+        let posts = Arc::new(AtomicU64::new(0));
+        let inputs = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let runs = Arc::new(runs);
+        let (counting, keeping) = (Arc::clone(&posts), Arc::clone(&inputs));
+        runtime.spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                let (runs, posts, inputs) = (
+                    Arc::clone(&runs),
+                    Arc::clone(&counting),
+                    Arc::clone(&keeping),
+                );
+                tokio::spawn(async move {
+                    let _ = answer_run(socket, &runs, &posts, &inputs, cut_after).await;
+                });
+            }
+        });
+        Ok(RunServer {
+            addr,
+            posts,
+            inputs,
+            runtime: Some(runtime),
+        })
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}/agent", self.addr)
+    }
+
+    /// Run inputs received, in order.
+    pub fn inputs(&self) -> Vec<serde_json::Value> {
+        self.inputs.lock().map(|i| i.clone()).unwrap_or_default()
+    }
+
+    pub fn posts(&self) -> u64 {
+        self.posts.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for RunServer {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+async fn answer_run(
+    mut socket: tokio::net::TcpStream,
+    runs: &[Vec<serde_json::Value>],
+    posts: &AtomicU64,
+    inputs: &std::sync::Mutex<Vec<serde_json::Value>>,
+    cut_after: Option<usize>,
+) -> io::Result<()> {
+    let mut received = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(at) = received.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        let n = socket.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        received.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&received[..head_end]).into_owned();
+    let header = |name: &str| {
+        head.lines().skip(1).find_map(|line| {
+            let (n, v) = line.split_once(':')?;
+            n.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_string())
+        })
+    };
+    let length: usize = header("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    while received.len() < head_end + length {
+        let n = socket.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        received.extend_from_slice(&chunk[..n]);
+    }
+    let refuse = |status: &str| {
+        format!("HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    };
+    if !head.starts_with("POST ") {
+        return socket
+            .write_all(refuse("405 Method Not Allowed").as_bytes())
+            .await;
+    }
+    if !header("accept").is_some_and(|a| a.contains("text/event-stream")) {
+        return socket
+            .write_all(refuse("406 Not Acceptable").as_bytes())
+            .await;
+    }
+    let Ok(input) =
+        serde_json::from_slice::<serde_json::Value>(&received[head_end..head_end + length])
+    else {
+        return socket.write_all(refuse("400 Bad Request").as_bytes()).await;
+    };
+    let number = posts.fetch_add(1, Ordering::SeqCst) as usize;
+    if let Ok(mut kept) = inputs.lock() {
+        kept.push(input);
+    }
+    let Some(events) = runs.get(number % runs.len().max(1)) else {
+        return socket.write_all(refuse("404 Not Found").as_bytes()).await;
+    };
+    socket
+        .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+        .await?;
+    for (i, event) in events.iter().enumerate() {
+        let frame = format!("data: {}\n\n", serde_json::to_string(event)?);
+        if cut_after == Some(i) {
+            // Half a frame, and no end of the body.
+            let half = &frame.as_bytes()[..frame.len() / 2];
+            socket
+                .write_all(format!("{:x}\r\n", half.len()).as_bytes())
+                .await?;
+            socket.write_all(half).await?;
+            socket.flush().await?;
+            return Ok(());
+        }
+        socket
+            .write_all(format!("{:x}\r\n{frame}\r\n", frame.len()).as_bytes())
+            .await?;
+        socket.flush().await?;
+    }
+    socket.write_all(b"0\r\n\r\n").await?;
+    socket.flush().await
+}

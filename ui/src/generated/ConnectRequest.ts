@@ -15,4 +15,9 @@ headers: string,
 /**
  * PEM files of CA certificates to trust besides the system's, one path a line.
  */
-caFiles: string, };
+caFiles: string, 
+/**
+ * An AG-UI run input (the RunAgentInput JSON itself, not a path: the window names no file
+ * for the app to read and send) to POST to the URL; empty to read a stream.
+ */
+runInput: string, };
