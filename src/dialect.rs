@@ -129,7 +129,13 @@ pub fn is_current(
                 cover.format == iterate::checkpoint::FORMAT && cover.records == records
             }))
         }
-        Dialect::AgUi | Dialect::AgentsKit => Ok(true),
+        Dialect::AgUi => {
+            let records = store.event_count(journal_id)?;
+            Ok(store.checkpoint_cover(journal_id)?.is_some_and(|cover| {
+                cover.format == agui::lint::RULES_VERSION && cover.records == records
+            }))
+        }
+        Dialect::AgentsKit => Ok(true),
     }
 }
 

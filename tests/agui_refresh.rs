@@ -70,3 +70,51 @@ fn given_a_long_ag_ui_journal_when_imported_then_its_marks_and_diagnostics_are_o
         fold.len()
     );
 }
+
+#[test]
+fn regression_ag_ui_databases_kept_the_diagnostics_of_older_rules_until_reimported() {
+    // Given a journal imported under the current rules,
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("run.jsonl");
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/agui/lint/run-id-changed.jsonl"),
+        &path,
+    )
+    .expect("copy the fixture");
+    let store = Store::open(&dir.path().join("run.sqlite")).expect("store");
+    let mut quiet = |_| {};
+    let mut control = ImportControl {
+        progress: &mut quiet,
+        cancel: None,
+    };
+    import_file(&store, &path, &mut control).expect("import");
+    let id = store.latest_journal().expect("read").expect("a journal").id;
+    assert!(
+        journalscope::dialect::is_current(&store, id, Dialect::AgUi).expect("check"),
+        "an import records which rules derived its diagnostics"
+    );
+    // when the database looks as an older version left it (its diagnostics from older rules,
+    // no record of the rules),
+    store
+        .connection()
+        .execute_batch("DELETE FROM checkpoint_cover; DELETE FROM fold_diagnostics;")
+        .expect("age the database");
+    assert!(
+        !journalscope::dialect::is_current(&store, id, Dialect::AgUi).expect("check"),
+        "tables from unknown rules are not current"
+    );
+    // then opening the unchanged file again derives them anew.
+    import_file(&store, &path, &mut control).expect("reopen");
+    assert!(journalscope::dialect::is_current(&store, id, Dialect::AgUi).expect("check"));
+    let codes: Vec<String> = store
+        .diagnostics(id)
+        .expect("diagnostics")
+        .into_iter()
+        .map(|(_, d)| d.code)
+        .collect();
+    assert!(
+        codes.iter().any(|c| c == "run-id-changed"),
+        "the current rules' diagnostics are there: {codes:?}"
+    );
+}

@@ -11,6 +11,7 @@
 //! `TOOL_CALL_START` for a tool call already held only renames it (wire-formats.md). An
 //! event's `metadata` object is merged key by key into the message it builds or changes.
 
+pub mod lint;
 mod messages;
 mod reader;
 mod reducer;
@@ -31,7 +32,7 @@ use std::ops::ControlFlow;
 
 use serde_json::Value;
 
-use crate::derived::{Analysis, FoldWatch, Mark, WATCH_EVERY};
+use crate::derived::{Analysis, CheckpointCover, FoldWatch, Mark, WATCH_EVERY};
 use crate::diagnostic::Diagnostic;
 use crate::source::{detect_framing, split, Position};
 use crate::store::{Store, StoreError, StoredEvent};
@@ -94,6 +95,19 @@ pub fn refresh(
     if watch(records).is_break() {
         return Ok(None);
     }
+    // No state is kept for seeking: the cover only says which rules derived these tables.
+    let cover = CheckpointCover {
+        records,
+        format: lint::RULES_VERSION,
+        seekable: false,
+    };
+    store.append_analysis(
+        journal_id,
+        &Analysis {
+            cover: Some(cover),
+            ..Analysis::default()
+        },
+    )?;
     Ok(Some(()))
 }
 

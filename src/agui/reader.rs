@@ -200,7 +200,7 @@ fn check(
             out.push(Diagnostic::warning(
                 line,
                 offset,
-                "invalid-field",
+                "invalid-timestamp",
                 format!(
                     "`timestamp` must be a number, found {}",
                     type_name(timestamp)

@@ -103,6 +103,10 @@ pub struct Thread {
     runs_started: u64,
     /// The current run was stopped by a malformed patch rather than by the producer.
     halted_by_patch: bool,
+    /// A snapshot or a run's input has said what the shared state is.
+    state_established: bool,
+    /// Tool call ids a TOOL_CALL_START has opened, in any run: ids are unique to a thread.
+    started_tool_calls: BTreeSet<String>,
 }
 
 impl Default for Thread {
@@ -123,6 +127,8 @@ impl Default for Thread {
             seen_event: false,
             runs_started: 0,
             halted_by_patch: false,
+            state_established: false,
+            started_tool_calls: BTreeSet::new(),
         }
     }
 }
@@ -488,6 +494,8 @@ impl Thread {
             "RUN_STARTED" => self.run_started(at, event, report),
             "RUN_FINISHED" => {
                 self.check_open(at, report);
+                self.check_run_id(at, event, "RUN_FINISHED", report);
+                self.check_steps(at, report);
                 let interrupted =
                     event.get("outcome").and_then(|o| str_field(o, "type")) == Some("interrupt");
                 self.run.status = if interrupted {
@@ -505,6 +513,7 @@ impl Thread {
                 report.marks.push(("run-end".into(), note));
             }
             "RUN_ERROR" => {
+                self.check_run_id(at, event, "RUN_ERROR", report);
                 self.run.status = RunStatus::Error;
                 self.open_messages.clear();
                 self.open_tool_calls.clear();
@@ -536,6 +545,14 @@ impl Thread {
                 let Some(id) = str_field(event, "messageId") else {
                     return;
                 };
+                if self.open_messages.contains(id) {
+                    Self::error(
+                        report,
+                        at,
+                        "message-id-reused",
+                        format!("{kind} for message {id:?}, which is still open: two messages under one id"),
+                    );
+                }
                 if self.messages.position(id).is_none() {
                     let mut message = if kind == "TEXT_MESSAGE_START" {
                         let mut m = json!({
@@ -563,6 +580,14 @@ impl Thread {
                 else {
                     return;
                 };
+                if delta.is_empty() {
+                    Self::error(
+                        report,
+                        at,
+                        "empty-delta",
+                        format!("{kind} for message {id:?} with an empty delta"),
+                    );
+                }
                 let appended = self.edit_message(id, |message| {
                     // In place: a message streamed in thousands of deltas is not copied for
                     // each of them.
@@ -601,7 +626,19 @@ impl Thread {
                 }
                 self.open_messages.remove(id);
             }
-            "TOOL_CALL_START" => self.tool_call_start(event),
+            "TOOL_CALL_START" => {
+                if let Some(id) = str_field(event, "toolCallId") {
+                    if !self.started_tool_calls.insert(id.to_string()) {
+                        Self::warn(
+                            report,
+                            at,
+                            "tool-call-id-reused",
+                            format!("TOOL_CALL_START for tool call {id:?}, which was started before: tool call ids are unique to a thread"),
+                        );
+                    }
+                }
+                self.tool_call_start(event)
+            }
             "TOOL_CALL_ARGS" => {
                 let (Some(id), Some(delta)) =
                     (str_field(event, "toolCallId"), str_field(event, "delta"))
@@ -643,6 +680,28 @@ impl Thread {
                         "tool-call-not-started",
                         format!("TOOL_CALL_END for tool call {id:?}, which was never started"),
                     );
+                } else if self.open_tool_calls.contains(id) {
+                    let arguments = self
+                        .edit_tool_call(id, |call| {
+                            call.pointer("/function/arguments")
+                                .and_then(Value::as_str)
+                                .map(str::to_string)
+                        })
+                        .flatten()
+                        .unwrap_or_default();
+                    if !arguments.trim().is_empty()
+                        && serde_json::from_str::<serde::de::IgnoredAny>(&arguments).is_err()
+                    {
+                        Self::warn(
+                            report,
+                            at,
+                            "tool-call-args-not-json",
+                            format!(
+                                "tool call {id:?} ends with arguments that are not JSON: {}",
+                                short(&arguments)
+                            ),
+                        );
+                    }
                 }
                 self.open_tool_calls.remove(id);
             }
@@ -650,6 +709,7 @@ impl Thread {
             "STATE_SNAPSHOT" => {
                 if let Some(snapshot) = event.get("snapshot") {
                     self.state = snapshot.clone();
+                    self.state_established = true;
                     report.marks.push((
                         "state-snapshot".into(),
                         format!("state replaced: {}", shape(snapshot)),
@@ -690,6 +750,7 @@ impl Thread {
         self.halted_by_patch = false;
         let input = event.get("input");
         if let Some(baseline) = input.and_then(|i| i.get("state")) {
+            self.state_established = true;
             if self.runs_started > 1 && *baseline != self.state {
                 Self::warn(
                     report,
@@ -715,6 +776,36 @@ impl Thread {
             "run-start".into(),
             format!("run {}", self.run.run_id.as_deref().unwrap_or("")),
         ));
+    }
+
+    /// A run ends under the id it started with (LangGraph finishes under another: a warning).
+    fn check_run_id(&self, at: At, event: &Value, kind: &str, report: &mut StepReport) {
+        let (Some(ended), Some(started)) = (str_field(event, "runId"), self.run.run_id.as_deref())
+        else {
+            return;
+        };
+        if self.run.status == RunStatus::Running && ended != started {
+            Self::warn(
+                report,
+                at,
+                "run-id-changed",
+                format!("{kind} names run {ended:?}, but run {started:?} is the one running"),
+            );
+        }
+    }
+
+    fn check_steps(&self, at: At, report: &mut StepReport) {
+        if !self.steps.is_empty() {
+            Self::warn(
+                report,
+                at,
+                "step-not-finished",
+                format!(
+                    "the run ends while steps are still open: {}",
+                    self.steps.join(", ")
+                ),
+            );
+        }
     }
 
     fn check_open(&mut self, at: At, report: &mut StepReport) {
@@ -806,6 +897,14 @@ impl Thread {
         ) else {
             return;
         };
+        if self.open_tool_calls.contains(tool_call_id) {
+            Self::warn(
+                report,
+                at,
+                "tool-result-before-call-ended",
+                format!("a result for tool call {tool_call_id:?} arrives before its TOOL_CALL_END"),
+            );
+        }
         let mut message = json!({
             "id": message_id,
             "toolCallId": tool_call_id,
@@ -854,6 +953,16 @@ impl Thread {
         let Some(delta) = event.get("delta") else {
             return;
         };
+        if !self.state_established {
+            // Said once: from here the thread's state is whatever the deltas built on `{}`.
+            self.state_established = true;
+            Self::warn(
+                report,
+                at,
+                "state-delta-before-snapshot",
+                "STATE_DELTA before any STATE_SNAPSHOT or run input state: it patches the empty state `{}`",
+            );
+        }
         if let Some(reason) = malformed(delta) {
             Self::error(
                 report,
