@@ -338,8 +338,10 @@ fn wrapped_websocket_deliveries_are_unwrapped_and_deduplicated() {
 }
 
 #[test]
-fn pause_buffers_and_resume_lands_everything() {
-    let server = StreamServer::start(fixture(), Faults::none(), None, 0).expect("server");
+fn regression_a_paused_tail_held_every_arrival_in_memory_instead_of_storing_it() {
+    // Pausing freezes what the window shows; what arrives is stored all the same, so a long
+    // pause on a fast stream costs disk, never memory.
+    let server = StreamServer::start(fixture(), Faults::harsh(5), None, 0).expect("server");
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("tail.sqlite");
     let (send, updates) = mpsc::channel();
@@ -348,36 +350,44 @@ fn pause_buffers_and_resume_lands_everything() {
         let _ = send.send(u);
     })
     .expect("tail starts");
-    // Given a paused tail
+    // Given a tail paused from the start,
     handle.pause();
-    let seen = collect_until(&updates, |seen| {
-        seen.iter().any(|u| {
-            matches!(u, TailUpdate::Status { status: TailStatus::Paused { buffered } } if *buffered > 0)
-        })
-    });
-    let before = events_in(&seen);
-    // When time passes, nothing lands
-    std::thread::sleep(Duration::from_millis(300));
-    let during: Vec<TailUpdate> = updates.try_iter().collect();
-    assert_eq!(events_in(&during), 0, "a paused tail lands nothing");
-    let (_, stored_while_paused) = stored(&db);
-    assert_eq!(stored_while_paused.len(), before, "and writes nothing");
-    // Then resuming lands everything that was buffered
-    handle.resume();
     let total = fixture().len();
-    let rest = collect_until(&updates, |seen| before + events_in(seen) >= total);
+    // when the whole stream arrives,
+    let seen = collect_until(&updates, |seen| events_in(seen) >= total);
+    // then every event was stored while paused, and the status said paused (how many events
+    // the frozen view lacks is reported at most once a second, so its count is not asserted).
+    let (_, stored_while_paused) = stored(&db);
+    assert_eq!(
+        stored_while_paused,
+        expected(),
+        "a paused tail stores every arrival"
+    );
     assert!(
-        rest.iter().any(|u| matches!(
+        seen.iter().any(|u| matches!(
             u,
             TailUpdate::Status {
-                status: TailStatus::Live { .. }
+                status: TailStatus::Paused { .. }
             }
         )),
-        "live again after resuming"
+        "the status says paused"
     );
+    // And resuming shows live again, with nothing missing or twice.
+    handle.resume();
+    let rest = collect_until(&updates, |seen| {
+        seen.iter().any(|u| {
+            matches!(
+                u,
+                TailUpdate::Status {
+                    status: TailStatus::Live { .. }
+                }
+            )
+        })
+    });
+    assert!(!rest.is_empty(), "live again after resuming");
     handle.stop().expect("stops");
     let (_, events) = stored(&db);
-    assert_eq!(events, expected(), "nothing received while paused was lost");
+    assert_eq!(events, expected(), "every event once");
 }
 
 #[test]

@@ -48,7 +48,7 @@ pub struct LiveState {
     /// The file name, or the stream's URL without its secrets.
     pub label: String,
     pub status: TailStatus,
-    /// Paused by the user: arrivals are buffered by the tail until resumed.
+    /// Paused by the user: the window's view stays as it is while the tail goes on storing.
     pub paused: bool,
     /// Grows with every change, across tails: events emitted from different threads may
     /// reach the webview out of order, and the higher revision is the newer state.
@@ -395,7 +395,10 @@ impl Watcher {
                 }
                 continue;
             }
-            if pending.dirty && (ended || reloaded.elapsed() >= RELOAD_EVERY) {
+            // A paused window is not reloaded; what landed meanwhile shows once it resumes (or
+            // when the tail ends, since nothing follows it then).
+            let paused = read(&self.state).paused;
+            if pending.dirty && (ended || (!paused && reloaded.elapsed() >= RELOAD_EVERY)) {
                 if let Err(e) = self.reload(&pending) {
                     self.set_status(TailStatus::Failed {
                         reason: format!("cannot show the new events: {e}"),

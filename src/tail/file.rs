@@ -134,6 +134,7 @@ fn follow(
         analysis_due: false,
         analysed_at: Instant::now(),
     };
+    // Pausing freezes what the watcher shows; the file is still followed and stored.
     let mut paused = *commands.borrow_and_update() == Command::Pause;
     board.set_paused(paused, 0);
     board.set(TailStatus::Live {
@@ -150,11 +151,9 @@ fn follow(
             Ok(false) => {}
             Err(_) => break,
         }
-        if !paused {
-            follower.sync(board)?;
-            if follower.limit.is_some_and(|limit| follower.landed >= limit) {
-                break;
-            }
+        follower.sync(board)?;
+        if follower.limit.is_some_and(|limit| follower.landed >= limit) {
+            break;
         }
         follower.analyse(false)?;
         let rate = board.events_per_second();
@@ -162,7 +161,7 @@ fn follow(
             events_per_second: rate,
             events: follower.landed,
         });
-        board.set_paused(paused, 0);
+        board.set_paused(paused, follower.landed);
         match woken.recv_timeout(options.poll_interval) {
             Ok(()) => while woken.try_recv().is_ok() {},
             Err(mpsc::RecvTimeoutError::Timeout) => {}

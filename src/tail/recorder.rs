@@ -1,7 +1,7 @@
 //! Landing remote events in the store: unwrapping webhook-style envelopes, dropping
 //! redeliveries on `(streamId, offset)`, noticing gaps, and starting a new journal generation
 //! when the stream is recreated or its offsets start over. Arrivals are held in memory until
-//! flushed, which is also how a paused tail keeps buffering.
+//! the next flush, a few milliseconds later, paused or not.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};

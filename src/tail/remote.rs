@@ -68,7 +68,9 @@ pub(crate) struct Board {
     notify: Notify,
     connection: TailStatus,
     paused: bool,
-    buffered: u64,
+    /// Events landed when the pause began.
+    paused_at: u64,
+    behind: u64,
     shown: Option<TailStatus>,
     shown_at: Instant,
     landings: VecDeque<Instant>,
@@ -80,7 +82,8 @@ impl Board {
             notify,
             connection: TailStatus::Connecting { attempt: 0 },
             paused: false,
-            buffered: 0,
+            paused_at: 0,
+            behind: 0,
             shown: None,
             shown_at: Instant::now(),
             landings: VecDeque::new(),
@@ -112,9 +115,18 @@ impl Board {
         self.publish();
     }
 
-    pub(crate) fn set_paused(&mut self, paused: bool, buffered: u64) {
+    /// Pausing freezes what the watcher shows, never what is stored: `landed` is how many
+    /// events the tail has stored so far.
+    pub(crate) fn set_paused(&mut self, paused: bool, landed: u64) {
+        if paused && !self.paused {
+            self.paused_at = landed;
+        }
         self.paused = paused;
-        self.buffered = buffered;
+        self.behind = if paused {
+            landed.saturating_sub(self.paused_at)
+        } else {
+            0
+        };
         self.publish();
     }
 
@@ -124,7 +136,7 @@ impl Board {
         let effective = match &self.connection {
             TailStatus::Failed { .. } | TailStatus::Stopped { .. } => self.connection.clone(),
             _ if self.paused => TailStatus::Paused {
-                buffered: self.buffered,
+                behind: self.behind,
             },
             other => other.clone(),
         };
@@ -429,11 +441,8 @@ fn apply(
 ) -> Result<bool, TailError> {
     match command {
         Command::Stop => return Ok(true),
-        Command::Pause => board.set_paused(true, recorder.buffered()),
-        Command::Run => {
-            board.set_paused(false, 0);
-            land(recorder, board)?;
-        }
+        Command::Pause => board.set_paused(true, recorder.landed()),
+        Command::Run => board.set_paused(false, recorder.landed()),
     }
     Ok(false)
 }
@@ -445,6 +454,9 @@ fn land(recorder: &mut StreamRecorder, board: &mut Board) -> Result<(), TailErro
         board.emit(update);
     }
     recorder.analyse(false)?;
+    if board.paused {
+        board.set_paused(true, recorder.landed());
+    }
     if let TailStatus::Live { .. } = board.connection {
         let rate = board.events_per_second();
         board.set(TailStatus::Live {
@@ -548,7 +560,6 @@ async fn follow(
                     let analysis_at = recorder
                         .analysis_deadline()
                         .map(tokio::time::Instant::from_std);
-                    let paused = board.paused;
                     tokio::select! {
                         command = next_command(&mut commands) => {
                             stopping = apply(command, &mut recorder, board)?;
@@ -557,7 +568,7 @@ async fn follow(
                             }
                         }
                         _ = tokio::time::sleep_until(flush_at.unwrap_or_else(far_future)),
-                            if flush_at.is_some() && !paused => {
+                            if flush_at.is_some() => {
                             flush_at = None;
                             land(&mut recorder, board)?;
                         }
@@ -581,9 +592,6 @@ async fn follow(
                                 }
                                 if recorder.has_pending() && flush_at.is_none() {
                                     flush_at = Some(tokio::time::Instant::now() + options.flush_interval);
-                                }
-                                if board.paused {
-                                    board.set_paused(true, recorder.buffered());
                                 }
                                 if recorder.satisfied() {
                                     stopping = true;
@@ -621,10 +629,8 @@ async fn follow(
         // Library messages can quote the request (tungstenite's "Unable to connect to <uri>"):
         // nothing leaves for the status, the store or the screen with a credential in it.
         let reason = target.scrub(&reason);
-        // What arrived before the cut is complete and lands now; a paused tail keeps holding it.
-        if !board.paused {
-            land(&mut recorder, board)?;
-        }
+        // What arrived before the cut is complete and lands now.
+        land(&mut recorder, board)?;
         attempt += 1;
         if options
             .backoff
@@ -683,6 +689,36 @@ fn fail(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn given_a_paused_board_when_events_land_then_it_counts_those_the_view_lacks() {
+        let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let into = std::sync::Arc::clone(&shown);
+        let mut board = Board::new(Box::new(move |u| {
+            if let Ok(mut v) = into.lock() {
+                v.push(u);
+            }
+        }));
+        board.set(TailStatus::Live {
+            events_per_second: 0.0,
+            events: 10,
+        });
+        board.set_paused(true, 10);
+        board.set_paused(true, 15);
+        assert_eq!(board.behind, 5, "five stored since the pause");
+        board.set_paused(false, 15);
+        assert_eq!(board.behind, 0, "nothing behind once resumed");
+        let shown = shown.lock().map(|v| v.clone()).unwrap_or_default();
+        assert!(
+            shown.iter().any(|u| matches!(
+                u,
+                TailUpdate::Status {
+                    status: TailStatus::Paused { behind: 0 }
+                }
+            )),
+            "the pause itself is shown at once: {shown:?}"
+        );
+    }
 
     #[test]
     fn ndjson_keeps_a_cut_line_for_the_next_chunk() {

@@ -29,10 +29,11 @@ pub enum TailStatus {
         attempt: u32,
         reason: String,
     },
-    /// Arrivals are held back, not lost: they land when the tail resumes.
+    /// The window's view is frozen; arrivals are still stored. `behind`: events stored since
+    /// the pause, which the view shows when resumed.
     Paused {
         #[ts(type = "number")]
-        buffered: u64,
+        behind: u64,
     },
     /// Gave up; nothing more will arrive.
     Failed { reason: String },
@@ -60,7 +61,7 @@ impl TailStatus {
                 "reconnecting in {:.1} s (attempt {attempt}): {reason}",
                 *in_ms as f64 / 1000.0
             ),
-            TailStatus::Paused { buffered } => format!("paused ({buffered} buffered)"),
+            TailStatus::Paused { behind } => format!("paused ({behind} stored since)"),
             TailStatus::Failed { reason } => format!("failed: {reason}"),
             TailStatus::Stopped { events } => format!("stopped after {events} events"),
         }

@@ -11,7 +11,7 @@ export type LiveState = { source: LiveSource,
  */
 label: string, status: TailStatus, 
 /**
- * Paused by the user: arrivals are buffered by the tail until resumed.
+ * Paused by the user: the window's view stays as it is while the tail goes on storing.
  */
 paused: boolean, 
 /**

@@ -3,4 +3,4 @@
 /**
  * Where a tail stands. Exactly one is current at any time.
  */
-export type TailStatus = { "state": "connecting", attempt: number, } | { "state": "live", eventsPerSecond: number, events: number, } | { "state": "reconnecting", inMs: number, attempt: number, reason: string, } | { "state": "paused", buffered: number, } | { "state": "failed", reason: string, } | { "state": "stopped", events: number, };
+export type TailStatus = { "state": "connecting", attempt: number, } | { "state": "live", eventsPerSecond: number, events: number, } | { "state": "reconnecting", inMs: number, attempt: number, reason: string, } | { "state": "paused", behind: number, } | { "state": "failed", reason: string, } | { "state": "stopped", events: number, };

@@ -54,7 +54,7 @@ export const BINDINGS: { keys: string; label: string }[] = [
   { keys: "s", label: "show or hide the SQL console" },
   { keys: "Ctrl+O", label: "open a journal" },
   { keys: "o", label: "connect to a stream" },
-  { keys: "=", label: "pause / resume live ingestion" },
+  { keys: "=", label: "pause / resume the live view (arrivals are still stored)" },
   { keys: "x", label: "show or hide the context-size plot" },
   { keys: "X", label: "export a report or a JSONL slice" },
   { keys: "?", label: "show or hide the About box and these keys" },
