@@ -8,7 +8,7 @@ use crate::diagnostic::Severity;
 /// The version of these rules. A database whose AG-UI diagnostics an older version derived
 /// (recorded in its checkpoint cover, as the encoding of the state it describes) is refreshed
 /// when opened, so that it shows what this version finds.
-pub const RULES_VERSION: u32 = 2;
+pub const RULES_VERSION: u32 = 3;
 
 /// One rule of the protocol and the code its violations carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,6 +108,12 @@ pub const RULES: &[Rule] = &[
         Warning,
         LIFECYCLE,
         "an event arrives after RUN_FINISHED or RUN_ERROR, before the next RUN_STARTED",
+    ),
+    rule(
+        "run-never-finished",
+        Warning,
+        LIFECYCLE,
+        "the journal ends while a run is running",
     ),
     rule(
         "run-id-changed",

@@ -50,11 +50,16 @@ pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<A
         abandoned = index % WATCH_EVERY == 0 && watch(index as u64).is_break();
         (!abandoned).then_some(event)
     });
-    fold_with(watched, |event, report, _| {
+    let thread = fold_with(watched, |event, report, _| {
         note_report(&mut analysis, event, report)
     });
     if abandoned || watch(events.len() as u64).is_break() {
         return None;
+    }
+    if let Some(last) = events.last() {
+        if let Some(end) = thread.at_end(view::at_of(last)) {
+            analysis.diagnostics.push((last.seq, end));
+        }
     }
     Some(analysis)
 }
@@ -74,6 +79,7 @@ pub fn refresh(
     let records = store.event_count(journal_id)?;
     store.replace_analysis(journal_id, &Analysis::default())?;
     let mut thread = Thread::default();
+    let mut last = None;
     let mut from = 0;
     while from < records {
         if watch(from).is_break() {
@@ -90,6 +96,7 @@ pub fn refresh(
             note_report(&mut found, event, &report);
         }
         store.append_analysis(journal_id, &found)?;
+        last = slice.last().map(|event| (event.seq, view::at_of(event)));
         from = to;
     }
     if watch(records).is_break() {
@@ -101,9 +108,13 @@ pub fn refresh(
         format: lint::RULES_VERSION,
         seekable: false,
     };
+    // Every refresh folds from the first record and replaces what the last one derived, so a
+    // diagnostic about the journal's end is as provisional as it should be.
+    let end = last.and_then(|(seq, at)| Some((seq, thread.at_end(at)?)));
     store.append_analysis(
         journal_id,
         &Analysis {
+            diagnostics: end.into_iter().collect(),
             cover: Some(cover),
             ..Analysis::default()
         },

@@ -308,6 +308,22 @@ impl Thread {
         report
     }
 
+    /// What the journal's end says about the thread, given its last event: a run still
+    /// running there was never terminated. Provisional: a journal that grows may finish it.
+    pub fn at_end(&self, last: At) -> Option<Diagnostic> {
+        (self.run.status == RunStatus::Running).then(|| {
+            Diagnostic::warning(
+                last.line,
+                Some(last.offset),
+                "run-never-finished",
+                format!(
+                    "the journal ends while run {:?} is running: no RUN_FINISHED or RUN_ERROR",
+                    self.run.run_id.as_deref().unwrap_or("")
+                ),
+            )
+        })
+    }
+
     fn warn(report: &mut StepReport, at: At, code: &str, message: impl Into<String>) {
         report
             .diagnostics
