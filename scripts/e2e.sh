@@ -15,26 +15,10 @@ cargo build -p journalscope --bin journalscope
 cargo build -p journalscope --example tail_server
 
 mkdir -p target/e2e-screenshots
-display="${E2E_DISPLAY:-:97}"
-xvfb_pid=""
-if [ -z "${DISPLAY:-}" ] || [ -n "${E2E_DISPLAY:-}" ]; then
-  Xvfb "$display" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
-  xvfb_pid=$!
-  export DISPLAY="$display"
-  # A loaded machine can take seconds to open the display; an app started before it dies.
-  for _ in $(seq 1 100); do
-    [ -S "/tmp/.X11-unix/X${display#:}" ] && break
-    kill -0 "$xvfb_pid" 2>/dev/null || { echo "e2e: Xvfb $display did not start" >&2; exit 1; }
-    sleep 0.1
-  done
-fi
-cleanup() {
-  if [ -n "$xvfb_pid" ]; then
-    kill -TERM "$xvfb_pid" 2>/dev/null || true
-    wait "$xvfb_pid" 2>/dev/null || true
-  fi
-}
-trap cleanup EXIT
+# shellcheck source=scripts/xvfb.sh
+. "$here/scripts/xvfb.sh"
+start_xvfb "${E2E_DISPLAY:-:97}"
+trap stop_xvfb EXIT
 
 # Every src-tauri/tests/e2e_*.rs is an end-to-end test binary.
 suites=()

@@ -106,19 +106,10 @@ target/release/journalscope project "$work/demo.db" --at 20 | cmp -s - "$work/pr
   fail "the installed project prints something else than the build it came from"
 
 echo "package-check: the installed window, started from its desktop entry"
-display="${E2E_DISPLAY:-:98}"
-xvfb_pid=""
-if [ -z "${DISPLAY:-}" ] || [ -n "${E2E_DISPLAY:-}" ]; then
-  Xvfb "$display" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
-  xvfb_pid=$!
-  export DISPLAY="$display"
-  for _ in $(seq 1 100); do
-    [ -S "/tmp/.X11-unix/X${display#:}" ] && break
-    kill -0 "$xvfb_pid" 2>/dev/null || fail "Xvfb $display did not start"
-    sleep 0.1
-  done
-fi
-trap 'remove; rm -rf "$work"; [ -z "$xvfb_pid" ] || kill -TERM "$xvfb_pid" 2>/dev/null || true' EXIT
+# shellcheck source=scripts/xvfb.sh
+. "$here/scripts/xvfb.sh"
+start_xvfb "${E2E_DISPLAY:-:98}" || fail "no display for the installed window"
+trap 'remove; rm -rf "$work"; stop_xvfb' EXIT
 timeout -k 20 600 cargo test -p journalscope-app --test installed_app -- --ignored --nocapture
 
 echo "package-check: removing the package"

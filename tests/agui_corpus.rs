@@ -3,6 +3,8 @@
 //! TypeScript client computes (golden `*.expected.json`, derived from the client's source by
 //! `derive_expected.py` and checked by hand for the tool-call captures).
 
+mod agui_common;
+
 use std::path::PathBuf;
 
 use journalscope::agui::{analyse, read_bytes, runs, state_at, RunStatus};
@@ -10,20 +12,11 @@ use journalscope::diagnostic::Severity;
 use serde_json::Value;
 
 fn corpus_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agui/corpus")
+    agui_common::fixtures("corpus")
 }
 
 fn captures() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
-        .expect("the corpus fixtures are committed")
-        .map(|entry| entry.expect("readable directory entry").path())
-        .filter(|path| {
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.ends_with(".json") && !name.ends_with(".expected.json")
-        })
-        .collect();
-    files.sort();
-    files
+    agui_common::recordings("corpus")
 }
 
 #[test]

@@ -12,8 +12,10 @@ use journalscope::agui::{analyse, read_bytes};
 use journalscope::diagnostic::{Diagnostic, Severity};
 use serde_json::{json, Value};
 
+mod agui_common;
+
 fn fixtures_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agui")
+    agui_common::fixtures("")
 }
 
 /// Read-time and fold-time diagnostics together, in journal order.
@@ -140,16 +142,8 @@ fn every_code_in_the_reader_and_reducer_is_catalogued() {
 
 #[test]
 fn real_recordings_raise_no_error_and_langgraph_run_ids_are_a_warning() {
-    let mut files: Vec<PathBuf> = Vec::new();
-    for dir in ["corpus", "dojo"] {
-        for entry in std::fs::read_dir(fixtures_dir().join(dir)).expect("recordings committed") {
-            let path = entry.expect("entry").path();
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name.ends_with(".json") && !name.ends_with(".expected.json") {
-                files.push(path);
-            }
-        }
-    }
+    let mut files = agui_common::recordings("corpus");
+    files.extend(agui_common::recordings("dojo"));
     assert_eq!(files.len(), 22, "20 .NET baselines and 2 Dojo journeys");
     let mut run_ids_changed = 0;
     for path in files {

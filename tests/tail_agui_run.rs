@@ -3,10 +3,12 @@
 //! messages the official client computes for the same events (the corpus goldens). A dropped
 //! connection fails the run and is never answered by POSTing again.
 
+mod agui_common;
 mod support;
 
 use std::path::{Path, PathBuf};
 
+use agui_common::{events_of, recordings};
 use journalscope::agui;
 use journalscope::dialect::Dialect;
 use journalscope::store::Store;
@@ -15,26 +17,7 @@ use serde_json::{json, Value};
 use support::RunServer;
 
 fn corpus_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agui/corpus")
-}
-
-fn captures() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
-        .expect("the corpus fixtures are committed")
-        .map(|entry| entry.expect("directory entry").path())
-        .filter(|path| {
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.ends_with(".json") && !name.ends_with(".expected.json")
-        })
-        .collect();
-    files.sort();
-    files
-}
-
-/// A capture's events (a JSON array behind a byte-order mark).
-fn events_of(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).expect("capture readable");
-    serde_json::from_str(text.trim_start_matches('\u{feff}')).expect("a JSON array of events")
+    agui_common::fixtures("corpus")
 }
 
 fn run_input(events: &[Value]) -> Value {
@@ -62,7 +45,7 @@ fn stored(db: &Path) -> (Dialect, Vec<journalscope::store::StoredEvent>) {
 
 #[test]
 fn every_recorded_run_is_stored_whole_and_ends_as_the_client_computes() {
-    let files = captures();
+    let files = recordings("corpus");
     assert_eq!(files.len(), 20, "all 20 corpus captures");
     for path in files {
         let name = path
@@ -205,7 +188,7 @@ fn runs_of(events: &[Value]) -> Vec<Vec<Value>> {
 #[test]
 fn the_runs_of_a_thread_posted_one_after_another_make_the_journal_an_import_of_the_thread_makes() {
     // Dojo journeys recorded against LangGraph: several runs of one thread, many snapshots.
-    let dojo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agui/dojo");
+    let dojo = agui_common::fixtures("dojo");
     for name in [
         "langgraph-python-retainsMemory.json",
         "langgraph-typescript-changesBackground.json",
