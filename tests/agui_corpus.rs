@@ -109,7 +109,7 @@ fn a_result_for_a_call_from_an_earlier_capture_is_a_warning_not_an_error() {
         analysis
             .diagnostics
             .iter()
-            .any(|(_, d)| d.code == "tool-call-not-started" && d.severity == Severity::Warning),
+            .any(|(_, d)| d.code == "tool-result-unknown-call" && d.severity == Severity::Warning),
         "an orphan tool result is a warning"
     );
 }

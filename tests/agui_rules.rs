@@ -294,7 +294,7 @@ fn given_an_assistant_call_followed_by_text_when_results_arrive_then_they_sit_ri
         "both calls joined the parent assistant message"
     );
     assert!(
-        codes(&events).contains(&"tool-call-not-started".to_string()),
+        codes(&events).contains(&"tool-result-unknown-call".to_string()),
         "orphan flagged"
     );
 }

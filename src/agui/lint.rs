@@ -8,7 +8,7 @@ use crate::diagnostic::Severity;
 /// The version of these rules. A database whose AG-UI diagnostics an older version derived
 /// (recorded in its checkpoint cover, as the encoding of the state it describes) is refreshed
 /// when opened, so that it shows what this version finds.
-pub const RULES_VERSION: u32 = 3;
+pub const RULES_VERSION: u32 = 4;
 
 /// One rule of the protocol and the code its violations carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,7 +187,13 @@ pub const RULES: &[Rule] = &[
         "tool-call-not-started",
         Warning,
         TOOLS,
-        "arguments, an end or a result arrive for a tool call that never started",
+        "arguments or an end arrive for a tool call that never started",
+    ),
+    rule(
+        "tool-result-unknown-call",
+        Warning,
+        TOOLS,
+        "a tool result answers a call no assistant message holds",
     ),
     rule(
         "tool-call-id-reused",

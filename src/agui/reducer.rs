@@ -957,7 +957,7 @@ impl Thread {
                 Self::warn(
                     report,
                     at,
-                    "tool-call-not-started",
+                    "tool-result-unknown-call",
                     format!("result for tool call {tool_call_id:?}, which no assistant message holds: appended"),
                 );
                 self.messages.push(message);

@@ -23,6 +23,9 @@ use super::tls;
 use super::update::{TailStatus, TailUpdate};
 use super::{Command, Notify, StartAt, TailError, TailOptions, TailSummary};
 
+/// How often the status is reported while events arrive (and once more after they stop).
+const REPORT_EVERY: Duration = Duration::from_secs(1);
+
 /// A Last-Event-ID or frame larger than this is not a resume position but a broken server.
 const MAX_BUFFER: usize = 64 * 1024 * 1024;
 
@@ -145,7 +148,7 @@ impl Board {
             Some(shown) if !shown.same_state(&effective) => true,
             Some(shown) => {
                 *shown != effective
-                    && (self.shown_at.elapsed() >= Duration::from_secs(1)
+                    && (self.shown_at.elapsed() >= REPORT_EVERY
                         || !matches!(
                             effective,
                             TailStatus::Live { .. } | TailStatus::Paused { .. }
@@ -556,11 +559,19 @@ async fn follow(
                     events: recorder.landed(),
                 });
                 let mut flush_at: Option<tokio::time::Instant> = None;
+                // The status is reported at most once a second; this tick reports what the last
+                // burst left unsaid (its count, a rate that fell to zero, the events a paused
+                // view lacks) when nothing else arrives to carry it.
+                let mut report_at = tokio::time::Instant::now() + REPORT_EVERY;
                 loop {
                     let analysis_at = recorder
                         .analysis_deadline()
                         .map(tokio::time::Instant::from_std);
                     tokio::select! {
+                        _ = tokio::time::sleep_until(report_at) => {
+                            report_at = tokio::time::Instant::now() + REPORT_EVERY;
+                            land(&mut recorder, board)?;
+                        }
                         command = next_command(&mut commands) => {
                             stopping = apply(command, &mut recorder, board)?;
                             if stopping {
