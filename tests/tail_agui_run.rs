@@ -33,6 +33,26 @@ fn run_input(events: &[Value]) -> Value {
     })
 }
 
+/// POSTs `input` to the server and records its answer into `db`.
+fn record_run(
+    server: &RunServer,
+    db: &Path,
+    input: Value,
+) -> Result<tail::TailSummary, tail::TailError> {
+    let source = Source::ag_ui_run(&server.url(), vec![], input).expect("a run");
+    tail::start(db, source, TailOptions::default(), |_| {})
+        .expect("tail starts")
+        .wait()
+}
+
+/// The stored events, parsed back.
+fn raw_values(events: &[journalscope::store::StoredEvent]) -> Vec<Value> {
+    events
+        .iter()
+        .map(|e| serde_json::from_slice(&e.raw).expect("stored JSON"))
+        .collect()
+}
+
 fn stored(db: &Path) -> (Dialect, Vec<journalscope::store::StoredEvent>) {
     let store = Store::open(db).expect("store opens");
     let journal = store
@@ -58,10 +78,7 @@ fn every_recorded_run_is_stored_whole_and_ends_as_the_client_computes() {
         let dir = tempfile::tempdir().expect("temp dir");
         let db = dir.path().join("run.sqlite");
         let input = run_input(&events);
-        let source = Source::ag_ui_run(&server.url(), vec![], input.clone()).expect("a run");
-        let summary = tail::start(&db, source, TailOptions::default(), |_| {})
-            .expect("tail starts")
-            .wait()
+        let summary = record_run(&server, &db, input.clone())
             .unwrap_or_else(|e| panic!("{name}: the run is recorded: {e}"));
         assert_eq!(
             summary.events,
@@ -81,10 +98,7 @@ fn every_recorded_run_is_stored_whole_and_ends_as_the_client_computes() {
             Dialect::AgUi,
             "{name}: the recording is an AG-UI journal"
         );
-        let raw: Vec<Value> = stored
-            .iter()
-            .map(|e| serde_json::from_slice(&e.raw).expect("stored JSON"))
-            .collect();
+        let raw = raw_values(&stored);
         assert_eq!(
             raw, events,
             "{name}: the stored events are the server's, in order"
@@ -114,10 +128,7 @@ fn a_connection_dropped_mid_run_fails_keeps_what_arrived_and_is_never_posted_aga
     let server = RunServer::start(vec![events.clone()], Some(6)).expect("run server");
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("run.sqlite");
-    let source = Source::ag_ui_run(&server.url(), vec![], run_input(&events)).expect("a run");
-    let err = tail::start(&db, source, TailOptions::default(), |_| {})
-        .expect("tail starts")
-        .wait()
+    let err = record_run(&server, &db, run_input(&events))
         .expect_err("a run cut short is a failure, not a finished run");
     let reason = err.to_string();
     assert!(
@@ -201,10 +212,7 @@ fn the_runs_of_a_thread_posted_one_after_another_make_the_journal_an_import_of_t
         let dir = tempfile::tempdir().expect("temp dir");
         let db = dir.path().join("thread.sqlite");
         for (i, run) in runs.iter().enumerate() {
-            let source = Source::ag_ui_run(&server.url(), vec![], run_input(run)).expect("a run");
-            let summary = tail::start(&db, source, TailOptions::default(), |_| {})
-                .expect("tail starts")
-                .wait()
+            let summary = record_run(&server, &db, run_input(run))
                 .unwrap_or_else(|e| panic!("{name}: run {i} is recorded: {e}"));
             assert_eq!(
                 summary.events,
@@ -214,10 +222,7 @@ fn the_runs_of_a_thread_posted_one_after_another_make_the_journal_an_import_of_t
         }
         assert_eq!(server.posts(), runs.len() as u64, "{name}: one POST a run");
         let (_, stored) = stored(&db);
-        let raw: Vec<Value> = stored
-            .iter()
-            .map(|e| serde_json::from_slice(&e.raw).expect("stored JSON"))
-            .collect();
+        let raw = raw_values(&stored);
         assert_eq!(
             raw, events,
             "{name}: the runs follow each other in one journal"

@@ -99,6 +99,23 @@ fn expected() -> Landed {
         .collect()
 }
 
+/// One run of a tail into `db` that stops by itself after `count` events, having landed them.
+fn tail_a_run(db: &Path, url: &str, count: u64, options: TailOptions, run: u32) {
+    let source = Source::parse(url, vec![]).expect("valid URL");
+    let options = TailOptions {
+        stop_after: Some(count),
+        ..options
+    };
+    let summary = tail::start(db, source, options, |_| {})
+        .expect("tail starts")
+        .wait()
+        .expect("stops by itself");
+    assert_eq!(
+        summary.events, count,
+        "run {run} landed what it was asked to"
+    );
+}
+
 fn tail_through_faults(path: &str, seed: u64) {
     let server = StreamServer::start(fixture(), Faults::harsh(seed), None, 0).expect("server");
     tail_server_through_faults(&server, path, quick_options());
@@ -305,20 +322,11 @@ fn a_tls_server_that_restarts_is_resumed_after_the_stored_offset() {
         )
         .expect("TLS server");
         port = server.addr.port();
-        let source = Source::parse(&server.url("/sse"), vec![]).expect("valid URL");
         let options = TailOptions {
-            stop_after: Some(count),
             ca_files: vec![ca_file.clone()],
             ..quick_options()
         };
-        let summary = tail::start(&db, source, options, |_| {})
-            .expect("tail starts")
-            .wait()
-            .expect("stops by itself");
-        assert_eq!(
-            summary.events, count,
-            "run {run} landed what it was asked to"
-        );
+        tail_a_run(&db, &server.url("/sse"), count, options, run);
     }
     let (journals, events) = stored(&db);
     assert_eq!(
@@ -491,19 +499,7 @@ fn a_restart_resumes_after_the_stored_offset() {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("tail.sqlite");
     for (run, count) in [(1, 50u64), (2, 150u64)] {
-        let source = Source::parse(&server.url("/ndjson"), vec![]).expect("valid URL");
-        let options = TailOptions {
-            stop_after: Some(count),
-            ..quick_options()
-        };
-        let summary = tail::start(&db, source, options, |_| {})
-            .expect("tail starts")
-            .wait()
-            .expect("stops by itself");
-        assert_eq!(
-            summary.events, count,
-            "run {run} landed what it was asked to"
-        );
+        tail_a_run(&db, &server.url("/ndjson"), count, quick_options(), run);
     }
     let (journals, events) = stored(&db);
     assert_eq!(
