@@ -10,6 +10,8 @@ use ts_rs::TS;
 pub enum Severity {
     Error,
     Warning,
+    /// Advice: nothing is wrong, but what happened is easy to miss and worth knowing.
+    Info,
 }
 
 impl Severity {
@@ -17,6 +19,7 @@ impl Severity {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Info => "info",
         }
     }
 
@@ -24,6 +27,7 @@ impl Severity {
         match text {
             "error" => Some(Severity::Error),
             "warning" => Some(Severity::Warning),
+            "info" => Some(Severity::Info),
             _ => None,
         }
     }
@@ -60,6 +64,16 @@ impl Diagnostic {
             offset,
             line,
             severity: Severity::Warning,
+            code: code.to_string(),
+            message: message.into(),
+        }
+    }
+
+    pub fn info(line: u64, offset: Option<i64>, code: &str, message: impl Into<String>) -> Self {
+        Diagnostic {
+            offset,
+            line,
+            severity: Severity::Info,
             code: code.to_string(),
             message: message.into(),
         }

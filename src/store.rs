@@ -1069,8 +1069,10 @@ impl Store {
         let (mut errors, mut warnings) = (0, 0);
         for row in rows {
             let (severity, n) = row?;
+            // Advice is listed with the diagnostics but counts as neither.
             match Severity::parse(&severity) {
                 Some(Severity::Warning) => warnings += n,
+                Some(Severity::Info) => {}
                 _ => errors += n,
             }
         }

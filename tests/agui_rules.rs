@@ -508,8 +508,13 @@ fn given_out_of_order_events_when_folded_then_each_ordering_break_is_a_warning()
     );
     assert_eq!(
         at("event-after-run-end"),
-        [6, 7],
-        "events after RUN_FINISHED"
+        [6],
+        "an event after RUN_FINISHED"
+    );
+    assert_eq!(
+        at("run-finished-and-failed"),
+        [7],
+        "a RUN_ERROR after RUN_FINISHED says the run ended twice"
     );
     assert!(
         analysis

@@ -1,14 +1,15 @@
 //! The AG-UI event protocol's rules as this reader checks them: every diagnostic code the
 //! AG-UI reader and reducer raise, with its severity and the part of the AG-UI documentation
 //! (docs.ag-ui.com) it comes from. What the protocol says a producer must do is an error; what
-//! it says one should do, or what the official client only tolerates, is a warning.
+//! it says one should do, or what the official client only tolerates, is a warning; what is
+//! allowed but easy to misread is advice (info).
 
 use crate::diagnostic::Severity;
 
 /// The version of these rules. A database whose AG-UI diagnostics an older version derived
 /// (recorded in its checkpoint cover, as the encoding of the state it describes) is refreshed
 /// when opened, so that it shows what this version finds.
-pub const RULES_VERSION: u32 = 4;
+pub const RULES_VERSION: u32 = 5;
 
 /// One rule of the protocol and the code its violations carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +43,7 @@ const TOOLS: &str = "concepts/events: Tool Call Events";
 const STATE: &str = "concepts/events: State Management Events";
 const ACTIVITY: &str = "concepts/events: Activity Events";
 
-use Severity::{Error, Warning};
+use Severity::{Error, Info, Warning};
 
 /// Every rule, grouped as the documentation groups them.
 pub const RULES: &[Rule] = &[
@@ -120,6 +121,12 @@ pub const RULES: &[Rule] = &[
         Warning,
         LIFECYCLE,
         "a run finishes or fails under another runId than it started with",
+    ),
+    rule(
+        "run-finished-and-failed",
+        Warning,
+        LIFECYCLE,
+        "a run that finished gets a RUN_ERROR, or one that failed a RUN_FINISHED",
     ),
     rule(
         "run-ends-with-open-messages",
@@ -208,6 +215,12 @@ pub const RULES: &[Rule] = &[
         "a tool call ends with arguments that are not JSON",
     ),
     rule(
+        "tool-call-unknown-parent",
+        Info,
+        TOOLS,
+        "TOOL_CALL_START names a parentMessageId the thread does not hold",
+    ),
+    rule(
         "tool-result-before-call-ended",
         Warning,
         TOOLS,
@@ -219,6 +232,18 @@ pub const RULES: &[Rule] = &[
         Warning,
         STATE,
         "a STATE_DELTA arrives before any snapshot or run input said what the state is",
+    ),
+    rule(
+        "state-deltas-superseded",
+        Info,
+        STATE,
+        "a STATE_SNAPSHOT mid-run replaces what the run's STATE_DELTAs built",
+    ),
+    rule(
+        "state-never-established",
+        Info,
+        STATE,
+        "the journal ends with a state only STATE_DELTAs on `{}` built",
     ),
     rule(
         "patch-failed",

@@ -57,7 +57,7 @@ pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<A
         return None;
     }
     if let Some(last) = events.last() {
-        if let Some(end) = thread.at_end(view::at_of(last)) {
+        for end in thread.at_end(view::at_of(last)) {
             analysis.diagnostics.push((last.seq, end));
         }
     }
@@ -110,11 +110,13 @@ pub fn refresh(
     };
     // Every refresh folds from the first record and replaces what the last one derived, so a
     // diagnostic about the journal's end is as provisional as it should be.
-    let end = last.and_then(|(seq, at)| Some((seq, thread.at_end(at)?)));
+    let end = last.map_or_else(Vec::new, |(seq, at)| {
+        thread.at_end(at).into_iter().map(|d| (seq, d)).collect()
+    });
     store.append_analysis(
         journal_id,
         &Analysis {
-            diagnostics: end.into_iter().collect(),
+            diagnostics: end,
             cover: Some(cover),
             ..Analysis::default()
         },

@@ -107,6 +107,10 @@ pub struct Thread {
     state_established: bool,
     /// Tool call ids a TOOL_CALL_START has opened, in any run: ids are unique to a thread.
     started_tool_calls: BTreeSet<String>,
+    /// STATE_DELTAs applied in this run since its last snapshot or input state.
+    deltas_since_snapshot: u64,
+    /// Deltas have built the state on `{}` and no snapshot or run input has said what it is.
+    state_only_from_deltas: bool,
 }
 
 impl Default for Thread {
@@ -129,6 +133,8 @@ impl Default for Thread {
             halted_by_patch: false,
             state_established: false,
             started_tool_calls: BTreeSet::new(),
+            deltas_since_snapshot: 0,
+            state_only_from_deltas: false,
         }
     }
 }
@@ -309,10 +315,12 @@ impl Thread {
     }
 
     /// What the journal's end says about the thread, given its last event: a run still
-    /// running there was never terminated. Provisional: a journal that grows may finish it.
-    pub fn at_end(&self, last: At) -> Option<Diagnostic> {
-        (self.run.status == RunStatus::Running).then(|| {
-            Diagnostic::warning(
+    /// running there was never terminated, and a state only deltas built was never
+    /// established. Provisional: a journal that grows may settle either.
+    pub fn at_end(&self, last: At) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        if self.run.status == RunStatus::Running {
+            out.push(Diagnostic::warning(
                 last.line,
                 Some(last.offset),
                 "run-never-finished",
@@ -320,14 +328,36 @@ impl Thread {
                     "the journal ends while run {:?} is running: no RUN_FINISHED or RUN_ERROR",
                     self.run.run_id.as_deref().unwrap_or("")
                 ),
-            )
-        })
+            ));
+        }
+        if self.state_only_from_deltas {
+            out.push(Diagnostic::info(
+                last.line,
+                Some(last.offset),
+                "state-never-established",
+                "the journal ends without a STATE_SNAPSHOT or run input state: the shared state is only what deltas built on `{}`",
+            ));
+        }
+        out
+    }
+
+    /// What the journal is in the middle of at its end, as a phrase ("run \"r1\""), for a
+    /// connection that drops there.
+    pub fn unfinished(&self) -> Option<String> {
+        (self.run.status == RunStatus::Running)
+            .then(|| format!("run {:?}", self.run.run_id.as_deref().unwrap_or("")))
     }
 
     fn warn(report: &mut StepReport, at: At, code: &str, message: impl Into<String>) {
         report
             .diagnostics
             .push(Diagnostic::warning(at.line, Some(at.offset), code, message));
+    }
+
+    fn info(report: &mut StepReport, at: At, code: &str, message: impl Into<String>) {
+        report
+            .diagnostics
+            .push(Diagnostic::info(at.line, Some(at.offset), code, message));
     }
 
     fn error(report: &mut StepReport, at: At, code: &str, message: impl Into<String>) {
@@ -348,6 +378,22 @@ impl Thread {
                 at,
                 "first-event-not-run-started",
                 format!("the stream opens with {kind}, not RUN_STARTED"),
+            );
+        } else if !self.halted_by_patch
+            && matches!(
+                (self.run.status, kind),
+                (RunStatus::Finished | RunStatus::Interrupted, "RUN_ERROR")
+                    | (RunStatus::Error, "RUN_FINISHED")
+            )
+        {
+            Self::warn(
+                report,
+                at,
+                "run-finished-and-failed",
+                format!(
+                    "{kind} after the run already ended ({}): a run ends with RUN_FINISHED or RUN_ERROR, not both",
+                    status_word(self.run.status)
+                ),
             );
         } else if !self.halted_by_patch
             && matches!(
@@ -653,7 +699,7 @@ impl Thread {
                         );
                     }
                 }
-                self.tool_call_start(event)
+                self.tool_call_start(at, event, report)
             }
             "TOOL_CALL_ARGS" => {
                 let (Some(id), Some(delta)) =
@@ -724,6 +770,20 @@ impl Thread {
             "TOOL_CALL_RESULT" => self.tool_call_result(at, event, report),
             "STATE_SNAPSHOT" => {
                 if let Some(snapshot) = event.get("snapshot") {
+                    if self.deltas_since_snapshot > 0 && self.run.status == RunStatus::Running {
+                        Self::info(
+                            report,
+                            at,
+                            "state-deltas-superseded",
+                            format!(
+                                "STATE_SNAPSHOT replaces the state that {} STATE_DELTA{} of this run built",
+                                self.deltas_since_snapshot,
+                                if self.deltas_since_snapshot == 1 { "" } else { "s" }
+                            ),
+                        );
+                    }
+                    self.deltas_since_snapshot = 0;
+                    self.state_only_from_deltas = false;
                     self.state = snapshot.clone();
                     self.state_established = true;
                     report.marks.push((
@@ -764,9 +824,11 @@ impl Thread {
         };
         self.runs_started += 1;
         self.halted_by_patch = false;
+        self.deltas_since_snapshot = 0;
         let input = event.get("input");
         if let Some(baseline) = input.and_then(|i| i.get("state")) {
             self.state_established = true;
+            self.state_only_from_deltas = false;
             if self.runs_started > 1 && *baseline != self.state {
                 Self::warn(
                     report,
@@ -853,7 +915,7 @@ impl Thread {
         self.open_tool_calls.clear();
     }
 
-    fn tool_call_start(&mut self, event: &Value) {
+    fn tool_call_start(&mut self, at: At, event: &Value, report: &mut StepReport) {
         let (Some(id), Some(name)) = (
             str_field(event, "toolCallId"),
             str_field(event, "toolCallName"),
@@ -881,6 +943,12 @@ impl Thread {
                 self.messages.len() - 1
             }
             (Some(parent), None) => {
+                Self::info(
+                    report,
+                    at,
+                    "tool-call-unknown-parent",
+                    format!("TOOL_CALL_START names parent message {parent:?}, which the thread does not hold: the call opens a new assistant message under that id"),
+                );
                 self.messages
                     .push(json!({"id": parent, "role": "assistant", "toolCalls": []}));
                 self.messages.len() - 1
@@ -972,6 +1040,7 @@ impl Thread {
         if !self.state_established {
             // Said once: from here the thread's state is whatever the deltas built on `{}`.
             self.state_established = true;
+            self.state_only_from_deltas = true;
             Self::warn(
                 report,
                 at,
@@ -998,6 +1067,7 @@ impl Thread {
         }
         match patch_in_place(&mut self.state, delta) {
             Ok(()) => {
+                self.deltas_since_snapshot += 1;
                 let count = delta.as_array().map_or(0, Vec::len);
                 report
                     .marks

@@ -272,10 +272,7 @@ pub fn request(out: &mut dyn Write, snapshot: &RequestSnapshot, as_json: bool) -
 }
 
 fn diagnostic_line(out: &mut dyn Write, d: &Diagnostic) -> Result<()> {
-    let severity = match d.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    };
+    let severity = d.severity.as_str();
     writeln!(
         out,
         "  line {:<5} {:>7}  {severity:<7} {:<36} {}",

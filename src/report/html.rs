@@ -80,6 +80,7 @@ td.num, th.num { text-align: right; white-space: nowrap; }
 td.text { white-space: pre-wrap; overflow-wrap: anywhere; }
 .err { color: var(--diag); font-weight: 600; }
 .warn { color: var(--downgrade); font-weight: 600; }
+.info { font-weight: 600; }
 .yes { color: var(--break); font-weight: 600; }
 svg { display: block; width: 100%; height: auto; background: var(--panel); border: 1px solid var(--line); border-radius: 4px; }
 svg text { fill: var(--muted); font: 11px system-ui, sans-serif; }
@@ -197,6 +198,7 @@ fn summary(h: &mut String, r: &Report) {
                 match d.severity {
                     crate::diagnostic::Severity::Error => "err",
                     crate::diagnostic::Severity::Warning => "warn",
+                    crate::diagnostic::Severity::Info => "info",
                 },
                 escape(d.severity.as_str()),
                 escape(&d.code),
