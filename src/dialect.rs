@@ -114,6 +114,20 @@ pub fn refresh(
     Ok(Some(()))
 }
 
+/// What a stored journal is in the middle of at its end (an AG-UI run that started and has
+/// not finished), as a phrase for a connection that drops there; `None` when nothing is open
+/// or the dialect has no such unit.
+pub fn unfinished(
+    store: &crate::store::Store,
+    journal_id: i64,
+    dialect: Dialect,
+) -> Result<Option<String>, crate::store::StoreError> {
+    match dialect {
+        Dialect::AgUi => agui::unfinished(store, journal_id),
+        Dialect::Iterate | Dialect::AgentsKit => Ok(None),
+    }
+}
+
 /// Whether a journal's derived tables are those this version derives, for every record: a
 /// database written before a dialect kept checkpoints (or in an older encoding of them), or
 /// one whose follower stopped before folding what it stored, needs a refresh.

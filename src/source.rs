@@ -284,6 +284,9 @@ fn split_json_array(bytes: &[u8], at: Position, complete: bool) -> Split {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SseFrame {
     pub data: String,
+    /// Whether the frame had a `data:` field. One without dispatches no event, but its `id:`
+    /// still moves the resume point.
+    pub has_data: bool,
     pub event: Option<String>,
     pub id: Option<String>,
     pub retry: Option<u64>,
@@ -325,6 +328,8 @@ fn sse_frames_open(bytes: &[u8]) -> (Vec<SseFrame>, usize, u64) {
     let mut data: Option<String> = None;
     let mut current = SseFrame::default();
     let mut frame_open = false;
+    // A block of comments alone is a keep-alive, not a frame.
+    let mut has_field = false;
     if bytes.starts_with(UTF8_BOM) {
         pos = UTF8_BOM.len();
     }
@@ -357,14 +362,20 @@ fn sse_frames_open(bytes: &[u8]) -> (Vec<SseFrame>, usize, u64) {
                     buffer.pop();
                 }
                 current.data = buffer;
+                current.has_data = true;
+                current.end = next;
+                frames.push(std::mem::take(&mut current));
+            } else if has_field {
                 current.end = next;
                 frames.push(std::mem::take(&mut current));
             }
+            has_field = false;
             frame_open = false;
             current = SseFrame::default();
             consumed = next;
             consumed_lines = line_no;
         } else if line[0] != b':' {
+            has_field = true;
             let text = String::from_utf8_lossy(line);
             let (field, value) = match text.find(':') {
                 Some(colon) => {
@@ -398,6 +409,7 @@ fn split_sse(bytes: &[u8], at: Position, complete: bool) -> Split {
     let (frames, consumed, lines) = sse_frames(bytes, complete);
     let records = frames
         .into_iter()
+        .filter(|frame| frame.has_data)
         .enumerate()
         .map(|(i, frame)| RawRecord {
             seq: at.seq + i as u64,
@@ -494,11 +506,37 @@ mod tests {
     fn sse_joins_data_lines_and_ignores_comments_and_unknown_fields() {
         let input = b"## heading\n: ping\n\nid: 7\ndata: {\"a\":\ndata: 1}\n\ndata: x\r\n\r\n";
         let (frames, consumed, _) = sse_frames(input, false);
-        assert_eq!(frames.len(), 2, "a comment-only frame dispatches nothing");
+        let frames: Vec<SseFrame> = frames.into_iter().filter(|f| f.has_data).collect();
+        assert_eq!(frames.len(), 2, "a frame without data dispatches nothing");
         assert_eq!(frames[0].data, "{\"a\":\n1}", "data lines join with LF");
         assert_eq!(frames[0].id.as_deref(), Some("7"), "id is kept");
         assert_eq!(frames[1].data, "x", "CRLF line ends");
         assert_eq!(consumed, input.len(), "everything was consumed");
+    }
+
+    #[test]
+    fn sse_reports_frames_without_data_and_their_ids_but_not_comment_blocks() {
+        let input = b": keep-alive\n\nid: 9\n\nevent: tick\n\ndata: {}\n\n";
+        let (frames, _, _) = sse_frames(input, false);
+        let shown: Vec<(bool, Option<&str>, Option<&str>)> = frames
+            .iter()
+            .map(|f| (f.has_data, f.id.as_deref(), f.event.as_deref()))
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                (false, Some("9"), None),
+                (false, None, Some("tick")),
+                (true, None, None)
+            ],
+            "an id-only frame still carries its id (the resume point); comments are no frame"
+        );
+        let split = split_sse(input, Position::default(), true);
+        assert_eq!(
+            split.records.len(),
+            1,
+            "only the frame with data is a record"
+        );
     }
 
     #[test]

@@ -693,6 +693,27 @@ impl Store {
             .pop())
     }
 
+    /// The latest event of any of `types`, found through the type index whatever the
+    /// journal's length.
+    pub fn last_event_of_types(
+        &self,
+        journal_id: i64,
+        types: &[&str],
+    ) -> Result<Option<StoredEvent>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT max(seq) FROM events WHERE journal_id = ?1 AND type = ?2")?;
+        let mut latest: Option<i64> = None;
+        for kind in types {
+            let seq: Option<i64> = stmt.query_row(params![journal_id, kind], |row| row.get(0))?;
+            latest = latest.max(seq);
+        }
+        match latest {
+            Some(seq) => self.event(journal_id, seq as u64),
+            None => Ok(None),
+        }
+    }
+
     /// Every event of a journal in file order, with its read-time diagnostics.
     pub fn events(&self, journal_id: i64) -> Result<Vec<StoredEvent>, StoreError> {
         self.events_where(journal_id, "1 = 1")
@@ -826,6 +847,31 @@ impl Store {
                 [journal_id],
             )?;
         }
+        Ok(())
+    }
+
+    /// Attaches a diagnostic to a stored record after it landed: what a tail saw of the
+    /// connection (a drop, a silence) once the record before it was already stored. Kept with
+    /// the records' own read-time diagnostics, which no refresh rebuilds.
+    pub fn attach_diagnostic(
+        &self,
+        journal_id: i64,
+        seq: u64,
+        diagnostic: &Diagnostic,
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO read_diagnostics (journal_id, seq, offset, line, severity, code, message)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                journal_id,
+                seq as i64,
+                diagnostic.offset,
+                diagnostic.line as i64,
+                diagnostic.severity.as_str(),
+                diagnostic.code,
+                diagnostic.message,
+            ],
+        )?;
         Ok(())
     }
 

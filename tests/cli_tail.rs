@@ -8,7 +8,10 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{load_journal, Certificate, Faults, RunServer, StreamServer, TestCa};
+use support::{
+    load_journal, Certificate, Ending, Faults, RunServer, Script, ScriptServer, Step, StreamServer,
+    TestCa,
+};
 
 const BOUND: Duration = Duration::from_secs(60);
 
@@ -211,6 +214,57 @@ fn a_bad_from_is_refused_with_a_message() {
     assert!(
         stderr.contains("--from"),
         "the message names the option: {stderr}"
+    );
+}
+
+#[test]
+fn a_silence_past_the_keep_alive_is_printed_as_a_diagnostic_and_a_bad_interval_is_refused() {
+    let event = |o: i64| {
+        format!(
+            "id: {o}\ndata: {{\"offset\":{o},\"type\":\"events.iterate.com/agent/context-added\",\"payload\":{{\"role\":\"user\",\"content\":\"n\"}}}}\n\n"
+        )
+    };
+    let server = ScriptServer::start(vec![Script {
+        content_type: Some("text/event-stream"),
+        steps: vec![
+            Step::Send(event(1)),
+            Step::Wait(Duration::from_millis(800)),
+            Step::Send(event(2)),
+        ],
+        ending: Ending::Close,
+    }])
+    .expect("server");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("db.sqlite");
+    let url = server.url("/sse");
+    let output = finish(spawn(&[
+        &url,
+        "--db",
+        db.to_str().expect("utf-8"),
+        "--keep-alive",
+        "0.25",
+        "--max-events",
+        "2",
+    ]));
+    assert!(output.status.success(), "the tail stops by itself");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("warning keep-alive-gap at @2: nothing arrived for")),
+        "the diagnostic is printed where it was seen: {stderr}"
+    );
+    let refused = finish(spawn(&[
+        &url,
+        "--keep-alive",
+        "0",
+        "--db",
+        db.to_str().expect("utf-8"),
+    ]));
+    assert!(!refused.status.success(), "a zero interval is refused");
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--keep-alive takes a positive number"),
+        "and says why"
     );
 }
 

@@ -420,7 +420,7 @@ impl Watcher {
                     self.set_status(status);
                 }
             }
-            TailUpdate::Event { .. } => pending.dirty = true,
+            TailUpdate::Event { .. } | TailUpdate::Diagnostic { .. } => pending.dirty = true,
             TailUpdate::Generation { reason, .. } => {
                 pending.dirty = true;
                 if reason != GenerationReason::First {

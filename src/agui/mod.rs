@@ -64,6 +64,25 @@ pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<A
     Some(analysis)
 }
 
+/// What a stored AG-UI journal is in the middle of at its end, as a phrase ("run \"r1\""):
+/// the latest run lifecycle event, found through the type index, is a RUN_STARTED.
+pub fn unfinished(store: &Store, journal_id: i64) -> Result<Option<String>, StoreError> {
+    let last =
+        store.last_event_of_types(journal_id, &["RUN_STARTED", "RUN_FINISHED", "RUN_ERROR"])?;
+    Ok(last.and_then(|event| {
+        let value = event.json()?;
+        (value.get("type")?.as_str()? == "RUN_STARTED").then(|| {
+            format!(
+                "run {:?}",
+                value
+                    .get("runId")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("")
+            )
+        })
+    }))
+}
+
 /// Records an AG-UI refresh reads from the store at a time.
 const REFRESH_SLICE: u64 = 4_096;
 

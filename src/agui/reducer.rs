@@ -341,13 +341,6 @@ impl Thread {
         out
     }
 
-    /// What the journal is in the middle of at its end, as a phrase ("run \"r1\""), for a
-    /// connection that drops there.
-    pub fn unfinished(&self) -> Option<String> {
-        (self.run.status == RunStatus::Running)
-            .then(|| format!("run {:?}", self.run.run_id.as_deref().unwrap_or("")))
-    }
-
     fn warn(report: &mut StepReport, at: At, code: &str, message: impl Into<String>) {
         report
             .diagnostics

@@ -295,15 +295,21 @@ pub fn diagnostics(out: &mut dyn Write, diagnostics: &[Diagnostic], as_json: boo
     for d in diagnostics {
         diagnostic_line(out, d)?;
     }
-    let errors = diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count();
+    let count = |severity| {
+        diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
+    };
+    let advice = match count(Severity::Info) {
+        0 => String::new(),
+        n => format!(", {n} info"),
+    };
     writeln!(
         out,
-        "{} error(s), {} warning(s)",
-        errors,
-        diagnostics.len() - errors
+        "{} error(s), {} warning(s){advice}",
+        count(Severity::Error),
+        count(Severity::Warning)
     )?;
     Ok(())
 }

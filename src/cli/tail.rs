@@ -37,7 +37,12 @@ pub struct TailArgs {
     /// answers with, until the response ends. The run is never POSTed again on its own.
     #[arg(long, value_name = "FILE", conflicts_with = "from")]
     pub post: Option<PathBuf>,
-    /// Print one JSON object per line: every event, status change, gap and new generation.
+    /// Seconds a remote stream may be silent (not even a keep-alive comment or ping) before the
+    /// silence is a keep-alive-gap diagnostic.
+    #[arg(long, value_name = "SECONDS", default_value_t = 15.0)]
+    pub keep_alive: f64,
+    /// Print one JSON object per line: every event, status change, gap, transport diagnostic
+    /// and new generation.
     #[arg(long)]
     pub json: bool,
     /// Stop after this many events have landed.
@@ -66,6 +71,15 @@ impl TailArgs {
             },
             stop_after: self.max_events,
             ca_files: self.ca_files.clone(),
+            keep_alive: Duration::try_from_secs_f64(self.keep_alive)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    TailError::InvalidTarget(format!(
+                        "--keep-alive takes a positive number of seconds, not {}",
+                        self.keep_alive
+                    ))
+                })?,
             ..TailOptions::default()
         })
     }
@@ -131,6 +145,18 @@ pub fn run_cli(args: TailArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                     "gap: offsets {}..{} did not arrive",
                     after + 1,
                     next - 1
+                )?;
+            }
+            TailUpdate::Diagnostic { diagnostic, .. } => {
+                let at = diagnostic
+                    .offset
+                    .map_or_else(|| format!("line {}", diagnostic.line), |o| format!("@{o}"));
+                writeln!(
+                    stderr,
+                    "{} {} at {at}: {}",
+                    diagnostic.severity.as_str(),
+                    diagnostic.code,
+                    diagnostic.message
                 )?;
             }
             TailUpdate::Generation { journal_id, reason } => {

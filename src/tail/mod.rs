@@ -17,6 +17,7 @@
 //! ```
 
 mod file;
+mod observation;
 mod recorder;
 mod remote;
 mod target;
@@ -35,6 +36,7 @@ use tokio::sync::watch;
 use crate::journal;
 use crate::store::{Store, StoreError};
 
+pub use observation::{TransportRule, DEFAULT_KEEP_ALIVE, TRANSPORT_RULES};
 pub use target::{Header, Source, StreamTarget, Transport};
 pub use update::{GenerationReason, TailStatus, TailUpdate, TailedEvent};
 
@@ -153,6 +155,8 @@ pub struct TailOptions {
     pub poll_interval: Duration,
     /// PEM files of CA certificates trusted for `https://` and `wss://`, besides the system's.
     pub ca_files: Vec<PathBuf>,
+    /// A remote stream silent for longer than this gets a `keep-alive-gap` diagnostic.
+    pub keep_alive: Duration,
 }
 
 impl Default for TailOptions {
@@ -164,6 +168,7 @@ impl Default for TailOptions {
             flush_interval: Duration::from_millis(50),
             poll_interval: Duration::from_millis(100),
             ca_files: Vec::new(),
+            keep_alive: DEFAULT_KEEP_ALIVE,
         }
     }
 }

@@ -15,8 +15,13 @@ use crate::dialect::{self, Dialect, ReadEvent, Reader};
 use crate::source::{Framing, RawRecord};
 use crate::store::{NewJournal, SourcePosition, Store, StoreError};
 
+use super::observation::{Attach, Observation};
 use super::target::Transport;
 use super::update::{GenerationReason, TailUpdate, TailedEvent};
+
+/// Transport diagnostics waiting for a record beyond this many are dropped: a server that
+/// answers every reconnect with no events cannot grow the queue without bound.
+const MAX_HELD: usize = 32;
 
 /// Folding a whole journal is linear in its size, so a fast stream is re-analysed at most this
 /// often; the analysis catches up when the stream goes quiet or the tail stops.
@@ -38,6 +43,8 @@ enum Pending {
         reason: GenerationReason,
         stream_id: Option<String>,
     },
+    /// What the connection did, for the record before or after it.
+    Observation(Observation),
 }
 
 /// The journal generation events are currently appended to.
@@ -53,6 +60,8 @@ struct Generation {
     hasher: blake3::Hasher,
     stream_id: Option<String>,
     last_offset: Option<i64>,
+    /// The last record stored: its seq, line and offset.
+    last_record: Option<(u64, u64, Option<i64>)>,
 }
 
 /// What flushing needs, apart from the queue itself.
@@ -62,6 +71,8 @@ struct Landing {
     current: Option<Generation>,
     next_reason: GenerationReason,
     next_stream_id: Option<String>,
+    /// Transport diagnostics for the next record to land.
+    held: Vec<Observation>,
 }
 
 pub(crate) struct StreamRecorder {
@@ -116,6 +127,7 @@ impl StreamRecorder {
                 current,
                 next_reason: GenerationReason::First,
                 next_stream_id: None,
+                held: Vec::new(),
             },
             store,
             pending: Vec::new(),
@@ -208,6 +220,19 @@ impl StreamRecorder {
         });
         self.pending_events += 1;
         Ok(())
+    }
+
+    /// What the journal being recorded is in the middle of (an AG-UI run), as stored so far.
+    pub fn unfinished(&self) -> Result<Option<String>, StoreError> {
+        match &self.landing.current {
+            Some(g) => dialect::unfinished(&self.store, g.journal_id, g.dialect),
+            None => Ok(None),
+        }
+    }
+
+    /// Queues what the connection did, to be stored with the record it belongs to.
+    pub fn observe(&mut self, observation: Observation) {
+        self.pending.push(Pending::Observation(observation));
     }
 
     fn start_generation(&mut self, reason: GenerationReason, stream_id: Option<String>) {
@@ -327,6 +352,7 @@ fn load_generation(store: &Store, journal_id: i64) -> Result<Generation, StoreEr
         hasher,
         stream_id,
         last_offset: events.iter().filter_map(|e| e.offset).max(),
+        last_record: events.last().map(|e| (e.seq, e.line, e.offset)),
     })
 }
 
@@ -363,6 +389,26 @@ fn land(
     for item in items {
         match item {
             Pending::Gap { after, next } => updates.push(TailUpdate::Gap { after, next }),
+            Pending::Observation(observation) => {
+                let last = landing
+                    .current
+                    .as_ref()
+                    .and_then(|g| Some((g.journal_id, g.last_record?)));
+                match (observation.attach, last) {
+                    (Attach::Last, Some((journal_id, (seq, line, offset)))) => {
+                        let diagnostic = observation.diagnostic(line, offset);
+                        store.attach_diagnostic(journal_id, seq, &diagnostic)?;
+                        updates.push(TailUpdate::Diagnostic {
+                            journal_id,
+                            seq,
+                            diagnostic,
+                        });
+                    }
+                    // Nothing stored yet to say it of: the first record to land carries it.
+                    _ if landing.held.len() < MAX_HELD => landing.held.push(observation),
+                    _ => {}
+                }
+            }
             Pending::Generation { reason, stream_id } => {
                 if let Some(current) = &landing.current {
                     record_position(store, landing, current)?;
@@ -398,7 +444,16 @@ fn land(
                     byte_len: data.len() as u64,
                     bytes: data,
                 };
-                let read = read_event(&mut generation.reader, &record, value.as_ref());
+                let mut read = read_event(&mut generation.reader, &record, value.as_ref());
+                for observation in landing.held.drain(..) {
+                    let diagnostic = observation.diagnostic(record.line, read.offset);
+                    updates.push(TailUpdate::Diagnostic {
+                        journal_id: generation.journal_id,
+                        seq: record.seq,
+                        diagnostic: diagnostic.clone(),
+                    });
+                    read.diagnostics.push(diagnostic);
+                }
                 let event = TailedEvent {
                     journal_id: generation.journal_id,
                     seq: record.seq,
@@ -407,6 +462,7 @@ fn land(
                     summary: read.summary.clone(),
                     raw: String::from_utf8_lossy(&record.bytes).into_owned(),
                 };
+                generation.last_record = Some((record.seq, record.line, read.offset));
                 generation.hasher.update(&record.bytes);
                 generation.hasher.update(b"\n");
                 generation.seq += 1;
@@ -459,6 +515,7 @@ fn create_generation(
         hasher: blake3::Hasher::new(),
         stream_id: landing.next_stream_id.clone(),
         last_offset: None,
+        last_record: None,
     })
 }
 

@@ -17,6 +17,7 @@ use tokio_tungstenite::tungstenite::{self, Message};
 use crate::source;
 use crate::store::Store;
 
+use super::observation::{self, Arrivals, DatalessFrame, Observation};
 use super::recorder::StreamRecorder;
 use super::target::{StreamTarget, Transport};
 use super::tls;
@@ -167,6 +168,8 @@ impl Board {
 #[derive(Default)]
 struct Frames {
     events: Vec<Vec<u8>>,
+    /// SSE frames that dispatched nothing (an `id:` or `event:` without `data:`).
+    dataless: Vec<DatalessFrame>,
     last_id: Option<String>,
     retry: Option<Duration>,
 }
@@ -246,13 +249,7 @@ fn describe_http_ref(err: &reqwest::Error) -> String {
 }
 
 fn transport_of(content_type: &str) -> Option<Transport> {
-    let essence = content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    match essence.as_str() {
+    match observation::essence(content_type).as_str() {
         "text/event-stream" => Some(Transport::Sse),
         "application/x-ndjson"
         | "application/ndjson"
@@ -265,6 +262,23 @@ fn transport_of(content_type: &str) -> Option<Transport> {
     }
 }
 
+/// How to read a response with this content type from an endpoint that should serve
+/// `expected`, and what to say about the type; `None` for a web page, which no reading turns
+/// into a stream.
+fn reading_of(content_type: &str, expected: Transport) -> Option<(Transport, Option<Observation>)> {
+    let essence = observation::essence(content_type);
+    let read_as = match transport_of(content_type) {
+        Some(transport) => transport,
+        None if essence.contains("html") || essence.contains("xml") => return None,
+        // No type, or one that says nothing about framing: read it as the endpoint should be.
+        None => expected,
+    };
+    Some((
+        read_as,
+        observation::content_type(content_type, expected, read_as),
+    ))
+}
+
 async fn connect(
     client: &reqwest::Client,
     tls: &Arc<rustls::ClientConfig>,
@@ -272,7 +286,7 @@ async fn connect(
     post: Option<&[u8]>,
     offset: Option<&str>,
     last_event_id: Option<&str>,
-) -> Result<Wire, Refusal> {
+) -> Result<(Wire, Option<Observation>), Refusal> {
     let url = match post {
         Some(_) => target.post_url(),
         None => target.request_url(offset),
@@ -299,7 +313,7 @@ async fn connect(
         )
         .await
         {
-            Ok((stream, _)) => Ok(Wire::WebSocket(Box::new(stream))),
+            Ok((stream, _)) => Ok((Wire::WebSocket(Box::new(stream)), None)),
             Err(tungstenite::Error::Http(response)) => {
                 Err(Refusal::from_status(response.status().as_u16()))
             }
@@ -338,12 +352,16 @@ async fn connect(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_string();
-    let Some(transport) = transport_of(&content_type) else {
+    let expected = match post {
+        Some(_) => Transport::Sse,
+        None => target.expected_transport(),
+    };
+    let Some((transport, note)) = reading_of(&content_type, expected) else {
         return Err(Refusal::permanent(format!(
-            "the server sent {content_type:?}, which is neither text/event-stream nor application/x-ndjson"
+            "the server sent {content_type:?}, a web page rather than text/event-stream or application/x-ndjson"
         )));
     };
-    Ok(Wire::Http {
+    let wire = Wire::Http {
         body: Box::pin(
             response
                 .bytes_stream()
@@ -351,7 +369,8 @@ async fn connect(
         ),
         transport,
         buffer: Vec::new(),
-    })
+    };
+    Ok((wire, note))
 }
 
 impl Wire {
@@ -384,20 +403,16 @@ impl Wire {
                     _ => ndjson_events(buffer),
                 }))
             }
-            Wire::WebSocket(stream) => loop {
-                match stream.next().await {
-                    None => return Ok(None),
-                    Some(Err(err)) => return Err(err.to_string()),
-                    Some(Ok(Message::Text(text))) => {
-                        return Ok(Some(Frames {
-                            events: vec![text.as_bytes().to_vec()],
-                            ..Frames::default()
-                        }))
-                    }
-                    Some(Ok(Message::Close(_))) => return Ok(None),
-                    // Pings are answered by the library; binary frames are not events here.
-                    Some(Ok(_)) => continue,
-                }
+            Wire::WebSocket(stream) => match stream.next().await {
+                None | Some(Ok(Message::Close(_))) => Ok(None),
+                Some(Err(err)) => Err(err.to_string()),
+                Some(Ok(Message::Text(text))) => Ok(Some(Frames {
+                    events: vec![text.as_bytes().to_vec()],
+                    ..Frames::default()
+                })),
+                // Pings are answered by the library and binary frames are not events here, but
+                // both show the connection is alive.
+                Some(Ok(_)) => Ok(Some(Frames::default())),
             },
         }
     }
@@ -409,12 +424,17 @@ fn sse_events(buffer: &mut Vec<u8>) -> Frames {
     let mut out = Frames::default();
     for frame in frames {
         if frame.id.is_some() {
-            out.last_id = frame.id;
+            out.last_id.clone_from(&frame.id);
         }
         if let Some(ms) = frame.retry {
             out.retry = Some(Duration::from_millis(ms));
         }
-        if !frame.data.trim().is_empty() {
+        if !frame.has_data {
+            out.dataless.push(DatalessFrame {
+                event: frame.event,
+                id: frame.id,
+            });
+        } else if !frame.data.trim().is_empty() {
             out.events.push(frame.data.into_bytes());
         }
     }
@@ -519,6 +539,7 @@ async fn follow(
             }
             _ => first_offset.clone(),
         };
+        let requested_at = Instant::now();
         let connecting = connect(
             &client,
             &tls,
@@ -535,6 +556,7 @@ async fn follow(
             }
         };
         let mut ended = false;
+        let mut arrivals: Option<Arrivals> = None;
         let reason = match outcome {
             None => continue,
             Some(Err(refusal)) if refusal.permanent => {
@@ -550,9 +572,17 @@ async fn follow(
                 );
             }
             Some(Err(refusal)) => refusal.reason,
-            Some(Ok(mut wire)) => {
+            Some(Ok((mut wire, note))) => {
                 connected_once = true;
                 recorder.set_transport(wire.transport());
+                if let Some(note) = note {
+                    recorder.observe(note);
+                }
+                let arrived = arrivals.insert(Arrivals::new(
+                    options.keep_alive,
+                    requested_at,
+                    Instant::now(),
+                ));
                 let rate = board.events_per_second();
                 board.set(TailStatus::Live {
                     events_per_second: rate,
@@ -592,6 +622,14 @@ async fn follow(
                                 if !frames.events.is_empty() {
                                     attempt = 0;
                                 }
+                                let seen = arrived.arrived(
+                                    Instant::now(),
+                                    frames.events.len() as u64,
+                                    &frames.dataless,
+                                );
+                                for observation in seen {
+                                    recorder.observe(observation);
+                                }
                                 for event in frames.events {
                                     recorder.receive(event)?;
                                 }
@@ -622,6 +660,23 @@ async fn follow(
         if stopping {
             break;
         }
+        if let Some(mut arrived) = arrivals {
+            for observation in arrived.ended(Instant::now(), ended) {
+                recorder.observe(observation);
+            }
+        }
+        // What arrived before the end is complete and lands now, so that what the journal is
+        // in the middle of is known.
+        land(&mut recorder, board)?;
+        if let Some(unfinished) = recorder.unfinished()? {
+            let cut = (!ended).then(|| target.scrub(&reason));
+            recorder.observe(observation::dropped_during(
+                &unfinished,
+                cut.as_deref(),
+                post.is_none(),
+            ));
+            land(&mut recorder, board)?;
+        }
         if post.is_some() {
             // The answer to a run ends with the run.
             if ended {
@@ -640,8 +695,6 @@ async fn follow(
         // Library messages can quote the request (tungstenite's "Unable to connect to <uri>"):
         // nothing leaves for the status, the store or the screen with a credential in it.
         let reason = target.scrub(&reason);
-        // What arrived before the cut is complete and lands now.
-        land(&mut recorder, board)?;
         attempt += 1;
         if options
             .backoff

@@ -149,6 +149,15 @@ impl Transport {
             Transport::WebSocket => "websocket",
         }
     }
+
+    /// The transport's name in a sentence.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Transport::Sse => "SSE",
+            Transport::Ndjson => "NDJSON",
+            Transport::WebSocket => "WebSocket",
+        }
+    }
 }
 
 /// Query parameters this client sets itself on every attempt, so they are not part of the
@@ -292,6 +301,25 @@ impl StreamTarget {
 
     /// The address of one attempt: the user's URL with the start position set.
     /// The URL a run is POSTed to: as given, with no position of ours added.
+    /// The transport the URL asks for: an endpoint named `ndjson` (or a `.ndjson` or `.jsonl`
+    /// path) serves NDJSON, any other HTTP endpoint SSE.
+    pub fn expected_transport(&self) -> Transport {
+        if self.is_websocket() {
+            return Transport::WebSocket;
+        }
+        let last = self
+            .url
+            .path_segments()
+            .and_then(|mut segments| segments.next_back())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if last == "ndjson" || last.ends_with(".ndjson") || last.ends_with(".jsonl") {
+            Transport::Ndjson
+        } else {
+            Transport::Sse
+        }
+    }
+
     pub fn post_url(&self) -> Url {
         self.url.clone()
     }

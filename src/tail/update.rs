@@ -3,6 +3,8 @@
 //! cross to the UI, so they serialize and have TypeScript twins.
 
 use serde::Serialize;
+
+use crate::diagnostic::Diagnostic;
 use ts_rs::TS;
 
 /// Where a tail stands. Exactly one is current at any time.
@@ -136,5 +138,14 @@ pub enum TailUpdate {
         #[ts(type = "number")]
         journal_id: i64,
         reason: GenerationReason,
+    },
+    /// What the connection did (a wrong content type, a silence, a drop during a run), stored
+    /// as a diagnostic of the record `seq`.
+    Diagnostic {
+        #[ts(type = "number")]
+        journal_id: i64,
+        #[ts(type = "number")]
+        seq: u64,
+        diagnostic: Diagnostic,
     },
 }

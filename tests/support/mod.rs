@@ -72,7 +72,7 @@ struct Shared {
 pub struct StreamServer {
     pub addr: SocketAddr,
     shared: Arc<Shared>,
-    runtime: Option<tokio::runtime::Runtime>,
+    runtime: ServerRuntime,
     tls: bool,
 }
 
@@ -201,10 +201,7 @@ impl StreamServer {
         port: u16,
         tls: Option<Arc<rustls::ServerConfig>>,
     ) -> io::Result<StreamServer> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()?;
+        let runtime = ServerRuntime::new()?;
         let listener = runtime.block_on(bind(port))?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
@@ -242,7 +239,7 @@ impl StreamServer {
         Ok(StreamServer {
             addr,
             shared,
-            runtime: Some(runtime),
+            runtime,
             tls: secure,
         })
     }
@@ -270,12 +267,53 @@ impl StreamServer {
     }
 }
 
-impl Drop for StreamServer {
+/// A test server's own runtime, one worker thread, shut down without waiting when the server
+/// is dropped.
+struct ServerRuntime(Option<tokio::runtime::Runtime>);
+
+impl ServerRuntime {
+    fn new() -> io::Result<ServerRuntime> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()?;
+        Ok(ServerRuntime(Some(runtime)))
+    }
+
+    fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
+        match &self.0 {
+            Some(runtime) => runtime.block_on(future),
+            None => unreachable!("the runtime lives until the server is dropped"),
+        }
+    }
+
+    fn spawn<F>(&self, future: F)
+    where
+        F: std::future::Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        if let Some(runtime) = &self.0 {
+            runtime.spawn(future);
+        }
+    }
+}
+
+impl Drop for ServerRuntime {
     fn drop(&mut self) {
-        if let Some(runtime) = self.runtime.take() {
+        if let Some(runtime) = self.0.take() {
             runtime.shutdown_background();
         }
     }
+}
+
+/// The value of header `name` in an HTTP request head.
+fn header_in(head: &str, name: &str) -> Option<String> {
+    head.lines().skip(1).find_map(|line| {
+        let (n, v) = line.split_once(':')?;
+        n.trim()
+            .eq_ignore_ascii_case(name)
+            .then(|| v.trim().to_string())
+    })
 }
 
 /// Binds 127.0.0.1:`port`. A server restarted on its predecessor's port waits (up to 5 s) for
@@ -539,7 +577,7 @@ pub struct RunServer {
     pub addr: SocketAddr,
     posts: Arc<AtomicU64>,
     inputs: Arc<std::sync::Mutex<Vec<serde_json::Value>>>,
-    runtime: Option<tokio::runtime::Runtime>,
+    runtime: ServerRuntime,
 }
 
 impl RunServer {
@@ -547,10 +585,7 @@ impl RunServer {
         runs: Vec<Vec<serde_json::Value>>,
         cut_after: Option<usize>,
     ) -> io::Result<RunServer> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()?;
+        let runtime = ServerRuntime::new()?;
         let listener = runtime.block_on(bind(0))?;
         let addr = listener.local_addr()?;
         let posts = Arc::new(AtomicU64::new(0));
@@ -573,7 +608,7 @@ impl RunServer {
             addr,
             posts,
             inputs,
-            runtime: Some(runtime),
+            runtime,
         })
     }
 
@@ -588,14 +623,6 @@ impl RunServer {
 
     pub fn posts(&self) -> u64 {
         self.posts.load(Ordering::SeqCst)
-    }
-}
-
-impl Drop for RunServer {
-    fn drop(&mut self) {
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
     }
 }
 
@@ -619,14 +646,7 @@ async fn answer_run(
         received.extend_from_slice(&chunk[..n]);
     };
     let head = String::from_utf8_lossy(&received[..head_end]).into_owned();
-    let header = |name: &str| {
-        head.lines().skip(1).find_map(|line| {
-            let (n, v) = line.split_once(':')?;
-            n.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| v.trim().to_string())
-        })
-    };
+    let header = |name: &str| header_in(&head, name);
     let length: usize = header("content-length")
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
@@ -683,5 +703,131 @@ async fn answer_run(
         socket.flush().await?;
     }
     socket.write_all(b"0\r\n\r\n").await?;
+    socket.flush().await
+}
+
+/// One step of what a `ScriptServer` writes on a connection.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// These bytes, as one chunk of the body.
+    Send(String),
+    /// Nothing for this long.
+    Wait(Duration),
+}
+
+/// How a scripted connection ends once its steps are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The body ends properly (the final chunk).
+    Close,
+    /// The connection is dropped without ending the body.
+    Cut,
+}
+
+/// What one connection to a `ScriptServer` gets: a Content-Type (none when `None`), steps
+/// and an ending.
+#[derive(Debug, Clone)]
+pub struct Script {
+    pub content_type: Option<&'static str>,
+    pub steps: Vec<Step>,
+    pub ending: Ending,
+}
+
+/// An HTTP server whose n-th connection (to any path, GET or POST) is answered by the n-th
+/// script (the last one for every connection after), in chunked encoding: for what a
+/// connection does in time (silences, bursts, types, endings) rather than what it carries.
+pub struct ScriptServer {
+    pub addr: SocketAddr,
+    connections: Arc<AtomicU64>,
+    heads: Arc<std::sync::Mutex<Vec<String>>>,
+    runtime: ServerRuntime,
+}
+
+impl ScriptServer {
+    pub fn start(scripts: Vec<Script>) -> io::Result<ScriptServer> {
+        let runtime = ServerRuntime::new()?;
+        let listener = runtime.block_on(bind(0))?;
+        let addr = listener.local_addr()?;
+        let connections = Arc::new(AtomicU64::new(0));
+        let heads = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (counting, keeping) = (Arc::clone(&connections), Arc::clone(&heads));
+        let scripts = Arc::new(scripts);
+        runtime.spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                let number = counting.fetch_add(1, Ordering::SeqCst) as usize;
+                let (scripts, heads) = (Arc::clone(&scripts), Arc::clone(&keeping));
+                tokio::spawn(async move {
+                    let script = scripts.get(number.min(scripts.len().saturating_sub(1)));
+                    if let Some(script) = script {
+                        let _ = play(socket, script, &heads).await;
+                    }
+                });
+            }
+        });
+        Ok(ScriptServer {
+            addr,
+            connections,
+            heads,
+            runtime,
+        })
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    pub fn connections(&self) -> u64 {
+        self.connections.load(Ordering::SeqCst)
+    }
+
+    /// The value of header `name` in each request received, in order.
+    pub fn header_values(&self, name: &str) -> Vec<Option<String>> {
+        let heads = self.heads.lock().map(|h| h.clone()).unwrap_or_default();
+        heads.iter().map(|head| header_in(head, name)).collect()
+    }
+}
+
+async fn play(
+    mut socket: tokio::net::TcpStream,
+    script: &Script,
+    heads: &std::sync::Mutex<Vec<String>>,
+) -> io::Result<()> {
+    // The request is read up to its head; a POST body is small and ignored.
+    let mut received = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !received.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = socket.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        received.extend_from_slice(&chunk[..n]);
+    }
+    if let Ok(mut kept) = heads.lock() {
+        kept.push(String::from_utf8_lossy(&received).into_owned());
+    }
+    let content_type = script
+        .content_type
+        .map_or_else(String::new, |t| format!("Content-Type: {t}\r\n"));
+    socket
+        .write_all(
+            format!("HTTP/1.1 200 OK\r\n{content_type}Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .await?;
+    socket.flush().await?;
+    for step in &script.steps {
+        match step {
+            Step::Send(text) => {
+                socket
+                    .write_all(format!("{:x}\r\n{text}\r\n", text.len()).as_bytes())
+                    .await?;
+                socket.flush().await?;
+            }
+            Step::Wait(pause) => tokio::time::sleep(*pause).await,
+        }
+    }
+    if script.ending == Ending::Close {
+        socket.write_all(b"0\r\n\r\n").await?;
+    }
     socket.flush().await
 }
