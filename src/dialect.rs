@@ -79,39 +79,18 @@ pub fn analyse(dialect: Dialect, events: &[crate::store::StoredEvent]) -> Analys
 
 /// Brings a journal's derived tables up to its records, for an import, an append, a follow
 /// and a tail alike: a dialect that keeps checkpoints folds from its latest one, the others
-/// fold every record again. `None` when the watch abandoned it.
+/// fold every record again, a slice of records at a time. `None` when the watch abandoned it.
 pub fn refresh(
     store: &crate::store::Store,
     journal_id: i64,
     dialect: Dialect,
-    watch: RefreshWatch<'_>,
+    watch: FoldWatch<'_>,
 ) -> Result<Option<()>, crate::store::StoreError> {
-    let mut folding = |done: u64| watch(RefreshStage::Folding, done);
     match dialect {
-        Dialect::Iterate => return iterate::checkpoint::refresh(store, journal_id, &mut folding),
-        Dialect::AgUi => return agui::refresh(store, journal_id, &mut folding),
-        Dialect::AgentsKit => {}
+        Dialect::Iterate => iterate::checkpoint::refresh(store, journal_id, watch),
+        Dialect::AgUi => agui::refresh(store, journal_id, watch),
+        Dialect::AgentsKit => agentskit::refresh(store, journal_id, watch),
     }
-    let records = store.event_count(journal_id)?;
-    let mut stored = Vec::with_capacity(records as usize);
-    let mut from = 0;
-    while from < records {
-        if watch(RefreshStage::Reading, from).is_break() {
-            return Ok(None);
-        }
-        let to = (from + 4_096).min(records);
-        stored.extend(store.events_between(journal_id, from, to)?);
-        from = to;
-    }
-    if watch(RefreshStage::Reading, records).is_break() {
-        return Ok(None);
-    }
-    let mut folding = |done: u64| watch(RefreshStage::Folding, done);
-    let Some(analysis) = analyse_watched(dialect, &stored, &mut folding) else {
-        return Ok(None);
-    };
-    store.replace_analysis(journal_id, &analysis)?;
-    Ok(Some(()))
 }
 
 /// What a stored journal is in the middle of at its end (an AG-UI run that started and has
@@ -152,16 +131,6 @@ pub fn is_current(
         Dialect::AgentsKit => Ok(true),
     }
 }
-
-/// What a refresh is doing: reading records back for a fold that needs them all, or folding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RefreshStage {
-    Reading,
-    Folding,
-}
-
-/// Told how far a refresh got, in records of its stage; answering `Break` abandons it.
-pub type RefreshWatch<'a> = &'a mut dyn FnMut(RefreshStage, u64) -> ControlFlow<()>;
 
 /// `analyse`, watched: `None` when the watch abandoned it.
 pub fn analyse_watched(

@@ -65,8 +65,6 @@ pub enum ImportKind {
 pub enum ImportStage {
     /// Records are read from the file and stored: `done_bytes` moves.
     Storing,
-    /// The stored events are read back for the analysis: `analysed` moves.
-    Reading,
     /// The journal is folded for its diagnostics and marks: `analysed` moves.
     Folding,
     /// The analysis is written to the derived tables.
@@ -835,15 +833,12 @@ fn analyse(
     let cancel = control.cancel;
     let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     let progress = &mut *control.progress;
-    let mut watch = |stage: dialect::RefreshStage, done: u64| {
+    let mut watch = |done: u64| {
         progress(ImportProgress {
             done_bytes: total_bytes,
             total_bytes,
             events,
-            stage: match stage {
-                dialect::RefreshStage::Reading => ImportStage::Reading,
-                dialect::RefreshStage::Folding => ImportStage::Folding,
-            },
+            stage: ImportStage::Folding,
             analysed: done.min(events),
         });
         if cancelled() {
@@ -901,8 +896,8 @@ mod tests {
         seen
     }
 
-    /// The stages seen run storing, reading back, folding, saving, and the analysis stages
-    /// move several times up to `events`.
+    /// The stages seen run storing, folding, saving, and the fold moves several times up to
+    /// `events`.
     fn assert_analysis_moves(seen: &[ImportProgress], events: u64) {
         let mut order: Vec<ImportStage> = seen.iter().map(|p| p.stage).collect();
         order.dedup();
@@ -910,13 +905,13 @@ mod tests {
             order,
             [
                 ImportStage::Storing,
-                ImportStage::Reading,
                 ImportStage::Folding,
                 ImportStage::Saving
             ],
             "an import reports storing, then each analysis stage, in order"
         );
-        for stage in [ImportStage::Reading, ImportStage::Folding] {
+        {
+            let stage = ImportStage::Folding;
             let done: Vec<u64> = seen
                 .iter()
                 .filter(|p| p.stage == stage)
@@ -940,7 +935,7 @@ mod tests {
 
     #[test]
     fn regression_import_progress_sits_still_during_analysis() {
-        // AgentsKit's fold still needs every record read back first.
+        // AgentsKit folds slice by slice, as AG-UI does.
         let (_dir, path, store) = journal(Dialect::AgentsKit, EVENTS);
         let seen = import_recording(&store, &path);
         let events = store
@@ -995,7 +990,7 @@ mod tests {
     /// Cancels from the progress callback at the first report of `stage` past its start, and
     /// checks that nothing is reported after it and nothing is kept.
     fn cancel_during(stage: ImportStage) {
-        // AgentsKit's analysis has both stages: it reads every record back, then folds.
+        // AgentsKit's fold reads the stored records back slice by slice.
         let (_dir, path, store) = journal(Dialect::AgentsKit, EVENTS);
         let cancel = AtomicBool::new(false);
         let mut after_cancel = Vec::new();
@@ -1026,11 +1021,6 @@ mod tests {
             store.latest_journal().unwrap().is_none(),
             "a cancelled first import leaves no journal behind"
         );
-    }
-
-    #[test]
-    fn regression_cancel_ignored_while_reading_back_for_analysis() {
-        cancel_during(ImportStage::Reading);
     }
 
     #[test]

@@ -1181,13 +1181,18 @@ impl Journal {
 /// `seq` has offset `seq + 1`.
 impl Journal {
     fn require(&self, dialect: Dialect) -> Result<&[StoredEvent], JournalError> {
+        self.expect(dialect)?;
+        self.stored_events()
+    }
+
+    fn expect(&self, dialect: Dialect) -> Result<(), JournalError> {
         if self.row.dialect != dialect {
             return Err(JournalError::WrongDialect {
                 found: self.row.dialect.as_str(),
                 wanted: dialect.as_str(),
             });
         }
-        self.stored_events()
+        Ok(())
     }
 
     pub fn agui_step(&self, seq: u64) -> Result<crate::agui::AgUiStep, JournalError> {
@@ -1204,8 +1209,13 @@ impl Journal {
         seq: u64,
         session: Option<&str>,
     ) -> Result<crate::agentskit::SnapshotAt, JournalError> {
-        let events = self.require(Dialect::AgentsKit)?;
-        Ok(crate::agentskit::state_at(events, seq as i64 + 1, session))
+        self.expect(Dialect::AgentsKit)?;
+        Ok(crate::agentskit::state_at_stored(
+            &self.store,
+            self.row.id,
+            seq as i64 + 1,
+            session,
+        )?)
     }
 
     pub fn agentskit_turns(

@@ -1,11 +1,14 @@
 //! Properties of the snapshot cursor over arbitrary deliveries: the held sequence never goes
 //! backward, only the followed session is ever accepted, and each verdict follows from the
-//! highest sequence seen so far.
+//! highest sequence seen so far; and the view read from the database (the analysis's marks, or
+//! a fold slice by slice for another session) is the plain fold's at every offset.
 
 mod agentskit_common;
 
 use agentskit_common::{journal, snapshot, submit};
-use journalscope::agentskit::{state_at, turns, Verdict};
+use journalscope::agentskit::{state_at, state_at_stored, turns, Verdict};
+use journalscope::import::{import_file, ImportControl};
+use journalscope::store::Store;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -75,6 +78,39 @@ proptest! {
             prop_assert_eq!(held, highest, "the held sequence is the highest accepted so far");
             prop_assert!(held >= held_before, "the held sequence never goes backward");
             held_before = held;
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn the_view_from_the_store_is_the_plain_folds_at_every_offset_for_every_session(
+        deliveries in prop::collection::vec(delivery(), 1..24),
+        junk_at in 0usize..24,
+    ) {
+        let mut lines: Vec<String> = deliveries.iter().map(|d| envelope(d).to_string()).collect();
+        // A line that is not JSON at all among the envelopes.
+        lines.insert(junk_at.min(lines.len()), "not json".to_string());
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("turns.jsonl");
+        std::fs::write(&path, lines.join("\n") + "\n").expect("journal written");
+        let store = Store::open(&dir.path().join("db.sqlite")).expect("store");
+        let mut quiet = |_| {};
+        import_file(&store, &path, &mut ImportControl { progress: &mut quiet, cancel: None })
+            .expect("import");
+        let id = store.latest_journal().expect("read").expect("a journal").id;
+        let events = store.events(id).expect("events");
+        for at in 0..=events.len() as i64 + 1 {
+            for session in [None, Some("a"), Some("b"), Some("nobody")] {
+                let stored = state_at_stored(&store, id, at, session).expect("stored view");
+                prop_assert_eq!(
+                    &stored,
+                    &state_at(&events, at, session),
+                    "at {} for {:?}: the stored view is the fold's", at, session
+                );
+            }
         }
     }
 }

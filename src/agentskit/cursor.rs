@@ -48,15 +48,29 @@ impl Verdict {
 pub struct Cursor<'a> {
     session: Option<String>,
     current: Option<&'a TurnEvent>,
+    /// The sequence of the held snapshot, which a resumed cursor knows without holding it.
+    held: Option<u64>,
 }
 
 impl<'a> Cursor<'a> {
     /// A cursor fixed to `session`; `None` trusts no session (every snapshot is foreign).
     pub fn new(session: Option<&str>) -> Cursor<'a> {
+        Cursor::resume(session, None)
+    }
+
+    /// A cursor fixed to `session` that already holds a snapshot of sequence `held` (read
+    /// before), so a fold can go on slice by slice.
+    pub fn resume(session: Option<&str>, held: Option<u64>) -> Cursor<'a> {
         Cursor {
             session: session.map(str::to_string),
             current: None,
+            held,
         }
+    }
+
+    /// The sequence of the held snapshot, if any.
+    pub fn held(&self) -> Option<u64> {
+        self.held
     }
 
     pub fn session(&self) -> Option<&str> {
@@ -81,11 +95,12 @@ impl<'a> Cursor<'a> {
         if self.session.as_deref() != Some(event.session_id.as_str()) {
             return Verdict::ForeignSession;
         }
-        match self.current {
-            Some(current) if event.sequence == current.sequence => Verdict::Duplicate,
-            Some(current) if event.sequence < current.sequence => Verdict::Stale,
+        match self.held {
+            Some(held) if event.sequence == held => Verdict::Duplicate,
+            Some(held) if event.sequence < held => Verdict::Stale,
             _ => {
                 self.current = Some(event);
+                self.held = Some(event.sequence);
                 Verdict::Accepted
             }
         }

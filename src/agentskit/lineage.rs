@@ -9,7 +9,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::decoder::{Lineage, Operation, TurnBody};
-use super::Journal;
+use super::{Journal, Line};
 use crate::diagnostic::Diagnostic;
 
 /// One turn in the lineage tree.
@@ -39,25 +39,57 @@ pub struct LineageTree {
     pub diagnostics: Vec<(u64, Diagnostic)>,
 }
 
+/// Where a line sits, for the diagnostics about it.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    seq: u64,
+    line: u64,
+    offset: i64,
+}
+
 struct Turn {
     id: String,
     /// The first declared lineage and the line that declared it.
-    lineage: Option<(Lineage, usize)>,
+    lineage: Option<(Lineage, Place)>,
     snapshot_offsets: Vec<i64>,
 }
 
 pub fn lineage(journal: &Journal, session: &str) -> LineageTree {
-    let mut turns: Vec<Turn> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut messages: HashSet<&str> = HashSet::new();
-    let mut diagnostics = Vec::new();
+    let mut builder = LineageBuilder::new(session);
+    for line in &journal.lines {
+        builder.add(line);
+    }
+    builder.finish()
+}
 
-    for (at, line) in journal.lines.iter().enumerate() {
-        let Ok(event) = &line.decoded else { continue };
-        if event.session_id != session || matches!(event.body, TurnBody::Diagnostic(_)) {
-            continue;
+/// The lineage of one session, built from its lines in journal order, one line at a time: it
+/// keeps the turns and the message ids, never the lines.
+pub struct LineageBuilder {
+    session: String,
+    turns: Vec<Turn>,
+    index: HashMap<String, usize>,
+    messages: HashSet<String>,
+    diagnostics: Vec<(u64, Diagnostic)>,
+}
+
+impl LineageBuilder {
+    pub fn new(session: &str) -> LineageBuilder {
+        LineageBuilder {
+            session: session.to_string(),
+            turns: Vec::new(),
+            index: HashMap::new(),
+            messages: HashSet::new(),
+            diagnostics: Vec::new(),
         }
-        let slot = *index.entry(event.turn_id.clone()).or_insert_with(|| {
+    }
+
+    pub fn add(&mut self, line: &Line) {
+        let Ok(event) = &line.decoded else { return };
+        if event.session_id != self.session || matches!(event.body, TurnBody::Diagnostic(_)) {
+            return;
+        }
+        let turns = &mut self.turns;
+        let slot = *self.index.entry(event.turn_id.clone()).or_insert_with(|| {
             turns.push(Turn {
                 id: event.turn_id.clone(),
                 lineage: None,
@@ -66,15 +98,24 @@ pub fn lineage(journal: &Journal, session: &str) -> LineageTree {
             turns.len() - 1
         });
         let TurnBody::Snapshot(snapshot) = &event.body else {
-            continue;
+            return;
         };
-        let turn = &mut turns[slot];
+        let turn = &mut self.turns[slot];
         turn.snapshot_offsets.push(line.offset);
-        messages.extend(snapshot.messages.iter().map(|m| m.id.as_str()));
+        for message in &snapshot.messages {
+            if !self.messages.contains(&message.id) {
+                self.messages.insert(message.id.clone());
+            }
+        }
+        let place = Place {
+            seq: line.seq,
+            line: line.line,
+            offset: line.offset,
+        };
         match (&turn.lineage, &snapshot.lineage) {
-            (None, Some(declared)) => turn.lineage = Some((declared.clone(), at)),
+            (None, Some(declared)) => turn.lineage = Some((declared.clone(), place)),
             (Some((first, _)), Some(declared)) if first != declared => {
-                diagnostics.push((
+                self.diagnostics.push((
                     line.seq,
                     Diagnostic::warning(
                         line.line,
@@ -93,22 +134,31 @@ pub fn lineage(journal: &Journal, session: &str) -> LineageTree {
         }
     }
 
-    // Where each turn hangs, once unknown parents and cycles are cut away.
-    let mut parent: Vec<Option<usize>> = vec![None; turns.len()];
-    for (slot, turn) in turns.iter().enumerate() {
-        let Some((declared, at)) = &turn.lineage else {
-            continue;
-        };
-        let line = &journal.lines[*at];
-        let warn = |code: &str, message: String| {
-            (
-                line.seq,
-                Diagnostic::warning(line.line, Some(line.offset), code, message),
-            )
-        };
-        if let Some(source) = &declared.source_message_id {
-            if !messages.contains(source.as_str()) {
-                diagnostics.push(warn(
+    /// The forest, once every line was added.
+    pub fn finish(self) -> LineageTree {
+        let LineageBuilder {
+            session,
+            turns,
+            index,
+            messages,
+            mut diagnostics,
+        } = self;
+
+        // Where each turn hangs, once unknown parents and cycles are cut away.
+        let mut parent: Vec<Option<usize>> = vec![None; turns.len()];
+        for (slot, turn) in turns.iter().enumerate() {
+            let Some((declared, line)) = &turn.lineage else {
+                continue;
+            };
+            let warn = |code: &str, message: String| {
+                (
+                    line.seq,
+                    Diagnostic::warning(line.line, Some(line.offset), code, message),
+                )
+            };
+            if let Some(source) = &declared.source_message_id {
+                if !messages.contains(source.as_str()) {
+                    diagnostics.push(warn(
                     "lineage-unknown-message",
                     format!(
                         "turn {} ({}) names source message {source}, which no snapshot of session {session} holds",
@@ -116,12 +166,12 @@ pub fn lineage(journal: &Journal, session: &str) -> LineageTree {
                         declared.operation.as_str()
                     ),
                 ));
+                }
             }
-        }
-        let Some(parent_id) = &declared.parent_turn_id else {
-            continue;
-        };
-        match index.get(parent_id) {
+            let Some(parent_id) = &declared.parent_turn_id else {
+                continue;
+            };
+            match index.get(parent_id) {
             None => diagnostics.push(warn(
                 "lineage-unknown-turn",
                 format!(
@@ -148,48 +198,48 @@ pub fn lineage(journal: &Journal, session: &str) -> LineageTree {
             )),
             Some(&p) => parent[slot] = Some(p),
         }
-    }
-
-    // A chain of turns as long as the journal would make every recursive walk of the tree
-    // (building, rendering, serialising, the desktop's view) exhaust the stack: past the cap a
-    // turn starts a new root, and says so.
-    for (slot, depth) in depths(&parent).into_iter().enumerate() {
-        if depth == 0 || depth % MAX_LINEAGE_DEPTH != 0 {
-            continue;
         }
-        parent[slot] = None;
-        if let Some((declared, at)) = &turns[slot].lineage {
-            let line = &journal.lines[*at];
-            diagnostics.push((
-                line.seq,
-                Diagnostic::warning(
-                    line.line,
-                    Some(line.offset),
-                    "lineage-too-deep",
-                    format!(
-                        "turn {} ({}) is {depth} turns below its root; shown as a new root",
-                        turns[slot].id,
-                        declared.operation.as_str()
+
+        // A chain of turns as long as the journal would make every recursive walk of the tree
+        // (building, rendering, serialising, the desktop's view) exhaust the stack: past the cap a
+        // turn starts a new root, and says so.
+        for (slot, depth) in depths(&parent).into_iter().enumerate() {
+            if depth == 0 || depth % MAX_LINEAGE_DEPTH != 0 {
+                continue;
+            }
+            parent[slot] = None;
+            if let Some((declared, line)) = &turns[slot].lineage {
+                diagnostics.push((
+                    line.seq,
+                    Diagnostic::warning(
+                        line.line,
+                        Some(line.offset),
+                        "lineage-too-deep",
+                        format!(
+                            "turn {} ({}) is {depth} turns below its root; shown as a new root",
+                            turns[slot].id,
+                            declared.operation.as_str()
+                        ),
                     ),
-                ),
-            ));
+                ));
+            }
         }
-    }
 
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); turns.len()];
-    let mut roots = Vec::new();
-    for (slot, p) in parent.iter().enumerate() {
-        match p {
-            Some(p) => children[*p].push(slot),
-            None => roots.push(slot),
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); turns.len()];
+        let mut roots = Vec::new();
+        for (slot, p) in parent.iter().enumerate() {
+            match p {
+                Some(p) => children[*p].push(slot),
+                None => roots.push(slot),
+            }
         }
+        let roots = roots
+            .into_iter()
+            .map(|slot| node(slot, &turns, &children))
+            .collect();
+        diagnostics.sort_by_key(|(seq, _)| *seq);
+        LineageTree { roots, diagnostics }
     }
-    let roots = roots
-        .into_iter()
-        .map(|slot| node(slot, &turns, &children))
-        .collect();
-    diagnostics.sort_by_key(|(seq, _)| *seq);
-    LineageTree { roots, diagnostics }
 }
 
 /// How many turns deep the lineage tree may nest before a turn is shown as a new root.

@@ -14,13 +14,14 @@ use serde_json::Value;
 use crate::derived::{Analysis, FoldWatch, Mark, ReadEvent, WATCH_EVERY};
 use crate::diagnostic::Diagnostic;
 use crate::source::RawRecord;
-use crate::store::StoredEvent;
+use crate::store::{Store, StoreError, StoredEvent};
 
 pub use cursor::{Cursor, Verdict};
 pub use decoder::{decode, DecodeError, ProtocolCode, TurnBody, TurnEvent};
 pub use lineage::{LineageNode, LineageTree};
 pub use view::{
-    render_state_text, render_turns_text, state_at, turns, LineReport, SnapshotAt, TurnsReport,
+    render_state_text, render_turns_text, state_at, state_at_stored, turns, LineReport, SnapshotAt,
+    TurnsReport,
 };
 
 /// An AgentsKit envelope names its protocol; nothing else is needed to recognise one.
@@ -204,7 +205,7 @@ pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<A
         if index % WATCH_EVERY == 0 && watch(index as u64).is_break() {
             return None;
         }
-        let previous = cursor.current().map(|e| e.sequence);
+        let previous = cursor.held();
         let verdict = cursor.apply(&line.decoded);
         marks.push(Mark {
             seq: line.seq,
@@ -224,6 +225,86 @@ pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<A
         marks,
         ..Analysis::default()
     })
+}
+
+/// Records a refresh reads from the store at a time.
+const REFRESH_SLICE: u64 = 4_096;
+
+/// Brings an AgentsKit journal's derived tables up to its records, as `analyse` would, with one
+/// slice of records in memory at a time: the cursor keeps only the sequence it holds, and the
+/// lineage only the turns and message ids. `None` when the watch abandoned it.
+pub fn refresh(
+    store: &Store,
+    journal_id: i64,
+    watch: FoldWatch<'_>,
+) -> Result<Option<()>, StoreError> {
+    let records = store.event_count(journal_id)?;
+    store.replace_analysis(journal_id, &Analysis::default())?;
+    let Some(session) = first_snapshot_session(store, journal_id, records, watch)? else {
+        return Ok(None);
+    };
+    let mut lineage = session.as_deref().map(lineage::LineageBuilder::new);
+    let mut held = None;
+    let mut from = 0;
+    while from < records {
+        if watch(from).is_break() {
+            return Ok(None);
+        }
+        let to = (from + REFRESH_SLICE).min(records);
+        let journal = Journal::decode(&store.events_between(journal_id, from, to)?);
+        let mut cursor = Cursor::resume(session.as_deref(), held);
+        let mut found = Analysis::default();
+        for line in &journal.lines {
+            let previous = cursor.held();
+            let verdict = cursor.apply(&line.decoded);
+            found.marks.push(Mark {
+                seq: line.seq,
+                kind: verdict.as_str().to_string(),
+                note: note(verdict, line, previous, session.as_deref()),
+            });
+            if let Some(lineage) = &mut lineage {
+                lineage.add(line);
+            }
+        }
+        held = cursor.held();
+        store.append_analysis(journal_id, &found)?;
+        from = to;
+    }
+    if watch(records).is_break() {
+        return Ok(None);
+    }
+    let diagnostics = lineage.map_or_else(Vec::new, |l| l.finish().diagnostics);
+    store.append_analysis(
+        journal_id,
+        &Analysis {
+            diagnostics,
+            ..Analysis::default()
+        },
+    )?;
+    Ok(Some(()))
+}
+
+/// The session the cursor follows, `Some(None)` when no line is a valid snapshot; found by
+/// reading until the first valid snapshot, which is usually the first line.
+fn first_snapshot_session(
+    store: &Store,
+    journal_id: i64,
+    records: u64,
+    watch: FoldWatch<'_>,
+) -> Result<Option<Option<String>>, StoreError> {
+    let mut from = 0;
+    while from < records {
+        if watch(0).is_break() {
+            return Ok(None);
+        }
+        let to = (from + REFRESH_SLICE).min(records);
+        let journal = Journal::decode(&store.events_between(journal_id, from, to)?);
+        if let Some(session) = journal.default_session() {
+            return Ok(Some(Some(session)));
+        }
+        from = to;
+    }
+    Ok(Some(None))
 }
 
 /// Why a line got its verdict, in a few words; a malformed line's note is its protocol code.

@@ -1,6 +1,6 @@
 //! What the CLI and the desktop show of an AgentsKit journal: the per-line verdicts with the
-//! lineage tree (`turns`), and the snapshot a cursor holds after a given line (`state_at`),
-//! each as serialisable data and as plain text.
+//! lineage tree (`turns`), and the snapshot a cursor holds after a given line (`state_at`, or
+//! `state_at_stored` from the database), each as serialisable data and as plain text.
 
 use std::fmt::Write;
 
@@ -8,10 +8,10 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::cursor::{Cursor, Verdict};
-use super::decoder::{Lineage, Message, TurnBody, TurnDiagnostic, TurnStatus, Usage};
+use super::decoder::{Lineage, Message, TurnBody, TurnDiagnostic, TurnEvent, TurnStatus, Usage};
 use super::lineage::{lineage, LineageNode};
 use super::Journal;
-use crate::store::StoredEvent;
+use crate::store::{Store, StoreError, StoredEvent};
 
 /// The CLI's `turns` answer.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, TS)]
@@ -186,21 +186,99 @@ pub fn state_at(events: &[StoredEvent], at: i64, session: Option<&str>) -> Snaps
             offset = Some(line.offset);
         }
     }
-    let held = cursor.current().and_then(|event| match &event.body {
-        TurnBody::Snapshot(snapshot) => Some((event, snapshot)),
+    snapshot_at(at, session, cursor.current().zip(offset))
+}
+
+/// Records a fold of a session other than the default reads from the store at a time.
+const SLICE: u64 = 4_096;
+
+/// `state_at`, read from the store. For the session the analysis followed (the first valid
+/// snapshot's), the `accepted` marks already say which line the cursor holds at `at`: one
+/// index seek and one line decoded, whatever the journal's length. Another session is folded
+/// from the first record with one slice in memory at a time.
+pub fn state_at_stored(
+    store: &Store,
+    journal_id: i64,
+    at: i64,
+    session: Option<&str>,
+) -> Result<SnapshotAt, StoreError> {
+    let default = stored_default_session(store, journal_id)?;
+    let session = session.map(str::to_string).or_else(|| default.clone());
+    let through = store.records_through_offset(journal_id, at)?;
+    let accepted = if session == default {
+        store.next_mark(journal_id, Verdict::Accepted.as_str(), Some(through), false)?
+    } else {
+        fold_session(store, journal_id, through, session.as_deref())?
+    };
+    let held = match accepted {
+        Some(seq) => store.event(journal_id, seq)?,
+        None => None,
+    };
+    let decoded = held.as_ref().map(|event| {
+        let line = Journal::decode(std::slice::from_ref(event)).lines.remove(0);
+        (line.decoded, line.offset)
+    });
+    let held = match &decoded {
+        Some((Ok(event), offset)) => Some((event, *offset)),
+        _ => None,
+    };
+    Ok(snapshot_at(at, session, held))
+}
+
+/// The session of the first accepted snapshot: the one the analysis's cursor followed.
+fn stored_default_session(store: &Store, journal_id: i64) -> Result<Option<String>, StoreError> {
+    let Some(seq) = store.next_mark(journal_id, Verdict::Accepted.as_str(), None, true)? else {
+        return Ok(None);
+    };
+    let Some(event) = store.event(journal_id, seq)? else {
+        return Ok(None);
+    };
+    let line = Journal::decode(std::slice::from_ref(&event))
+        .lines
+        .remove(0);
+    Ok(line.decoded.ok().map(|event| event.session_id))
+}
+
+/// The seq of the line a cursor on `session` holds after the first `through` records.
+fn fold_session(
+    store: &Store,
+    journal_id: i64,
+    through: u64,
+    session: Option<&str>,
+) -> Result<Option<u64>, StoreError> {
+    let (mut held, mut accepted) = (None, None);
+    let mut from = 0;
+    while from < through {
+        let to = (from + SLICE).min(through);
+        let journal = Journal::decode(&store.events_between(journal_id, from, to)?);
+        let mut cursor = Cursor::resume(session, held);
+        for line in &journal.lines {
+            if cursor.apply(&line.decoded) == Verdict::Accepted {
+                accepted = Some(line.seq);
+            }
+        }
+        held = cursor.held();
+        from = to;
+    }
+    Ok(accepted)
+}
+
+fn snapshot_at(at: i64, session: Option<String>, held: Option<(&TurnEvent, i64)>) -> SnapshotAt {
+    let snapshot = held.and_then(|(event, offset)| match &event.body {
+        TurnBody::Snapshot(snapshot) => Some((event, snapshot, offset)),
         _ => None,
     });
     SnapshotAt {
         at,
         session,
-        sequence: held.map(|(e, _)| e.sequence),
-        status: held.map(|(_, s)| s.status),
-        messages: held.map(|(_, s)| s.messages.clone()),
-        usage: held.map(|(_, s)| s.usage),
-        lineage: held.and_then(|(_, s)| s.lineage.clone()),
-        turn_id: held.map(|(e, _)| e.turn_id.clone()),
-        offset,
-        error: held.and_then(|(_, s)| s.error.clone()),
+        sequence: snapshot.map(|(e, _, _)| e.sequence),
+        status: snapshot.map(|(_, s, _)| s.status),
+        messages: snapshot.map(|(_, s, _)| s.messages.clone()),
+        usage: snapshot.map(|(_, s, _)| s.usage),
+        lineage: snapshot.and_then(|(_, s, _)| s.lineage.clone()),
+        turn_id: snapshot.map(|(e, _, _)| e.turn_id.clone()),
+        offset: snapshot.map(|(_, _, o)| o),
+        error: snapshot.and_then(|(_, s, _)| s.error.clone()),
     }
 }
 

@@ -406,7 +406,7 @@ fn open_for(journal: &str, db: Option<&Path>, needs: Needs) -> Result<Journal> {
             }
             bar.set_message(match p.stage {
                 ImportStage::Storing => format!("{} events", p.events),
-                ImportStage::Reading | ImportStage::Folding => {
+                ImportStage::Folding => {
                     format!("analysing {} of {} events", p.analysed, p.events)
                 }
                 ImportStage::Saving => format!("saving the analysis of {} events", p.events),
@@ -677,8 +677,12 @@ pub fn run(cli: Cli) -> Result<()> {
                     }
                 }
                 Dialect::AgentsKit => {
-                    let state =
-                        agentskit::state_at(journal.stored_events()?, at, session.as_deref());
+                    let state = agentskit::state_at_stored(
+                        journal.store(),
+                        journal.row().id,
+                        at,
+                        session.as_deref(),
+                    )?;
                     if json {
                         output::json(&mut out, &state)?;
                     } else {

@@ -380,7 +380,7 @@ impl Follower {
             return Ok(());
         }
         if let Some(journal) = &self.journal {
-            let mut unwatched = |_, _| std::ops::ControlFlow::Continue(());
+            let mut unwatched = |_| std::ops::ControlFlow::Continue(());
             let id = journal.id;
             self.store
                 .transaction(|store| -> Result<(), crate::store::StoreError> {

@@ -291,7 +291,7 @@ impl StreamRecorder {
             return Ok(());
         }
         if let Some(generation) = &self.landing.current {
-            let mut unwatched = |_, _| std::ops::ControlFlow::Continue(());
+            let mut unwatched = |_| std::ops::ControlFlow::Continue(());
             let (id, dialect) = (generation.journal_id, generation.dialect);
             self.store.transaction(|store| -> Result<(), StoreError> {
                 dialect::refresh(store, id, dialect, &mut unwatched)?;

@@ -81,11 +81,10 @@ export function importFigures(s: ImportStatus): { pct: number; text: string } {
         pct: percent(s.doneBytes, s.totalBytes),
         text: `storing ${bytesLabel(s.doneBytes)} of ${bytesLabel(s.totalBytes)} · ${groupDigits(s.events)} events`,
       };
-    case "reading":
     case "folding":
       return {
         pct: percent(s.analysed, s.events),
-        text: `analysing: ${s.stage === "reading" ? "reading back" : "folding"} ${groupDigits(s.analysed)} of ${groupDigits(s.events)} events`,
+        text: `analysing: folding ${groupDigits(s.analysed)} of ${groupDigits(s.events)} events`,
       };
     case "saving":
       return { pct: 100, text: `analysing: saving marks and diagnostics of ${groupDigits(s.events)} events` };
