@@ -80,6 +80,9 @@ pub struct Analysis {
     /// request has published yet): the marks of these kinds that `marks` holds replace all
     /// the journal had.
     pub provisional_kinds: Vec<&'static str>,
+    /// Codes of diagnostics that describe the whole journal rather than their event: the
+    /// diagnostics of these codes that `diagnostics` holds replace all the journal had.
+    pub provisional_codes: Vec<&'static str>,
 }
 
 /// What a journal's checkpoints describe: the records folded, the dialect's encoding, and

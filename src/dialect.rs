@@ -128,7 +128,12 @@ pub fn is_current(
                 cover.format == agui::lint::RULES_VERSION && cover.records == records
             }))
         }
-        Dialect::AgentsKit => Ok(true),
+        Dialect::AgentsKit => {
+            let records = store.event_count(journal_id)?;
+            Ok(store.checkpoint_cover(journal_id)?.is_some_and(|cover| {
+                cover.format == agentskit::CHECKPOINT_FORMAT && cover.records == records
+            }))
+        }
     }
 }
 

@@ -987,6 +987,31 @@ mod tests {
         );
     }
 
+    #[test]
+    fn an_agentskit_append_folds_only_the_new_records() {
+        let (_dir, path, store) = journal(Dialect::AgentsKit, EVENTS);
+        import_recording(&store, &path);
+        // A longer generated journal starts with the shorter one: the extra lines are an append.
+        write(&path, Dialect::AgentsKit, EVENTS + 50);
+        let seen = import_recording(&store, &path);
+        let folded: Vec<u64> = seen
+            .iter()
+            .filter(|p| p.stage == ImportStage::Folding)
+            .map(|p| p.analysed)
+            .collect();
+        assert_eq!(
+            folded.first(),
+            Some(&EVENTS),
+            "the fold goes on from the last refresh's checkpoint: {folded:?}"
+        );
+        let id = store.latest_journal().unwrap().unwrap().id;
+        assert_eq!(
+            store.event_count(id).unwrap(),
+            EVENTS + 50,
+            "the append landed in the same journal"
+        );
+    }
+
     /// Cancels from the progress callback at the first report of `stage` past its start, and
     /// checks that nothing is reported after it and nothing is kept.
     fn cancel_during(stage: ImportStage) {

@@ -840,6 +840,16 @@ impl Store {
         Ok(())
     }
 
+    /// Removes the checkpoints before record `seq`: a dialect that resumes only from its
+    /// latest keeps no other.
+    pub fn discard_checkpoints_before(&self, journal_id: i64, seq: u64) -> Result<(), StoreError> {
+        self.conn.execute(
+            "DELETE FROM checkpoints WHERE journal_id = ?1 AND seq < ?2",
+            params![journal_id, clamp(seq)],
+        )?;
+        Ok(())
+    }
+
     fn forget_checkpoints(&self, journal_id: i64) -> Result<(), StoreError> {
         for table in ["checkpoints", "checkpoint_blocks", "checkpoint_cover"] {
             self.conn.execute(
@@ -880,6 +890,12 @@ impl Store {
     /// Readers order them by seq, then by when they were written, so an analysis written in
     /// parts reads back as the same analysis written whole.
     pub fn append_analysis(&self, journal_id: i64, analysis: &Analysis) -> Result<(), StoreError> {
+        for code in &analysis.provisional_codes {
+            self.conn.execute(
+                "DELETE FROM fold_diagnostics WHERE journal_id = ?1 AND code = ?2",
+                params![journal_id, code],
+            )?;
+        }
         let mut diagnose = self.conn.prepare_cached(
             "INSERT INTO fold_diagnostics (journal_id, seq, offset, line, severity, code, message)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",

@@ -236,3 +236,66 @@ fn a_lineage_chain_as_long_as_the_journal_is_cut_into_roots_instead_of_overflowi
         "the report serialises for the desktop"
     );
 }
+
+#[test]
+fn regression_an_append_that_brings_a_named_parent_turn_withdraws_its_unknown_turn_warning() {
+    use journalscope::import::{import_file, ImportControl};
+    use journalscope::store::Store;
+
+    let import = |store: &Store, path: &std::path::Path| {
+        let mut quiet = |_| {};
+        import_file(
+            store,
+            path,
+            &mut ImportControl {
+                progress: &mut quiet,
+                cancel: None,
+            },
+        )
+        .expect("import");
+        store.latest_journal().expect("read").expect("a journal").id
+    };
+    let codes = |store: &Store, id: i64| -> Vec<String> {
+        store
+            .diagnostics(id)
+            .expect("diagnostics")
+            .into_iter()
+            .map(|(_, d)| d.code)
+            .collect()
+    };
+    // Given a retry whose parent turn t1 the journal does not hold yet
+    let first = [
+        snapshot("s1", "t0", 1),
+        with_lineage(snapshot("s1", "t2", 2), "retry", "t1", "t0-u"),
+    ];
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("turns.jsonl");
+    let text =
+        |lines: &[serde_json::Value]| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    std::fs::write(&path, text(&first)).expect("write");
+    let store = Store::open(&dir.path().join("db.sqlite")).expect("store");
+    let id = import(&store, &path);
+    assert_eq!(
+        codes(&store, id),
+        ["lineage-unknown-turn"],
+        "t1 is unknown so far"
+    );
+    // When an append brings t1
+    let mut grown = first.to_vec();
+    grown.push(snapshot("s1", "t1", 3));
+    std::fs::write(&path, text(&grown)).expect("append");
+    let id = import(&store, &path);
+    // Then the warning is gone, as one import of the whole file would have it
+    assert!(
+        codes(&store, id).is_empty(),
+        "the parent is known now: {:?}",
+        codes(&store, id)
+    );
+    let whole = Store::open(&dir.path().join("whole.sqlite")).expect("store");
+    let whole_id = import(&whole, &path);
+    assert_eq!(
+        store.marks(id).expect("marks"),
+        whole.marks(whole_id).expect("marks"),
+        "and the verdicts are those of one import"
+    );
+}

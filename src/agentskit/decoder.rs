@@ -3,7 +3,7 @@
 //! same field rules, unknown fields tolerated. A reason names the first offending field so the
 //! inspector can say more than the protocol's generic messages.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
@@ -140,7 +140,7 @@ pub struct TurnDiagnostic {
     pub retryable: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "lowercase")]
 #[ts(export, rename = "AgentsKitOperation")]
 pub enum Operation {
@@ -162,7 +162,7 @@ impl Operation {
 }
 
 /// Which operation made a turn and, unless it is a plain submit, what it derives from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export, rename = "AgentsKitLineage")]
 pub struct Lineage {

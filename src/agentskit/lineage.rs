@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::decoder::{Lineage, Operation, TurnBody};
@@ -39,14 +39,24 @@ pub struct LineageTree {
     pub diagnostics: Vec<(u64, Diagnostic)>,
 }
 
+/// The codes `finish` derives from the whole session (a parent or message that may still
+/// appear, a cycle, a depth): an append replaces all of them.
+pub const PROVISIONAL_CODES: &[&str] = &[
+    "lineage-unknown-message",
+    "lineage-unknown-turn",
+    "lineage-cycle",
+    "lineage-too-deep",
+];
+
 /// Where a line sits, for the diagnostics about it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Place {
     seq: u64,
     line: u64,
     offset: i64,
 }
 
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Turn {
     id: String,
     /// The first declared lineage and the line that declared it.
@@ -70,6 +80,16 @@ pub struct LineageBuilder {
     index: HashMap<String, usize>,
     messages: HashSet<String>,
     diagnostics: Vec<(u64, Diagnostic)>,
+    /// Whether each turn keeps the offsets of its snapshots, which only the tree shows.
+    keep_offsets: bool,
+}
+
+/// What a builder knows, for an analysis to resume from: the turns and the message ids.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LineageState {
+    session: String,
+    turns: Vec<Turn>,
+    messages: Vec<String>,
 }
 
 impl LineageBuilder {
@@ -80,6 +100,43 @@ impl LineageBuilder {
             index: HashMap::new(),
             messages: HashSet::new(),
             diagnostics: Vec::new(),
+            keep_offsets: true,
+        }
+    }
+
+    /// A builder for the diagnostics alone: turns keep no snapshot offsets.
+    pub fn for_diagnostics(session: &str) -> LineageBuilder {
+        LineageBuilder {
+            keep_offsets: false,
+            ..LineageBuilder::new(session)
+        }
+    }
+
+    /// A diagnostics builder that goes on from `state`; what it said before is not said again.
+    pub fn resume(state: LineageState) -> LineageBuilder {
+        let index = state
+            .turns
+            .iter()
+            .enumerate()
+            .map(|(slot, turn)| (turn.id.clone(), slot))
+            .collect();
+        LineageBuilder {
+            session: state.session,
+            turns: state.turns,
+            index,
+            messages: state.messages.into_iter().collect(),
+            diagnostics: Vec::new(),
+            keep_offsets: false,
+        }
+    }
+
+    pub fn state(&self) -> LineageState {
+        let mut messages: Vec<String> = self.messages.iter().cloned().collect();
+        messages.sort_unstable();
+        LineageState {
+            session: self.session.clone(),
+            turns: self.turns.clone(),
+            messages,
         }
     }
 
@@ -101,7 +158,9 @@ impl LineageBuilder {
             return;
         };
         let turn = &mut self.turns[slot];
-        turn.snapshot_offsets.push(line.offset);
+        if self.keep_offsets {
+            turn.snapshot_offsets.push(line.offset);
+        }
         for message in &snapshot.messages {
             if !self.messages.contains(&message.id) {
                 self.messages.insert(message.id.clone());
@@ -142,6 +201,7 @@ impl LineageBuilder {
             index,
             messages,
             mut diagnostics,
+            ..
         } = self;
 
         // Where each turn hangs, once unknown parents and cycles are cut away.

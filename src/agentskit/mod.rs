@@ -9,9 +9,10 @@ pub mod view;
 
 use std::ops::ControlFlow;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::derived::{Analysis, FoldWatch, Mark, ReadEvent, WATCH_EVERY};
+use crate::derived::{Analysis, CheckpointCover, FoldWatch, Mark, ReadEvent, WATCH_EVERY};
 use crate::diagnostic::Diagnostic;
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError, StoredEvent};
@@ -230,28 +231,67 @@ pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<A
 /// Records a refresh reads from the store at a time.
 const REFRESH_SLICE: u64 = 4_096;
 
+/// The encoding of an AgentsKit checkpoint: a database with another is folded again.
+pub const CHECKPOINT_FORMAT: u32 = 1;
+
+/// Where the analysis stopped, for the next one to go on from: the followed session, the
+/// sequence the cursor holds and what the lineage knows. The view at an offset needs none of
+/// it (the accepted marks name the held line), so only the latest is kept.
+#[derive(Debug, Serialize, Deserialize)]
+struct Resume {
+    session: Option<String>,
+    held: Option<u64>,
+    lineage: Option<lineage::LineageState>,
+}
+
 /// Brings an AgentsKit journal's derived tables up to its records, as `analyse` would, with one
 /// slice of records in memory at a time: the cursor keeps only the sequence it holds, and the
-/// lineage only the turns and message ids. `None` when the watch abandoned it.
+/// lineage only the turns and message ids. An append goes on from where the last refresh
+/// stopped and folds only the new records. `None` when the watch abandoned it.
 pub fn refresh(
     store: &Store,
     journal_id: i64,
     watch: FoldWatch<'_>,
 ) -> Result<Option<()>, StoreError> {
     let records = store.event_count(journal_id)?;
-    store.replace_analysis(journal_id, &Analysis::default())?;
-    let Some(session) = first_snapshot_session(store, journal_id, records, watch)? else {
-        return Ok(None);
+    let (from, resume) = match resume_point(store, journal_id, records)? {
+        Some((from, resume)) => {
+            store.discard_analysis_from(journal_id, from)?;
+            (from, resume)
+        }
+        None => {
+            store.replace_analysis(journal_id, &Analysis::default())?;
+            let resume = Resume {
+                session: None,
+                held: None,
+                lineage: None,
+            };
+            (0, resume)
+        }
     };
-    let mut lineage = session.as_deref().map(lineage::LineageBuilder::new);
-    let mut held = None;
-    let mut from = 0;
-    while from < records {
-        if watch(from).is_break() {
+    let mut session = resume.session;
+    let mut lineage = match (resume.lineage, &session) {
+        (Some(state), _) => Some(lineage::LineageBuilder::resume(state)),
+        (None, Some(session)) => Some(lineage::LineageBuilder::for_diagnostics(session)),
+        (None, None) => None,
+    };
+    if session.is_none() {
+        let Some(found) = first_snapshot_session(store, journal_id, from, records, watch)? else {
+            return Ok(None);
+        };
+        session = found;
+        lineage = session
+            .as_deref()
+            .map(lineage::LineageBuilder::for_diagnostics);
+    }
+    let mut held = resume.held;
+    let mut at = from;
+    while at < records {
+        if watch(at).is_break() {
             return Ok(None);
         }
-        let to = (from + REFRESH_SLICE).min(records);
-        let journal = Journal::decode(&store.events_between(journal_id, from, to)?);
+        let to = (at + REFRESH_SLICE).min(records);
+        let journal = Journal::decode(&store.events_between(journal_id, at, to)?);
         let mut cursor = Cursor::resume(session.as_deref(), held);
         let mut found = Analysis::default();
         for line in &journal.lines {
@@ -268,20 +308,54 @@ pub fn refresh(
         }
         held = cursor.held();
         store.append_analysis(journal_id, &found)?;
-        from = to;
+        at = to;
     }
     if watch(records).is_break() {
         return Ok(None);
     }
+    let state = lineage.as_ref().map(lineage::LineageBuilder::state);
     let diagnostics = lineage.map_or_else(Vec::new, |l| l.finish().diagnostics);
+    let resume = Resume {
+        session,
+        held,
+        lineage: state,
+    };
+    let encoded = serde_json::to_vec(&resume).unwrap_or_default();
     store.append_analysis(
         journal_id,
         &Analysis {
             diagnostics,
+            provisional_codes: lineage::PROVISIONAL_CODES.to_vec(),
+            checkpoints: vec![(records, encoded)],
+            cover: Some(CheckpointCover {
+                records,
+                format: CHECKPOINT_FORMAT,
+                seekable: false,
+            }),
             ..Analysis::default()
         },
     )?;
+    store.discard_checkpoints_before(journal_id, records)?;
     Ok(Some(()))
+}
+
+/// The checkpoint an append goes on from: the one the last refresh wrote, when it is in this
+/// encoding and describes no more records than the journal has.
+fn resume_point(
+    store: &Store,
+    journal_id: i64,
+    records: u64,
+) -> Result<Option<(u64, Resume)>, StoreError> {
+    let Some(cover) = store.checkpoint_cover(journal_id)? else {
+        return Ok(None);
+    };
+    if cover.format != CHECKPOINT_FORMAT || cover.records > records {
+        return Ok(None);
+    }
+    Ok(store
+        .checkpoint_before(journal_id, cover.records)?
+        .filter(|(seq, _)| *seq == cover.records)
+        .and_then(|(seq, bytes)| Some((seq, serde_json::from_slice(&bytes).ok()?))))
 }
 
 /// The session the cursor follows, `Some(None)` when no line is a valid snapshot; found by
@@ -289,10 +363,11 @@ pub fn refresh(
 fn first_snapshot_session(
     store: &Store,
     journal_id: i64,
+    from: u64,
     records: u64,
     watch: FoldWatch<'_>,
 ) -> Result<Option<Option<String>>, StoreError> {
-    let mut from = 0;
+    let mut from = from;
     while from < records {
         if watch(0).is_break() {
             return Ok(None);
