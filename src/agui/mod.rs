@@ -24,8 +24,8 @@ pub use reducer::{
     StepReport, Thread,
 };
 pub use view::{
-    diff, fold_with, render_state_text, runs, state_at, step_view, AgUiStep, ChangeKind,
-    PathChange, RunSpan, StateAt,
+    diff, fold_with, render_state_text, runs, runs_stored, state_at, state_at_stored, step_view,
+    step_view_stored, AgUiStep, ChangeKind, PathChange, RunSpan, StateAt,
 };
 
 use std::ops::ControlFlow;

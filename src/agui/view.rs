@@ -1,12 +1,13 @@
 //! Views over a folded AG-UI journal: the thread at an offset (the CLI's `state --at`), one
-//! step with what it changed (the desktop's step inspector), and run boundaries (its timeline).
+//! step with what it changed (the desktop's step inspector), and run boundaries (its timeline),
+//! each from loaded events or read from the store a slice at a time.
 
 use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
 use crate::diagnostic::Diagnostic;
-use crate::store::StoredEvent;
+use crate::store::{Store, StoreError, StoredEvent};
 
 use super::reducer::{status_text, At, MessageReconciliation, Run, RunStatus, StepReport, Thread};
 
@@ -109,18 +110,79 @@ pub fn fold_with<'a>(
 }
 
 pub fn state_at(events: &[StoredEvent], at: i64) -> StateAt {
+    let mut fold = StateFold::default();
+    for event in events.iter().filter(|e| offset_of(e) <= at) {
+        fold.add(event);
+    }
+    fold.finish(at)
+}
+
+/// Records a view reads from the store at a time.
+const SLICE: u64 = 4_096;
+
+/// Folds the first `count` stored records into `thread`, a slice at a time, handing each
+/// record and its report to `visit`.
+fn fold_stored(
+    store: &Store,
+    journal_id: i64,
+    count: u64,
+    thread: &mut Thread,
+    mut visit: impl FnMut(&StoredEvent, &StepReport, &Thread),
+) -> Result<(), StoreError> {
+    let mut from = 0;
+    while from < count {
+        let to = (from + SLICE).min(count);
+        for event in store.events_between(journal_id, from, to)? {
+            let report = thread.apply(at_of(&event), event.json().as_ref());
+            visit(&event, &report, thread);
+        }
+        from = to;
+    }
+    Ok(())
+}
+
+/// `state_at`, folding the records at or before `at` from the store with one slice of them in
+/// memory at a time.
+pub fn state_at_stored(store: &Store, journal_id: i64, at: i64) -> Result<StateAt, StoreError> {
+    let through = store.records_through_offset(journal_id, at)?;
+    let mut fold = StateFold::default();
     let mut diagnostics = Vec::new();
-    let upto = events.iter().filter(|e| offset_of(e) <= at);
-    let thread = fold_with(upto, |event, report, _| {
-        diagnostics.extend(event.diagnostics.iter().cloned());
-        diagnostics.extend(report.diagnostics.iter().cloned());
-    });
-    StateAt {
-        at,
-        state: thread.state,
-        messages: thread.messages.into_vec(),
-        run: thread.run,
-        diagnostics,
+    fold_stored(
+        store,
+        journal_id,
+        through,
+        &mut fold.thread,
+        |event, report, _| {
+            diagnostics.extend(event.diagnostics.iter().cloned());
+            diagnostics.extend(report.diagnostics.iter().cloned());
+        },
+    )?;
+    fold.diagnostics = diagnostics;
+    Ok(fold.finish(at))
+}
+
+/// The thread and every diagnostic on the way, for `state_at`.
+#[derive(Default)]
+struct StateFold {
+    thread: Thread,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl StateFold {
+    fn add(&mut self, event: &StoredEvent) {
+        let report = self.thread.apply(at_of(event), event.json().as_ref());
+        self.diagnostics.extend(event.diagnostics.iter().cloned());
+        self.diagnostics.extend(report.diagnostics);
+    }
+
+    fn finish(self, at: i64) -> StateAt {
+        StateAt {
+            at,
+            state: self.thread.state,
+            messages: self.thread.messages.into_vec(),
+            run: self.thread.run,
+            diagnostics: self.diagnostics,
+        }
     }
 }
 
@@ -129,8 +191,25 @@ pub fn step_view(events: &[StoredEvent], at: i64) -> AgUiStep {
     for event in events.iter().filter(|e| offset_of(e) < at) {
         thread.apply(at_of(event), event.json().as_ref());
     }
-    let before = thread.state.clone();
     let current = events.iter().find(|e| offset_of(e) == at);
+    step(thread, current, at)
+}
+
+/// `step_view`, folding the records before `at` from the store with one slice of them in
+/// memory at a time.
+pub fn step_view_stored(store: &Store, journal_id: i64, at: i64) -> Result<AgUiStep, StoreError> {
+    let before = store.records_through_offset(journal_id, at - 1)?;
+    let mut thread = Thread::default();
+    fold_stored(store, journal_id, before, &mut thread, |_, _, _| {})?;
+    let current = store
+        .event(journal_id, before)?
+        .filter(|event| offset_of(event) == at);
+    Ok(step(thread, current.as_ref(), at))
+}
+
+/// The step that applying `current` (the record at `at`, if any) to `thread` makes.
+fn step(mut thread: Thread, current: Option<&StoredEvent>, at: i64) -> AgUiStep {
+    let before = thread.state.clone();
     let value = current.and_then(StoredEvent::json);
     let report = match current {
         Some(event) => thread.apply(at_of(event), value.as_ref()),
@@ -163,37 +242,66 @@ pub fn step_view(events: &[StoredEvent], at: i64) -> AgUiStep {
 }
 
 pub fn runs(events: &[StoredEvent]) -> Vec<RunSpan> {
-    let mut spans: Vec<RunSpan> = Vec::new();
-    let mut open = false;
+    let mut spans = RunSpans::default();
     fold_with(events, |event, report, thread| {
+        spans.add(event, report, thread)
+    });
+    spans.list
+}
+
+/// `runs`, folding every stored record with one slice of them in memory at a time.
+pub fn runs_stored(store: &Store, journal_id: i64) -> Result<Vec<RunSpan>, StoreError> {
+    let mut spans = RunSpans::default();
+    let records = store.event_count(journal_id)?;
+    fold_stored(
+        store,
+        journal_id,
+        records,
+        &mut Thread::default(),
+        |event, report, thread| {
+            spans.add(event, report, thread);
+        },
+    )?;
+    Ok(spans.list)
+}
+
+/// Run boundaries as a fold meets them.
+#[derive(Default)]
+struct RunSpans {
+    list: Vec<RunSpan>,
+    open: bool,
+}
+
+impl RunSpans {
+    fn add(&mut self, event: &StoredEvent, report: &StepReport, thread: &Thread) {
         for (kind, _) in &report.marks {
             match kind.as_str() {
                 "run-start" => {
-                    spans.push(RunSpan {
+                    self.list.push(RunSpan {
                         thread_id: thread.run.thread_id.clone(),
                         run_id: thread.run.run_id.clone(),
                         start: offset_of(event),
                         end: None,
                         status: thread.run.status,
                     });
-                    open = true;
+                    self.open = true;
                 }
-                "run-end" | "run-error" if open => {
-                    if let Some(span) = spans.last_mut() {
+                "run-end" | "run-error" if self.open => {
+                    if let Some(span) = self.list.last_mut() {
                         span.end = Some(offset_of(event));
                     }
-                    open = false;
+                    self.open = false;
                 }
                 _ => {}
             }
         }
-        if let Some(span) = spans.last_mut() {
+        let open = self.open;
+        if let Some(span) = self.list.last_mut() {
             if open || span.end == Some(offset_of(event)) {
                 span.status = thread.run.status;
             }
         }
-    });
-    spans
+    }
 }
 
 fn escape(token: &str) -> String {

@@ -669,7 +669,7 @@ pub fn run(cli: Cli) -> Result<()> {
             let journal = open(&journal, None)?;
             match journal.dialect() {
                 Dialect::AgUi => {
-                    let state = agui::state_at(journal.stored_events()?, at);
+                    let state = agui::state_at_stored(journal.store(), journal.row().id, at)?;
                     if json {
                         output::json(&mut out, &state)?;
                     } else {
