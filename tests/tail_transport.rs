@@ -278,6 +278,41 @@ fn given_an_ag_ui_stream_cut_during_a_run_when_tailed_then_the_drop_is_told_and_
 }
 
 #[test]
+fn regression_reconnect_attempts_that_fail_during_an_open_run_add_no_drop_of_their_own() {
+    let frame = |e: serde_json::Value| Step::Send(format!("data: {e}\n\n"));
+    let unavailable = script("text/event-stream", vec![], Ending::Unavailable);
+    let server = ScriptServer::start(vec![
+        script(
+            "text/event-stream",
+            vec![frame(
+                json!({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}),
+            )],
+            Ending::Cut,
+        ),
+        unavailable.clone(),
+        unavailable.clone(),
+        unavailable,
+        script(
+            "text/event-stream",
+            vec![frame(
+                json!({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}),
+            )],
+            Ending::Close,
+        ),
+    ])
+    .expect("server");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("db.sqlite");
+    let found = tail_and_diagnose(&db, stream(&server.url("/events")), options(Some(2)));
+    assert!(server.connections() >= 5, "three refusals on the way");
+    assert_eq!(
+        found,
+        vec![(Some(1), "dropped-during-run".to_string(), Severity::Warning)],
+        "one drop, however many attempts failed after it"
+    );
+}
+
+#[test]
 fn given_a_posted_run_whose_response_ends_mid_run_when_recorded_then_the_end_is_told() {
     let frame = |e: serde_json::Value| Step::Send(format!("data: {e}\n\n"));
     let server = ScriptServer::start(vec![script(

@@ -367,9 +367,11 @@ fn first_snapshot_session(
     records: u64,
     watch: FoldWatch<'_>,
 ) -> Result<Option<Option<String>>, StoreError> {
+    let start = from;
     let mut from = from;
     while from < records {
-        if watch(0).is_break() {
+        // Progress stays where the fold will start: finding the session is part of it.
+        if watch(start).is_break() {
             return Ok(None);
         }
         let to = (from + REFRESH_SLICE).min(records);

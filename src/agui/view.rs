@@ -120,21 +120,18 @@ pub fn state_at(events: &[StoredEvent], at: i64) -> StateAt {
 /// Records a view reads from the store at a time.
 const SLICE: u64 = 4_096;
 
-/// Folds the first `count` stored records into `thread`, a slice at a time, handing each
-/// record and its report to `visit`.
-fn fold_stored(
+/// Hands the first `count` stored records to `visit` in order, reading a slice at a time.
+fn each_stored(
     store: &Store,
     journal_id: i64,
     count: u64,
-    thread: &mut Thread,
-    mut visit: impl FnMut(&StoredEvent, &StepReport, &Thread),
+    mut visit: impl FnMut(&StoredEvent),
 ) -> Result<(), StoreError> {
     let mut from = 0;
     while from < count {
         let to = (from + SLICE).min(count);
         for event in store.events_between(journal_id, from, to)? {
-            let report = thread.apply(at_of(&event), event.json().as_ref());
-            visit(&event, &report, thread);
+            visit(&event);
         }
         from = to;
     }
@@ -146,18 +143,7 @@ fn fold_stored(
 pub fn state_at_stored(store: &Store, journal_id: i64, at: i64) -> Result<StateAt, StoreError> {
     let through = store.records_through_offset(journal_id, at)?;
     let mut fold = StateFold::default();
-    let mut diagnostics = Vec::new();
-    fold_stored(
-        store,
-        journal_id,
-        through,
-        &mut fold.thread,
-        |event, report, _| {
-            diagnostics.extend(event.diagnostics.iter().cloned());
-            diagnostics.extend(report.diagnostics.iter().cloned());
-        },
-    )?;
-    fold.diagnostics = diagnostics;
+    each_stored(store, journal_id, through, |event| fold.add(event))?;
     Ok(fold.finish(at))
 }
 
@@ -200,7 +186,9 @@ pub fn step_view(events: &[StoredEvent], at: i64) -> AgUiStep {
 pub fn step_view_stored(store: &Store, journal_id: i64, at: i64) -> Result<AgUiStep, StoreError> {
     let before = store.records_through_offset(journal_id, at - 1)?;
     let mut thread = Thread::default();
-    fold_stored(store, journal_id, before, &mut thread, |_, _, _| {})?;
+    each_stored(store, journal_id, before, |event| {
+        thread.apply(at_of(event), event.json().as_ref());
+    })?;
     let current = store
         .event(journal_id, before)?
         .filter(|event| offset_of(event) == at);
@@ -252,16 +240,12 @@ pub fn runs(events: &[StoredEvent]) -> Vec<RunSpan> {
 /// `runs`, folding every stored record with one slice of them in memory at a time.
 pub fn runs_stored(store: &Store, journal_id: i64) -> Result<Vec<RunSpan>, StoreError> {
     let mut spans = RunSpans::default();
+    let mut thread = Thread::default();
     let records = store.event_count(journal_id)?;
-    fold_stored(
-        store,
-        journal_id,
-        records,
-        &mut Thread::default(),
-        |event, report, thread| {
-            spans.add(event, report, thread);
-        },
-    )?;
+    each_stored(store, journal_id, records, |event| {
+        let report = thread.apply(at_of(event), event.json().as_ref());
+        spans.add(event, &report, &thread);
+    })?;
     Ok(spans.list)
 }
 

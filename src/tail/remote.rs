@@ -660,21 +660,23 @@ async fn follow(
         if stopping {
             break;
         }
+        // What arrived before the end is complete and lands now, so that what the journal is
+        // in the middle of is known.
+        land(&mut recorder, board)?;
+        // Only a connection that was made can drop: a failed attempt to reconnect says nothing
+        // new about the run.
         if let Some(mut arrived) = arrivals {
             for observation in arrived.ended(Instant::now(), ended) {
                 recorder.observe(observation);
             }
-        }
-        // What arrived before the end is complete and lands now, so that what the journal is
-        // in the middle of is known.
-        land(&mut recorder, board)?;
-        if let Some(unfinished) = recorder.unfinished()? {
-            let cut = (!ended).then(|| target.scrub(&reason));
-            recorder.observe(observation::dropped_during(
-                &unfinished,
-                cut.as_deref(),
-                post.is_none(),
-            ));
+            if let Some(unfinished) = recorder.unfinished()? {
+                let cut = (!ended).then(|| target.scrub(&reason));
+                recorder.observe(observation::dropped_during(
+                    &unfinished,
+                    cut.as_deref(),
+                    post.is_none(),
+                ));
+            }
             land(&mut recorder, board)?;
         }
         if post.is_some() {

@@ -722,6 +722,8 @@ pub enum Ending {
     Close,
     /// The connection is dropped without ending the body.
     Cut,
+    /// No stream at all: the request is answered 503 before any step.
+    Unavailable,
 }
 
 /// What one connection to a `ScriptServer` gets: a Content-Type (none when `None`), steps
@@ -804,6 +806,11 @@ async fn play(
     }
     if let Ok(mut kept) = heads.lock() {
         kept.push(String::from_utf8_lossy(&received).into_owned());
+    }
+    if script.ending == Ending::Unavailable {
+        return socket
+            .write_all(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            .await;
     }
     let content_type = script
         .content_type
