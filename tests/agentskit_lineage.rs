@@ -2,6 +2,7 @@
 //! ancestry naming what the session never held is a warning on the declaring line.
 
 mod agentskit_common;
+mod import_common;
 
 use agentskit_common::{journal, snapshot, submit, with_lineage};
 use journalscope::agentskit::{analyse, turns, LineageNode};
@@ -239,22 +240,9 @@ fn a_lineage_chain_as_long_as_the_journal_is_cut_into_roots_instead_of_overflowi
 
 #[test]
 fn regression_an_append_that_brings_a_named_parent_turn_withdraws_its_unknown_turn_warning() {
-    use journalscope::import::{import_file, ImportControl};
     use journalscope::store::Store;
 
-    let import = |store: &Store, path: &std::path::Path| {
-        let mut quiet = |_| {};
-        import_file(
-            store,
-            path,
-            &mut ImportControl {
-                progress: &mut quiet,
-                cancel: None,
-            },
-        )
-        .expect("import");
-        store.latest_journal().expect("read").expect("a journal").id
-    };
+    let import = import_common::import_quietly;
     let codes = |store: &Store, id: i64| -> Vec<String> {
         store
             .diagnostics(id)

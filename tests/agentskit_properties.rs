@@ -4,11 +4,10 @@
 //! a fold slice by slice for another session) is the plain fold's at every offset.
 
 mod agentskit_common;
+mod import_common;
 
 use agentskit_common::{journal, snapshot, submit};
 use journalscope::agentskit::{state_at, state_at_stored, turns, Verdict};
-use journalscope::import::{import_file, ImportControl};
-use journalscope::store::Store;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -94,13 +93,7 @@ proptest! {
         // A line that is not JSON at all among the envelopes.
         lines.insert(junk_at.min(lines.len()), "not json".to_string());
         let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("turns.jsonl");
-        std::fs::write(&path, lines.join("\n") + "\n").expect("journal written");
-        let store = Store::open(&dir.path().join("db.sqlite")).expect("store");
-        let mut quiet = |_| {};
-        import_file(&store, &path, &mut ImportControl { progress: &mut quiet, cancel: None })
-            .expect("import");
-        let id = store.latest_journal().expect("read").expect("a journal").id;
+        let (store, id) = import_common::import_lines(dir.path(), &lines);
         let events = store.events(id).expect("events");
         for at in 0..=events.len() as i64 + 1 {
             for session in [None, Some("a"), Some("b"), Some("nobody")] {

@@ -4,37 +4,15 @@
 //! step at every offset and the run boundaries must be the same.
 
 mod agui_common;
-
-use std::path::Path;
+mod import_common;
 
 use journalscope::agui::{
     runs, runs_stored, state_at, state_at_stored, step_view, step_view_stored,
 };
-use journalscope::import::{import_file, ImportControl};
-use journalscope::store::Store;
-
-/// Imports `lines` as a JSONL journal; the store and the journal's id.
-fn imported(dir: &Path, lines: &[String]) -> (Store, i64) {
-    let path = dir.join("journal.jsonl");
-    std::fs::write(&path, lines.join("\n") + "\n").expect("journal written");
-    let store = Store::open(&dir.join("db.sqlite")).expect("store");
-    let mut quiet = |_| {};
-    import_file(
-        &store,
-        &path,
-        &mut ImportControl {
-            progress: &mut quiet,
-            cancel: None,
-        },
-    )
-    .expect("import");
-    let id = store.latest_journal().expect("read").expect("a journal").id;
-    (store, id)
-}
 
 fn assert_stored_views_match(name: &str, lines: &[String]) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (store, id) = imported(dir.path(), lines);
+    let (store, id) = import_common::import_lines(dir.path(), lines);
     let events = store.events(id).expect("events");
     for at in 0..=events.len() as i64 + 1 {
         assert_eq!(

@@ -2,9 +2,11 @@
 //! those of one import of the whole file: the marks, the diagnostics and the tip, for journals
 //! with bad lines among their events.
 
+mod import_common;
+
+use import_common::import_quietly as import;
 use journalscope::dialect::Dialect;
 use journalscope::gen::{write_journal, GenOptions};
-use journalscope::import::{import_file, ImportControl};
 use journalscope::store::Store;
 
 fn generated(dialect: Dialect, events: u64, seed: u64) -> Vec<String> {
@@ -29,20 +31,6 @@ fn generated(dialect: Dialect, events: u64, seed: u64) -> Vec<String> {
         lines.insert(at + 1, r#"{"what":"no event of any dialect"}"#.to_string());
     }
     lines
-}
-
-fn import(store: &Store, path: &std::path::Path) -> i64 {
-    let mut quiet = |_| {};
-    import_file(
-        store,
-        path,
-        &mut ImportControl {
-            progress: &mut quiet,
-            cancel: None,
-        },
-    )
-    .expect("import");
-    store.latest_journal().expect("read").expect("a journal").id
 }
 
 fn derived(store: &Store, id: i64) -> impl PartialEq + std::fmt::Debug {

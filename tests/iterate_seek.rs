@@ -3,12 +3,13 @@
 //! the journal reached the store: a streamed import, a whole-file import, or appends.
 
 mod common;
+mod import_common;
 
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use journalscope::import::{import_file, ImportControl};
+use import_common::import_quietly as import;
 use journalscope::iterate::checkpoint;
 use journalscope::iterate::IterateJournal;
 use journalscope::store::Store;
@@ -92,24 +93,6 @@ fn write(path: &Path, lines: &[String], gzip: bool) {
     } else {
         std::fs::write(path, text).expect("write the journal");
     }
-}
-
-fn import(store: &Store, file: &Path) -> i64 {
-    let mut quiet = |_| {};
-    import_file(
-        store,
-        file,
-        &mut ImportControl {
-            progress: &mut quiet,
-            cancel: None,
-        },
-    )
-    .expect("import");
-    store
-        .latest_journal()
-        .expect("journal")
-        .expect("a journal")
-        .id
 }
 
 /// Every offset from before the first to past the last, at `step`: the store's view there
