@@ -880,7 +880,11 @@ impl Journal {
                 .take_while(|(seq, _)| *seq == row.seq)
                 .map(|(_, d)| d.severity)
                 .min();
-            if row.severity.is_some() {
+            // Advice is listed in the detail pane but wears no alarm badge in the list.
+            if row
+                .severity
+                .is_some_and(|s| matches!(s, Severity::Error | Severity::Warning))
+            {
                 row.marks.push("diagnostic".to_string());
             }
         }

@@ -458,7 +458,8 @@ fn every_row_of_a_dense_or_sparse_page_carries_the_marks_and_severity_a_scan_fin
                 .filter(|(seq, _)| *seq == row.seq)
                 .map(|(_, d)| d.severity)
                 .min();
-            if severity.is_some() {
+            // Advice (info) wears no badge; errors and warnings do.
+            if severity.is_some_and(|s| s != journalscope::diagnostic::Severity::Info) {
                 kinds.push("diagnostic".to_string());
             }
             (kinds, severity)
@@ -481,4 +482,37 @@ fn every_row_of_a_dense_or_sparse_page_carries_the_marks_and_severity_a_scan_fin
             );
         }
     }
+}
+
+#[test]
+fn regression_advice_wears_no_alarm_badge_in_the_event_list() {
+    use journalscope::diagnostic::Severity;
+    // The AG-UI demo's first tool call names a parent message the thread lacks: advice (info).
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = open_demo(Demo::AgUi, &dir);
+    let page = journal
+        .events_page(&EventQuery {
+            limit: 1_000,
+            ..EventQuery::default()
+        })
+        .expect("page");
+    let advised: Vec<_> = page
+        .rows
+        .iter()
+        .filter(|r| r.severity == Some(Severity::Info))
+        .collect();
+    assert!(!advised.is_empty(), "the demo holds advice");
+    assert!(
+        advised
+            .iter()
+            .all(|r| !r.marks.iter().any(|m| m == "diagnostic")),
+        "advice is no alarm: {advised:?}"
+    );
+    assert!(
+        page.rows
+            .iter()
+            .filter(|r| matches!(r.severity, Some(Severity::Error | Severity::Warning)))
+            .all(|r| r.marks.iter().any(|m| m == "diagnostic")),
+        "errors and warnings keep their badge"
+    );
 }
