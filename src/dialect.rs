@@ -125,7 +125,7 @@ pub fn is_current(
         Dialect::AgUi => {
             let records = store.event_count(journal_id)?;
             Ok(store.checkpoint_cover(journal_id)?.is_some_and(|cover| {
-                cover.format == agui::lint::RULES_VERSION && cover.records == records
+                cover.format == agui::checkpoint::FORMAT && cover.records == records
             }))
         }
         Dialect::AgentsKit => {

@@ -1199,23 +1199,19 @@ impl Journal {
         Ok(())
     }
 
-    /// The step at `seq`: folded from the loaded events when they are loaded, else read from
-    /// the store a slice at a time, so a journal opened without loading never loads for it.
+    /// The step at `seq`, from the checkpoint before it and the stored records after that.
     pub fn agui_step(&self, seq: u64) -> Result<crate::agui::AgUiStep, JournalError> {
         self.expect(Dialect::AgUi)?;
-        let at = seq as i64 + 1;
-        Ok(match self.stored.get() {
-            Some(events) => crate::agui::step_view(events, at),
-            None => crate::agui::step_view_stored(&self.store, self.row.id, at)?,
-        })
+        Ok(crate::agui::step_view_stored(
+            &self.store,
+            self.row.id,
+            seq as i64 + 1,
+        )?)
     }
 
     pub fn agui_runs(&self) -> Result<Vec<crate::agui::RunSpan>, JournalError> {
         self.expect(Dialect::AgUi)?;
-        Ok(match self.stored.get() {
-            Some(events) => crate::agui::runs(events),
-            None => crate::agui::runs_stored(&self.store, self.row.id)?,
-        })
+        Ok(crate::agui::runs_stored(&self.store, self.row.id)?)
     }
 
     pub fn agentskit_state(

@@ -1012,6 +1012,36 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The shared checkpoint parts `first <= block < first + count`, by index; a missing one is
+    /// left out.
+    pub fn checkpoint_block_range(
+        &self,
+        journal_id: i64,
+        first: u64,
+        count: u64,
+    ) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT block, bytes FROM checkpoint_blocks
+             WHERE journal_id = ?1 AND block >= ?2 AND block < ?3 ORDER BY block",
+        )?;
+        let rows = stmt.query_map(
+            params![journal_id, clamp(first), clamp(first.saturating_add(count))],
+            |row| Ok((row.get::<_, i64>(0)? as u64, row.get::<_, Vec<u8>>(1)?)),
+        )?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The index after the highest shared checkpoint part a journal has: where new parts go
+    /// without replacing one that a kept checkpoint names.
+    pub fn checkpoint_block_end(&self, journal_id: i64) -> Result<u64, StoreError> {
+        let highest: Option<i64> = self.conn.query_row(
+            "SELECT max(block) FROM checkpoint_blocks WHERE journal_id = ?1",
+            [journal_id],
+            |row| row.get(0),
+        )?;
+        Ok(highest.map_or(0, |block| block as u64 + 1))
+    }
+
     /// How many records come before the first whose offset is above `offset`: in a journal
     /// whose offsets increase, the records at or before `offset` (an offset-index seek).
     pub fn records_through_offset(&self, journal_id: i64, offset: i64) -> Result<u64, StoreError> {

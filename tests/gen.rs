@@ -121,8 +121,16 @@ fn generated_ag_ui_and_agentskit_journals_load_without_diagnostics() {
             3_000,
             "{dialect:?}: every line is an event"
         );
+        // The generator cuts its stream at the count asked for, which may fall inside a run:
+        // that the last run is still open at the end is the only thing to say.
+        let found: Vec<_> = journal
+            .diagnostics()
+            .expect("diagnostics read")
+            .into_iter()
+            .filter(|d| !(d.code == "run-never-finished" && d.offset == Some(3_000)))
+            .collect();
         assert_eq!(
-            journal.diagnostics().expect("diagnostics read"),
+            found,
             Vec::new(),
             "{dialect:?}: a generated journal is valid"
         );

@@ -2,9 +2,10 @@
 //! with an id, and the first message holding a tool call. Each text delta and tool argument
 //! names its message, and a scan of every message for each of them made a long thread's fold
 //! grow with the square of its length (200,000 events took eleven minutes to import). The list
-//! changes only through these methods, so the index cannot go stale.
+//! changes only through these methods, so the index cannot go stale, and so that they can say
+//! which positions changed since a checkpoint last asked.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::ops::Deref;
 
 use serde_json::Value;
@@ -19,6 +20,28 @@ pub struct Messages {
     /// Messages taken into the index; those after it were pushed since and are taken in at the
     /// next lookup.
     indexed: usize,
+    touched: Touched,
+}
+
+/// The positions that changed since [`Messages::take_touched`] last asked: a checkpoint keeps
+/// the stored copy of every other message.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Touched {
+    /// Every position from this one on may have changed: a push, an insert, a replacement.
+    pub from: Option<usize>,
+    /// Positions changed in place.
+    pub at: BTreeSet<usize>,
+}
+
+impl Touched {
+    fn all_from(&mut self, at: usize) {
+        self.from = Some(self.from.map_or(at, |from| from.min(at)));
+    }
+
+    /// Whether any position in `range` may have changed.
+    pub fn any_in(&self, range: std::ops::Range<usize>) -> bool {
+        self.from.is_some_and(|from| from < range.end) || self.at.range(range).next().is_some()
+    }
 }
 
 impl PartialEq for Messages {
@@ -117,12 +140,19 @@ impl Messages {
         self.by_call.get(call).copied()
     }
 
+    /// What changed since the last call, which starts the count again.
+    pub fn take_touched(&mut self) -> Touched {
+        std::mem::take(&mut self.touched)
+    }
+
     pub fn push(&mut self, message: Value) {
+        self.touched.all_from(self.list.len());
         self.list.push(message);
     }
 
     /// Inserts before position `at`: the messages after it move one place on.
     pub fn insert(&mut self, at: usize, message: Value) {
+        self.touched.all_from(at);
         self.catch_up();
         // Only the messages from `at` on hold the positions that move, and an insert lands
         // near the end of a thread (a tool result after its call), so few are walked. Last
@@ -151,6 +181,7 @@ impl Messages {
     /// Changes the message at `at` in place. A change that drops one of its keys (its id, a
     /// tool call) rebuilds the index at the next lookup; one that adds keys is taken in now.
     pub fn edit<R>(&mut self, at: usize, change: impl FnOnce(&mut Value) -> R) -> R {
+        self.touched.at.insert(at);
         let before = (at < self.indexed).then(|| keys_of(&self.list[at]));
         let result = change(&mut self.list[at]);
         if let Some((id, calls)) = before {
@@ -171,6 +202,7 @@ impl Messages {
 
     /// Replaces every message.
     pub fn replace(&mut self, list: Vec<Value>) {
+        self.touched.all_from(0);
         self.list = list;
         self.forget_index();
     }

@@ -11,6 +11,7 @@
 //! `TOOL_CALL_START` for a tool call already held only renames it (wire-formats.md). An
 //! event's `metadata` object is merged key by key into the message it builds or changes.
 
+pub mod checkpoint;
 pub mod lint;
 mod messages;
 mod reader;
@@ -86,26 +87,52 @@ pub fn unfinished(store: &Store, journal_id: i64) -> Result<Option<String>, Stor
 /// Records an AG-UI refresh reads from the store at a time.
 const REFRESH_SLICE: u64 = 4_096;
 
-/// Brings an AG-UI journal's derived tables up to its records: the thread is folded from the
-/// first record, slice by slice, and what each slice finds is stored before the next is read,
-/// so memory holds one slice and the thread however long the journal. `None` when the watch
-/// abandoned it.
+/// Diagnostics about the journal's end rather than their event: each refresh replaces them.
+const PROVISIONAL_CODES: &[&str] = &["run-never-finished", "state-never-established"];
+
+/// Brings an AG-UI journal's derived tables up to its records, as `analyse` would: the fold
+/// goes on from the latest checkpoint (from the first record when there is none in this
+/// encoding), reads the records after it slice by slice, and writes a checkpoint every
+/// [`checkpoint::SPACING`] records, so that an append folds only what it added and memory
+/// holds one slice and the thread. `None` when the watch abandoned it.
 pub fn refresh(
     store: &Store,
     journal_id: i64,
     watch: FoldWatch<'_>,
 ) -> Result<Option<()>, StoreError> {
+    refresh_every(store, journal_id, checkpoint::SPACING, watch)
+}
+
+/// [`refresh`] with a checkpoint every `spacing` records (at least one): tests use a short one
+/// to cross many checkpoints in a small journal.
+pub fn refresh_every(
+    store: &Store,
+    journal_id: i64,
+    spacing: u64,
+    watch: FoldWatch<'_>,
+) -> Result<Option<()>, StoreError> {
+    let spacing = spacing.max(1);
     let records = store.event_count(journal_id)?;
-    store.replace_analysis(journal_id, &Analysis::default())?;
-    let mut thread = Thread::default();
-    let mut last = None;
-    let mut from = 0;
-    while from < records {
-        if watch(from).is_break() {
+    let next_block = store.checkpoint_block_end(journal_id)?;
+    let (from, mut thread, mut encoder) = match latest_checkpoint(store, journal_id, records)? {
+        Some((from, restored)) => {
+            store.discard_analysis_from(journal_id, from)?;
+            let mut encoder = restored.encoder;
+            encoder.place_after(next_block);
+            (from, restored.thread, encoder)
+        }
+        None => {
+            store.replace_analysis(journal_id, &Analysis::default())?;
+            (0, Thread::default(), checkpoint::Encoder::new(0))
+        }
+    };
+    let mut at = from;
+    while at < records {
+        if watch(at).is_break() {
             return Ok(None);
         }
-        let to = (from + REFRESH_SLICE).min(records);
-        let slice = store.events_between(journal_id, from, to)?;
+        let to = (at + REFRESH_SLICE).min(records);
+        let slice = store.events_between(journal_id, at, to)?;
         if slice.is_empty() {
             break;
         }
@@ -113,34 +140,62 @@ pub fn refresh(
         for event in &slice {
             let report = thread.apply(view::at_of(event), event.json().as_ref());
             note_report(&mut found, event, &report);
+            let folded = event.seq + 1;
+            if folded % spacing == 0 && folded > from {
+                encoder.encode(folded, &mut thread, &mut found);
+            }
         }
         store.append_analysis(journal_id, &found)?;
-        last = slice.last().map(|event| (event.seq, view::at_of(event)));
-        from = to;
+        at = to;
     }
     if watch(records).is_break() {
         return Ok(None);
     }
-    // No state is kept for seeking: the cover only says which rules derived these tables.
-    let cover = CheckpointCover {
-        records,
-        format: lint::RULES_VERSION,
-        seekable: false,
+    let end = match records.checked_sub(1) {
+        Some(last) => store
+            .event(journal_id, last)?
+            .map_or_else(Vec::new, |last| {
+                thread
+                    .at_end(view::at_of(&last))
+                    .into_iter()
+                    .map(|d| (last.seq, d))
+                    .collect()
+            }),
+        None => Vec::new(),
     };
-    // Every refresh folds from the first record and replaces what the last one derived, so a
-    // diagnostic about the journal's end is as provisional as it should be.
-    let end = last.map_or_else(Vec::new, |(seq, at)| {
-        thread.at_end(at).into_iter().map(|d| (seq, d)).collect()
-    });
     store.append_analysis(
         journal_id,
         &Analysis {
             diagnostics: end,
-            cover: Some(cover),
+            provisional_codes: PROVISIONAL_CODES.to_vec(),
+            cover: Some(CheckpointCover {
+                records,
+                format: checkpoint::FORMAT,
+                seekable: true,
+            }),
             ..Analysis::default()
         },
     )?;
     Ok(Some(()))
+}
+
+/// The latest checkpoint after at most `records` records, in this encoding and readable:
+/// how many records it follows and the thread after them.
+fn latest_checkpoint(
+    store: &Store,
+    journal_id: i64,
+    records: u64,
+) -> Result<Option<(u64, checkpoint::Restored)>, StoreError> {
+    let Some(cover) = store.checkpoint_cover(journal_id)? else {
+        return Ok(None);
+    };
+    if cover.format != checkpoint::FORMAT {
+        return Ok(None);
+    }
+    let Some((seq, bytes)) = store.checkpoint_before(journal_id, records)? else {
+        return Ok(None);
+    };
+    Ok(checkpoint::decode(store, journal_id, &bytes)?.map(|restored| (seq, restored)))
 }
 
 /// Adds what folding one event reported to an analysis.

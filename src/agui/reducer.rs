@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use ts_rs::TS;
 
@@ -15,7 +15,7 @@ use super::messages::Messages;
 use super::reader::type_name;
 
 /// Where a run stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "kebab-case")]
 #[ts(export, rename = "AgUiRunStatus")]
 pub enum RunStatus {
@@ -29,7 +29,7 @@ pub enum RunStatus {
     Error,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export, rename = "AgUiRun")]
 pub struct Run {
@@ -81,11 +81,45 @@ pub struct StepReport {
     pub reconciliation: Vec<MessageReconciliation>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum ChunkMode {
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) enum ChunkMode {
     Text(String),
     Tool(String),
     Reasoning(String),
+}
+
+/// Ids in the order they were first seen, with a set to ask whether one was: the order lets a
+/// checkpoint share the ids it lists with every checkpoint before it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct SeenIds {
+    order: Vec<String>,
+    set: HashSet<String>,
+}
+
+impl SeenIds {
+    /// Whether `id` is new; it is seen from now on.
+    fn insert(&mut self, id: &str) -> bool {
+        if self.set.contains(id) {
+            return false;
+        }
+        self.set.insert(id.to_string());
+        self.order.push(id.to_string());
+        true
+    }
+
+    pub(super) fn in_order(&self) -> &[String] {
+        &self.order
+    }
+}
+
+impl From<Vec<String>> for SeenIds {
+    fn from(order: Vec<String>) -> SeenIds {
+        let mut ids = SeenIds::default();
+        for id in &order {
+            ids.insert(id);
+        }
+        ids
+    }
 }
 
 /// One thread as a consumer holds it.
@@ -96,21 +130,21 @@ pub struct Thread {
     pub run: Run,
     /// Steps started and not yet finished in the current run.
     pub steps: Vec<String>,
-    open_messages: BTreeSet<String>,
-    open_tool_calls: BTreeSet<String>,
-    chunk: Option<ChunkMode>,
-    seen_event: bool,
-    runs_started: u64,
+    pub(super) open_messages: BTreeSet<String>,
+    pub(super) open_tool_calls: BTreeSet<String>,
+    pub(super) chunk: Option<ChunkMode>,
+    pub(super) seen_event: bool,
+    pub(super) runs_started: u64,
     /// The current run was stopped by a malformed patch rather than by the producer.
-    halted_by_patch: bool,
+    pub(super) halted_by_patch: bool,
     /// A snapshot or a run's input has said what the shared state is.
-    state_established: bool,
+    pub(super) state_established: bool,
     /// Tool call ids a TOOL_CALL_START has opened, in any run: ids are unique to a thread.
-    started_tool_calls: BTreeSet<String>,
+    pub(super) started_tool_calls: SeenIds,
     /// STATE_DELTAs applied in this run since its last snapshot or input state.
-    deltas_since_snapshot: u64,
+    pub(super) deltas_since_snapshot: u64,
     /// Deltas have built the state on `{}` and no snapshot or run input has said what it is.
-    state_only_from_deltas: bool,
+    pub(super) state_only_from_deltas: bool,
 }
 
 impl Default for Thread {
@@ -132,7 +166,7 @@ impl Default for Thread {
             runs_started: 0,
             halted_by_patch: false,
             state_established: false,
-            started_tool_calls: BTreeSet::new(),
+            started_tool_calls: SeenIds::default(),
             deltas_since_snapshot: 0,
             state_only_from_deltas: false,
         }
@@ -683,7 +717,7 @@ impl Thread {
             }
             "TOOL_CALL_START" => {
                 if let Some(id) = str_field(event, "toolCallId") {
-                    if !self.started_tool_calls.insert(id.to_string()) {
+                    if !self.started_tool_calls.insert(id) {
                         Self::warn(
                             report,
                             at,

@@ -120,31 +120,69 @@ pub fn state_at(events: &[StoredEvent], at: i64) -> StateAt {
 /// Records a view reads from the store at a time.
 const SLICE: u64 = 4_096;
 
-/// Hands the first `count` stored records to `visit` in order, reading a slice at a time.
+/// Hands the stored records `from <= seq < to` to `visit` in order, reading a slice at a time.
 fn each_stored(
     store: &Store,
     journal_id: i64,
-    count: u64,
+    from: u64,
+    to: u64,
     mut visit: impl FnMut(&StoredEvent),
 ) -> Result<(), StoreError> {
-    let mut from = 0;
-    while from < count {
-        let to = (from + SLICE).min(count);
-        for event in store.events_between(journal_id, from, to)? {
+    let mut from = from;
+    while from < to {
+        let end = (from + SLICE).min(to);
+        for event in store.events_between(journal_id, from, end)? {
             visit(&event);
         }
-        from = to;
+        from = end;
     }
     Ok(())
 }
 
-/// `state_at`, folding the records at or before `at` from the store with one slice of them in
-/// memory at a time.
+/// The thread after the first `records` records: the nearest checkpoint at or before them,
+/// then the stored records after it. Also says where the checkpoint was (0 without one).
+fn thread_after(
+    store: &Store,
+    journal_id: i64,
+    records: u64,
+    mut visit: impl FnMut(&StoredEvent, &StepReport),
+) -> Result<(Thread, u64), StoreError> {
+    let (from, mut thread) = match super::latest_checkpoint(store, journal_id, records)? {
+        Some((from, restored)) => (from, restored.thread),
+        None => (0, Thread::default()),
+    };
+    each_stored(store, journal_id, from, records, |event| {
+        let report = thread.apply(at_of(event), event.json().as_ref());
+        visit(event, &report);
+    })?;
+    Ok((thread, from))
+}
+
+/// `state_at`, read from the store: the nearest checkpoint and the records after it, with the
+/// diagnostics before the checkpoint as the refresh that wrote it stored them.
 pub fn state_at_stored(store: &Store, journal_id: i64, at: i64) -> Result<StateAt, StoreError> {
     let through = store.records_through_offset(journal_id, at)?;
-    let mut fold = StateFold::default();
-    each_stored(store, journal_id, through, |event| fold.add(event))?;
-    Ok(fold.finish(at))
+    let mut after = Vec::new();
+    let (thread, from) = thread_after(store, journal_id, through, |event, report| {
+        after.extend(event.diagnostics.iter().cloned());
+        after.extend(report.diagnostics.iter().cloned());
+    })?;
+    let mut diagnostics: Vec<Diagnostic> = if from > 0 {
+        store
+            .diagnostics_between(journal_id, 0, from)?
+            .into_iter()
+            .map(|(_, diagnostic)| diagnostic)
+            .filter(|d| !super::PROVISIONAL_CODES.contains(&d.code.as_str()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    diagnostics.extend(after);
+    Ok(StateFold {
+        thread,
+        diagnostics,
+    }
+    .finish(at))
 }
 
 /// The thread and every diagnostic on the way, for `state_at`.
@@ -181,14 +219,11 @@ pub fn step_view(events: &[StoredEvent], at: i64) -> AgUiStep {
     step(thread, current, at)
 }
 
-/// `step_view`, folding the records before `at` from the store with one slice of them in
-/// memory at a time.
+/// `step_view`, read from the store: the nearest checkpoint before `at`, then the records
+/// after it.
 pub fn step_view_stored(store: &Store, journal_id: i64, at: i64) -> Result<AgUiStep, StoreError> {
     let before = store.records_through_offset(journal_id, at - 1)?;
-    let mut thread = Thread::default();
-    each_stored(store, journal_id, before, |event| {
-        thread.apply(at_of(event), event.json().as_ref());
-    })?;
+    let (thread, _) = thread_after(store, journal_id, before, |_, _| {})?;
     let current = store
         .event(journal_id, before)?
         .filter(|event| offset_of(event) == at);
@@ -242,7 +277,7 @@ pub fn runs_stored(store: &Store, journal_id: i64) -> Result<Vec<RunSpan>, Store
     let mut spans = RunSpans::default();
     let mut thread = Thread::default();
     let records = store.event_count(journal_id)?;
-    each_stored(store, journal_id, records, |event| {
+    each_stored(store, journal_id, 0, records, |event| {
         let report = thread.apply(at_of(event), event.json().as_ref());
         spans.add(event, &report, &thread);
     })?;

@@ -1,0 +1,243 @@
+//! AG-UI checkpoints: the thread at any offset, read from the nearest checkpoint plus the
+//! records after it, must be a plain fold from the first record; a journal grown by appends
+//! (each refresh going on from the latest checkpoint) must derive what one import derives; and
+//! the checkpoints, sharing what they hold in common, must stay a small part of the journal.
+
+mod agui_common;
+mod import_common;
+
+use std::ops::ControlFlow;
+
+use journalscope::agui::{refresh_every, state_at, state_at_stored, step_view, step_view_stored};
+use journalscope::derived::Analysis;
+use journalscope::gen::{write_journal, GenOptions};
+use journalscope::store::Store;
+use journalscope::{derived::Dialect, store::StoredEvent};
+use serde_json::json;
+
+/// Pieces a random journal is made of: every lint fixture (bad lines, failed and malformed
+/// patches, runs that never end), a state whose array is long enough to be kept in blocks and
+/// is appended to, edited and shifted, message snapshots, reused tool call ids.
+fn pieces() -> Vec<Vec<String>> {
+    let mut pieces = Vec::new();
+    let dir = agui_common::fixtures("lint");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("lint fixtures")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let text = std::fs::read_to_string(&path).expect("fixture readable");
+        pieces.push(text.lines().map(str::to_string).collect());
+    }
+    let items: Vec<u64> = (0..150).collect();
+    pieces.push(vec![
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "long"}).to_string(),
+        json!({"type": "STATE_SNAPSHOT", "snapshot": {"items": items, "nested": {"list": items}}})
+            .to_string(),
+        json!({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/items/-", "value": 1}]})
+            .to_string(),
+        json!({"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/items/3", "value": "x"}]})
+            .to_string(),
+        json!({"type": "STATE_DELTA", "delta": [{"op": "remove", "path": "/items/0"}]}).to_string(),
+        json!({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/nested/list/-", "value": {"deep": [1, 2]}}]})
+            .to_string(),
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "long"}).to_string(),
+    ]);
+    pieces.push(vec![
+        json!({"type": "MESSAGES_SNAPSHOT", "messages": [
+            {"id": "kept", "role": "user", "content": "hello"},
+            {"id": "m-1", "role": "assistant", "content": "replaced"}
+        ]})
+        .to_string(),
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "m-1", "role": "assistant"}).to_string(),
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m-1", "delta": "more"}).to_string(),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "m-1"}).to_string(),
+    ]);
+    pieces.push(vec![
+        json!({"type": "TOOL_CALL_START", "toolCallId": "same", "toolCallName": "t"}).to_string(),
+        json!({"type": "TOOL_CALL_ARGS", "toolCallId": "same", "delta": "{}"}).to_string(),
+        json!({"type": "TOOL_CALL_END", "toolCallId": "same"}).to_string(),
+        "not json at all".to_string(),
+        "{}".to_string(),
+    ]);
+    let mut generated = Vec::new();
+    write_journal(
+        &mut generated,
+        &GenOptions {
+            dialect: Dialect::AgUi,
+            events: 120,
+            seed: 9,
+        },
+    )
+    .expect("generate");
+    pieces.push(
+        String::from_utf8(generated)
+            .expect("utf-8")
+            .lines()
+            .map(str::to_string)
+            .collect(),
+    );
+    pieces
+}
+
+fn rebuild(store: &Store, id: i64, spacing: u64) {
+    let mut unwatched = |_: u64| ControlFlow::Continue(());
+    refresh_every(store, id, spacing, &mut unwatched)
+        .expect("refresh")
+        .expect("not abandoned");
+}
+
+fn derived(store: &Store, id: i64) -> impl PartialEq + std::fmt::Debug {
+    (
+        store.marks(id).expect("marks"),
+        store.diagnostics(id).expect("diagnostics"),
+    )
+}
+
+/// Every offset's thread and step, read from the store, against the plain fold of `events`.
+fn assert_views_are_plain_folds(store: &Store, id: i64, events: &[StoredEvent], what: &str) {
+    for at in 0..=events.len() as i64 + 1 {
+        assert_eq!(
+            state_at_stored(store, id, at).expect("stored state"),
+            state_at(events, at),
+            "{what}: the thread at {at} is the plain fold"
+        );
+        assert_eq!(
+            step_view_stored(store, id, at).expect("stored step"),
+            step_view(events, at),
+            "{what}: the step at {at} is the plain fold"
+        );
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10))]
+
+    #[test]
+    fn a_view_from_any_checkpoint_and_a_journal_grown_by_appends_equal_the_plain_fold(
+        picks in proptest::collection::vec(0usize..64, 2..9),
+        spacing in 1u64..40,
+        cuts in proptest::collection::vec(1usize..400, 1..4),
+    ) {
+        let pieces = pieces();
+        let lines: Vec<String> = picks
+            .iter()
+            .flat_map(|pick| pieces[pick % pieces.len()].clone())
+            .collect();
+
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (whole, whole_id) = import_common::import_lines(dir.path(), &lines);
+        let imported = derived(&whole, whole_id);
+        whole.replace_analysis(whole_id, &Analysis::default()).expect("forget");
+        rebuild(&whole, whole_id, spacing);
+        proptest::prop_assert_eq!(
+            derived(&whole, whole_id),
+            imported,
+            "checkpoints every {} records derive what the import derived", spacing
+        );
+        let events = whole.events(whole_id).expect("events");
+        assert_views_are_plain_folds(&whole, whole_id, &events, "one import");
+
+        let grown_dir = tempfile::tempdir().expect("temp dir");
+        let grows = grown_dir.path().join("grows.jsonl");
+        let grown = Store::open(&grown_dir.path().join("grows.sqlite")).expect("store");
+        let mut cuts = cuts;
+        cuts.sort_unstable();
+        cuts.push(lines.len());
+        let mut grown_id = 0;
+        for end in cuts {
+            std::fs::write(&grows, lines[..end.min(lines.len())].join("\n") + "\n")
+                .expect("write");
+            grown_id = import_common::import_quietly(&grown, &grows);
+            rebuild(&grown, grown_id, spacing);
+        }
+        proptest::prop_assert_eq!(
+            derived(&grown, grown_id),
+            derived(&whole, whole_id),
+            "appends, each folded on from the latest checkpoint, derive what one import does"
+        );
+        assert_views_are_plain_folds(&grown, grown_id, &events, "appends");
+    }
+}
+
+#[test]
+fn given_a_long_thread_when_checkpointed_then_checkpoints_share_blocks_and_stay_small() {
+    let mut bytes = Vec::new();
+    write_journal(
+        &mut bytes,
+        &GenOptions {
+            dialect: Dialect::AgUi,
+            events: 30_000,
+            seed: 3,
+        },
+    )
+    .expect("generate");
+    let lines: Vec<String> = String::from_utf8(bytes.clone())
+        .expect("utf-8")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (store, id) = import_common::import_lines(dir.path(), &lines);
+    store
+        .replace_analysis(id, &Analysis::default())
+        .expect("forget");
+    rebuild(&store, id, 1_024);
+    let checkpoints = store.checkpoint_bytes(id).expect("checkpoint bytes");
+    assert!(
+        checkpoints * 4 < bytes.len() as u64,
+        "{} checkpoints share what they hold: {checkpoints} bytes beside a journal of {}",
+        lines.len() / 1_024,
+        bytes.len()
+    );
+    let events = store.events(id).expect("events");
+    for at in (0..events.len() as i64).step_by(997) {
+        assert_eq!(
+            state_at_stored(&store, id, at).expect("stored state"),
+            state_at(&events, at),
+            "the thread at {at}, past many checkpoints, is the plain fold"
+        );
+    }
+}
+
+#[test]
+fn given_more_tool_calls_than_a_block_holds_when_folded_from_a_checkpoint_then_a_reused_id_is_still_known(
+) {
+    // Given more distinct tool call ids than one sealed block of ids holds, checkpointed often,
+    let mut lines = vec![json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}).to_string()];
+    for n in 0..1_100 {
+        lines.push(
+            json!({"type": "TOOL_CALL_START", "toolCallId": format!("c{n}"), "toolCallName": "t"})
+                .to_string(),
+        );
+        lines.push(json!({"type": "TOOL_CALL_END", "toolCallId": format!("c{n}")}).to_string());
+    }
+    // when an id from the first, sealed, block starts again after the last checkpoint,
+    lines.push(
+        json!({"type": "TOOL_CALL_START", "toolCallId": "c5", "toolCallName": "t"}).to_string(),
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (store, id) = import_common::import_lines(dir.path(), &lines);
+    store
+        .replace_analysis(id, &Analysis::default())
+        .expect("forget");
+    rebuild(&store, id, 100);
+    let events = store.events(id).expect("events");
+    let last = events.len() as i64;
+    let stored = state_at_stored(&store, id, last).expect("stored state");
+    // then the view read from the checkpoint knows it was started before, as the plain fold does.
+    assert!(
+        stored
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "tool-call-id-reused" && d.offset == Some(last)),
+        "the reuse is found from the ids the checkpoint kept"
+    );
+    assert_eq!(
+        stored,
+        state_at(&events, last),
+        "the thread at the end is the plain fold"
+    );
+}
