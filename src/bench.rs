@@ -721,7 +721,11 @@ fn scale_figures(
     let middle = journal.event_count() / 2;
     match options.dialect {
         Dialect::Iterate => drop(journal.projection_at_seq(middle)?),
-        Dialect::AgUi => drop(journal.agui_step(middle)?),
+        // The window's timeline shows an AG-UI journal's runs as it opens.
+        Dialect::AgUi => {
+            drop(journal.agui_step(middle)?);
+            drop(journal.agui_runs()?);
+        }
         Dialect::AgentsKit => drop(journal.agentskit_state(middle, None)?),
     }
     let reopen_ms = ms(start);

@@ -1234,6 +1234,38 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The marks of `kinds`, in file order, each with the bytes of the record it marks: what a
+    /// timeline needs of a long journal without reading every mark and every record.
+    pub fn marked_records(
+        &self,
+        journal_id: i64,
+        kinds: &[&str],
+    ) -> Result<Vec<(Mark, Vec<u8>)>, StoreError> {
+        let mut marks = Vec::new();
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT m.seq, m.kind, m.note, m.rowid, b.raw FROM marks m
+               JOIN event_bytes b ON b.id = (m.journal_id << 40) | m.seq
+             WHERE m.journal_id = ?1 AND m.kind = ?2",
+        )?;
+        for kind in kinds {
+            let rows = stmt.query_map(params![journal_id, kind], |row| {
+                Ok((
+                    mark_from_row(row)?,
+                    row.get::<_, i64>(3)?,
+                    row.get::<_, Vec<u8>>(4)?,
+                ))
+            })?;
+            for row in rows {
+                marks.push(row?);
+            }
+        }
+        marks.sort_by_key(|(mark, rowid, _)| (mark.seq, *rowid));
+        Ok(marks
+            .into_iter()
+            .map(|(mark, _, bytes)| (mark, bytes))
+            .collect())
+    }
+
     /// The nearest event after `from` (before it, going back) with a mark of `kind`; `from`
     /// as [`Store::next_diagnostic`] takes it.
     pub fn next_mark(

@@ -1,5 +1,6 @@
 //! AG-UI checkpoints: the thread at any offset, read from the nearest checkpoint plus the
-//! records after it, must be a plain fold from the first record; a journal grown by appends
+//! records after it, and the run boundaries, read from the run marks, must be a plain fold
+//! from the first record; a journal grown by appends
 //! (each refresh going on from the latest checkpoint) must derive what one import derives; and
 //! the checkpoints, sharing what they hold in common, must stay a small part of the journal.
 
@@ -8,7 +9,9 @@ mod import_common;
 
 use std::ops::ControlFlow;
 
-use journalscope::agui::{refresh_every, state_at, state_at_stored, step_view, step_view_stored};
+use journalscope::agui::{
+    refresh_every, runs, runs_stored, state_at, state_at_stored, step_view, step_view_stored,
+};
 use journalscope::derived::Analysis;
 use journalscope::gen::{write_journal, GenOptions};
 use journalscope::store::Store;
@@ -96,8 +99,14 @@ fn derived(store: &Store, id: i64) -> impl PartialEq + std::fmt::Debug {
     )
 }
 
-/// Every offset's thread and step, read from the store, against the plain fold of `events`.
+/// Every offset's thread and step, and the run boundaries, read from the store, against the
+/// plain fold of `events`.
 fn assert_views_are_plain_folds(store: &Store, id: i64, events: &[StoredEvent], what: &str) {
+    assert_eq!(
+        runs_stored(store, id).expect("stored runs"),
+        runs(events),
+        "{what}: the run boundaries are the plain fold's"
+    );
     for at in 0..=events.len() as i64 + 1 {
         assert_eq!(
             state_at_stored(store, id, at).expect("stored state"),

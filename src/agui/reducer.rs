@@ -122,6 +122,27 @@ impl From<Vec<String>> for SeenIds {
     }
 }
 
+/// How a run stands after the event that ended it: `RUN_ERROR` fails it, and `RUN_FINISHED`
+/// finishes it or, with an `interrupt` outcome, leaves it waiting for the user.
+pub(super) fn ended_status(event: &Value) -> RunStatus {
+    if str_field(event, "type") == Some("RUN_ERROR") {
+        RunStatus::Error
+    } else if event.get("outcome").and_then(|o| str_field(o, "type")) == Some("interrupt") {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Finished
+    }
+}
+
+/// The run a `RUN_STARTED` begins, under the ids it names.
+pub(super) fn started_run(event: &Value) -> Run {
+    Run {
+        thread_id: str_field(event, "threadId").map(str::to_string),
+        run_id: str_field(event, "runId").map(str::to_string),
+        status: RunStatus::Running,
+    }
+}
+
 /// One thread as a consumer holds it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Thread {
@@ -585,13 +606,8 @@ impl Thread {
                 self.check_open(at, report);
                 self.check_run_id(at, event, "RUN_FINISHED", report);
                 self.check_steps(at, report);
-                let interrupted =
-                    event.get("outcome").and_then(|o| str_field(o, "type")) == Some("interrupt");
-                self.run.status = if interrupted {
-                    RunStatus::Interrupted
-                } else {
-                    RunStatus::Finished
-                };
+                self.run.status = ended_status(event);
+                let interrupted = self.run.status == RunStatus::Interrupted;
                 self.steps.clear();
                 let run_id = str_field(event, "runId").unwrap_or("");
                 let note = if interrupted {
@@ -603,7 +619,7 @@ impl Thread {
             }
             "RUN_ERROR" => {
                 self.check_run_id(at, event, "RUN_ERROR", report);
-                self.run.status = RunStatus::Error;
+                self.run.status = ended_status(event);
                 self.open_messages.clear();
                 self.open_tool_calls.clear();
                 self.steps.clear();
@@ -844,11 +860,7 @@ impl Thread {
         self.open_messages.clear();
         self.open_tool_calls.clear();
         self.steps.clear();
-        self.run = Run {
-            thread_id: str_field(event, "threadId").map(str::to_string),
-            run_id: str_field(event, "runId").map(str::to_string),
-            status: RunStatus::Running,
-        };
+        self.run = started_run(event);
         self.runs_started += 1;
         self.halted_by_patch = false;
         self.deltas_since_snapshot = 0;

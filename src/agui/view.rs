@@ -9,7 +9,10 @@ use ts_rs::TS;
 use crate::diagnostic::Diagnostic;
 use crate::store::{Store, StoreError, StoredEvent};
 
-use super::reducer::{status_text, At, MessageReconciliation, Run, RunStatus, StepReport, Thread};
+use super::reducer::{
+    ended_status, started_run, status_text, At, MessageReconciliation, Run, RunStatus, StepReport,
+    Thread,
+};
 
 /// The CLI's `state --at N` answer: the thread after folding events `1..=N`.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -272,16 +275,53 @@ pub fn runs(events: &[StoredEvent]) -> Vec<RunSpan> {
     spans.list
 }
 
-/// `runs`, folding every stored record with one slice of them in memory at a time.
+/// `runs`, read from the store: the run marks the refresh left say where each run starts and
+/// ends, the events they mark say under which ids and how it ended, and a run still open
+/// where the next one starts (or at the journal's end) is asked of the thread there.
 pub fn runs_stored(store: &Store, journal_id: i64) -> Result<Vec<RunSpan>, StoreError> {
-    let mut spans = RunSpans::default();
-    let mut thread = Thread::default();
-    let records = store.event_count(journal_id)?;
-    each_stored(store, journal_id, 0, records, |event| {
-        let report = thread.apply(at_of(event), event.json().as_ref());
-        spans.add(event, &report, &thread);
-    })?;
-    Ok(spans.list)
+    let marks = store.marked_records(journal_id, &["run-start", "run-end", "run-error"])?;
+    let mut list: Vec<RunSpan> = Vec::new();
+    // For each span left open, the records before which its status is read.
+    let mut unsettled: Vec<(usize, u64)> = Vec::new();
+    let mut open = false;
+    for (mark, bytes) in marks {
+        if !open && mark.kind != "run-start" {
+            continue;
+        }
+        let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+            continue;
+        };
+        // An AG-UI event's offset is its position.
+        let offset = mark.seq as i64 + 1;
+        if mark.kind == "run-start" {
+            if open {
+                unsettled.push((list.len() - 1, mark.seq));
+            }
+            let run = started_run(&value);
+            list.push(RunSpan {
+                thread_id: run.thread_id,
+                run_id: run.run_id,
+                start: offset,
+                end: None,
+                status: run.status,
+            });
+            open = true;
+        } else if let Some(span) = list.last_mut() {
+            span.end = Some(offset);
+            span.status = ended_status(&value);
+            open = false;
+        }
+    }
+    if open {
+        unsettled.push((list.len() - 1, store.event_count(journal_id)?));
+    }
+    // A run stays open past its start only when it never ended: a malformed patch may have
+    // stopped it since, which the thread where the span stops knows.
+    for (index, records) in unsettled {
+        let (thread, _) = thread_after(store, journal_id, records, |_, _| {})?;
+        list[index].status = thread.run.status;
+    }
+    Ok(list)
 }
 
 /// Run boundaries as a fold meets them.
