@@ -197,6 +197,35 @@ fn bytes_id(journal_id: i64, seq: u64) -> i64 {
     (journal_id << 40) | seq as i64
 }
 
+/// Stored records read a slice at a time: see [`Store::slices`].
+pub struct Slices<'a> {
+    store: &'a Store,
+    journal_id: i64,
+    next: u64,
+    to: u64,
+    slice: u64,
+}
+
+impl Iterator for Slices<'_> {
+    type Item = Result<Vec<StoredEvent>, StoreError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.to {
+            return None;
+        }
+        let end = self.next.saturating_add(self.slice).min(self.to);
+        let read = self.store.events_between(self.journal_id, self.next, end);
+        self.next = match &read {
+            Ok(events) if !events.is_empty() => end,
+            _ => self.to,
+        };
+        match read {
+            Ok(events) if events.is_empty() => None,
+            other => Some(other),
+        }
+    }
+}
+
 /// One stored event: the record as it was in the file, and its indexed columns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredEvent {
@@ -728,6 +757,19 @@ impl Store {
         to: u64,
     ) -> Result<Vec<StoredEvent>, StoreError> {
         self.events_where(journal_id, &format!("seq >= {from} AND seq < {to}"))
+    }
+
+    /// The stored records `from <= seq < to` in order, at most `slice` of them at a time: how
+    /// a fold reads a journal of any length with one slice in memory. It ends early where the
+    /// records do.
+    pub fn slices(&self, journal_id: i64, from: u64, to: u64, slice: u64) -> Slices<'_> {
+        Slices {
+            store: self,
+            journal_id,
+            next: from,
+            to,
+            slice: slice.max(1),
+        }
     }
 
     pub fn event(&self, journal_id: i64, seq: u64) -> Result<Option<StoredEvent>, StoreError> {
@@ -1403,6 +1445,38 @@ mod tests {
              PRAGMA user_version = 5;",
         )
         .expect("version 5 rows");
+    }
+
+    #[test]
+    fn given_stored_records_when_read_in_slices_then_each_comes_once_in_order_and_reading_stops_where_they_end(
+    ) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("old.sqlite");
+        version_5_database(&path);
+        let store = Store::open(&path).expect("migrates");
+        let seqs = |from, to, slice| -> Vec<Vec<u64>> {
+            store
+                .slices(1, from, to, slice)
+                .map(|read| read.expect("slice").iter().map(|e| e.seq).collect())
+                .collect()
+        };
+        assert_eq!(seqs(0, 2, 1), vec![vec![0], vec![1]], "one record a slice");
+        assert_eq!(
+            seqs(0, 2, 4_096),
+            vec![vec![0, 1]],
+            "a slice holds at most its size"
+        );
+        assert_eq!(
+            seqs(1, 2, 8),
+            vec![vec![1]],
+            "reading starts where it is asked to"
+        );
+        assert_eq!(
+            seqs(0, 100, 1),
+            vec![vec![0], vec![1]],
+            "past the last record, no empty slices follow"
+        );
+        assert!(seqs(2, 2, 8).is_empty(), "an empty range reads nothing");
     }
 
     #[test]

@@ -285,13 +285,15 @@ pub fn refresh(
             .map(lineage::LineageBuilder::for_diagnostics);
     }
     let mut held = resume.held;
-    let mut at = from;
-    while at < records {
-        if watch(at).is_break() {
+    for slice in store.slices(journal_id, from, records, REFRESH_SLICE) {
+        let slice = slice?;
+        if slice
+            .first()
+            .is_some_and(|first| watch(first.seq).is_break())
+        {
             return Ok(None);
         }
-        let to = (at + REFRESH_SLICE).min(records);
-        let journal = Journal::decode(&store.events_between(journal_id, at, to)?);
+        let journal = Journal::decode(&slice);
         let mut cursor = Cursor::resume(session.as_deref(), held);
         let mut found = Analysis::default();
         for line in &journal.lines {
@@ -308,7 +310,6 @@ pub fn refresh(
         }
         held = cursor.held();
         store.append_analysis(journal_id, &found)?;
-        at = to;
     }
     if watch(records).is_break() {
         return Ok(None);
@@ -367,19 +368,14 @@ fn first_snapshot_session(
     records: u64,
     watch: FoldWatch<'_>,
 ) -> Result<Option<Option<String>>, StoreError> {
-    let start = from;
-    let mut from = from;
-    while from < records {
+    for slice in store.slices(journal_id, from, records, REFRESH_SLICE) {
         // Progress stays where the fold will start: finding the session is part of it.
-        if watch(start).is_break() {
+        if watch(from).is_break() {
             return Ok(None);
         }
-        let to = (from + REFRESH_SLICE).min(records);
-        let journal = Journal::decode(&store.events_between(journal_id, from, to)?);
-        if let Some(session) = journal.default_session() {
+        if let Some(session) = Journal::decode(&slice?).default_session() {
             return Ok(Some(Some(session)));
         }
-        from = to;
     }
     Ok(Some(None))
 }

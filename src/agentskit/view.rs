@@ -247,10 +247,8 @@ fn fold_session(
     session: Option<&str>,
 ) -> Result<Option<u64>, StoreError> {
     let (mut held, mut accepted) = (None, None);
-    let mut from = 0;
-    while from < through {
-        let to = (from + SLICE).min(through);
-        let journal = Journal::decode(&store.events_between(journal_id, from, to)?);
+    for slice in store.slices(journal_id, 0, through, SLICE) {
+        let journal = Journal::decode(&slice?);
         let mut cursor = Cursor::resume(session, held);
         for line in &journal.lines {
             if cursor.apply(&line.decoded) == Verdict::Accepted {
@@ -258,7 +256,6 @@ fn fold_session(
             }
         }
         held = cursor.held();
-        from = to;
     }
     Ok(accepted)
 }

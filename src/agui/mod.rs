@@ -126,15 +126,13 @@ pub fn refresh_every(
             (0, Thread::default(), checkpoint::Encoder::new(0))
         }
     };
-    let mut at = from;
-    while at < records {
-        if watch(at).is_break() {
+    for slice in store.slices(journal_id, from, records, REFRESH_SLICE) {
+        let slice = slice?;
+        if slice
+            .first()
+            .is_some_and(|first| watch(first.seq).is_break())
+        {
             return Ok(None);
-        }
-        let to = (at + REFRESH_SLICE).min(records);
-        let slice = store.events_between(journal_id, at, to)?;
-        if slice.is_empty() {
-            break;
         }
         let mut found = Analysis::default();
         for event in &slice {
@@ -146,7 +144,6 @@ pub fn refresh_every(
             }
         }
         store.append_analysis(journal_id, &found)?;
-        at = to;
     }
     if watch(records).is_break() {
         return Ok(None);

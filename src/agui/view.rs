@@ -131,13 +131,10 @@ fn each_stored(
     to: u64,
     mut visit: impl FnMut(&StoredEvent),
 ) -> Result<(), StoreError> {
-    let mut from = from;
-    while from < to {
-        let end = (from + SLICE).min(to);
-        for event in store.events_between(journal_id, from, end)? {
-            visit(&event);
+    for slice in store.slices(journal_id, from, to, SLICE) {
+        for event in &slice? {
+            visit(event);
         }
-        from = end;
     }
     Ok(())
 }

@@ -256,17 +256,13 @@ pub fn resume(
         },
         None => Analyser::default(),
     };
-    while analyser.records < records {
-        let to = (analyser.records + READ_SLICE).min(records);
-        let slice = store.events_between(journal_id, analyser.records, to)?;
-        if slice.is_empty() {
-            return Ok(None);
-        }
-        for record in &slice {
+    for slice in store.slices(journal_id, analyser.records, records, READ_SLICE) {
+        for record in &slice? {
             analyser.feed_stored(record);
         }
     }
-    Ok(Some(analyser))
+    // Records missing before `records` leave the fold short: it cannot answer.
+    Ok((analyser.records >= records).then_some(analyser))
 }
 
 /// The projection view at `at` from the store: the checkpoint before it and at most a
@@ -374,16 +370,11 @@ pub fn refresh(
             Analyser::default()
         }
     };
-    while analyser.records < records {
+    for slice in store.slices(journal_id, analyser.records, records, READ_SLICE) {
         if watch(analyser.records).is_break() {
             return Ok(None);
         }
-        let to = (analyser.records + READ_SLICE).min(records);
-        let slice = store.events_between(journal_id, analyser.records, to)?;
-        if slice.is_empty() {
-            break;
-        }
-        for record in &slice {
+        for record in &slice? {
             analyser.feed_stored(record);
             if analyser.records % WATCH_EVERY as u64 == 0 && watch(analyser.records).is_break() {
                 return Ok(None);

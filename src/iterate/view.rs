@@ -424,21 +424,18 @@ impl IterateJournal {
                 journal.checkpoints = run.finish();
                 Some((journal, order.joined))
             });
-            let mut from = 0;
             let mut sent = 0;
             let mut heard = 0;
             let mut read = || -> Result<bool, StoreError> {
-                while from < total {
+                for slice in store.slices(journal_id, 0, total, LOAD_SLICE) {
                     heard = progress.try_iter().last().unwrap_or(heard);
                     if watch(heard).is_break() {
                         return Ok(false);
                     }
-                    let slice = store.events_between(journal_id, from, from + LOAD_SLICE)?;
-                    if slice.is_empty() || work.send((sent, slice)).is_err() {
+                    if work.send((sent, slice?)).is_err() {
                         break;
                     }
                     sent += 1;
-                    from += LOAD_SLICE;
                 }
                 Ok(true)
             };
@@ -481,14 +478,8 @@ impl IterateJournal {
         to: u64,
     ) -> Result<(), StoreError> {
         let known = self.events.len();
-        let mut at = from;
-        while at < to {
-            let slice = store.events_between(journal_id, at, (at + LOAD_SLICE).min(to))?;
-            if slice.is_empty() {
-                break;
-            }
-            self.take(parse_records(&slice));
-            at += LOAD_SLICE;
+        for slice in store.slices(journal_id, from, to, LOAD_SLICE) {
+            self.take(parse_records(&slice?));
         }
         self.checkpoints = match self.checkpoints.take() {
             Some(checkpoints) => checkpoints.extend(&self.events, known),
