@@ -323,9 +323,6 @@ pub struct Journal {
     /// The projection after the last event, from the analysis: what an iterate journal shows
     /// at its end before it is loaded. Only a tip of exactly `event_count` events is kept.
     tip: Option<Tip>,
-    /// The events of a dialect whose views fold stored events directly, read when a view first
-    /// asks for them: opening a journal to import it, list it or count it reads none.
-    stored: std::sync::OnceLock<Vec<StoredEvent>>,
     /// The events the last filter of the event list kept.
     filtered: std::sync::Mutex<FilteredSeqs>,
 }
@@ -564,7 +561,6 @@ impl Journal {
             event_count,
             iterate: None,
             tip,
-            stored: std::sync::OnceLock::new(),
             filtered: std::sync::Mutex::default(),
         })
     }
@@ -601,15 +597,8 @@ impl Journal {
                 None if latest.dialect == Dialect::Iterate => {
                     self.tip = current_tip(&self.store, latest.id, event_count)?;
                 }
-                None => {
-                    if let Some(stored) = self.stored.get_mut() {
-                        stored.extend(self.store.events_between(
-                            latest.id,
-                            self.event_count,
-                            event_count,
-                        )?);
-                    }
-                }
+                // The other dialects' views read the store as they are asked.
+                None => {}
             }
             self.event_count = event_count;
             self.row = latest;
@@ -1082,15 +1071,6 @@ impl Journal {
             .map(|journal| journal.events.as_slice())
     }
 
-    /// Events of an AG-UI or AgentsKit journal, for their folds, read on first use.
-    pub fn stored_events(&self) -> Result<&[StoredEvent], JournalError> {
-        if self.stored.get().is_none() {
-            // Another caller may have read them meanwhile; either copy is the same.
-            let _ = self.stored.set(self.store.events(self.row.id)?);
-        }
-        Ok(self.stored.get().map_or(&[][..], Vec::as_slice))
-    }
-
     pub fn projection(&self, at: i64) -> Result<ProjectionView, JournalError> {
         match self.iterate() {
             Err(JournalError::Loading) => self.unloaded_projection(at),
@@ -1184,11 +1164,6 @@ impl Journal {
 /// Views of the AG-UI and AgentsKit dialects. Their offsets are positions, so the event at
 /// `seq` has offset `seq + 1`.
 impl Journal {
-    fn require(&self, dialect: Dialect) -> Result<&[StoredEvent], JournalError> {
-        self.expect(dialect)?;
-        self.stored_events()
-    }
-
     fn expect(&self, dialect: Dialect) -> Result<(), JournalError> {
         if self.row.dialect != dialect {
             return Err(JournalError::WrongDialect {
@@ -1232,10 +1207,12 @@ impl Journal {
         &self,
         session: Option<&str>,
     ) -> Result<crate::agentskit::TurnsReport, JournalError> {
-        Ok(crate::agentskit::turns(
-            self.require(Dialect::AgentsKit)?,
+        self.expect(Dialect::AgentsKit)?;
+        Ok(crate::agentskit::turns_stored(
+            &self.store,
+            self.row.id,
             session,
-        ))
+        )?)
     }
 }
 

@@ -1,13 +1,14 @@
 //! Properties of the snapshot cursor over arbitrary deliveries: the held sequence never goes
 //! backward, only the followed session is ever accepted, and each verdict follows from the
-//! highest sequence seen so far; and the view read from the database (the analysis's marks, or
-//! a fold slice by slice for another session) is the plain fold's at every offset.
+//! highest sequence seen so far; and the views read from the database (the analysis's marks, or
+//! a fold slice by slice for another session) are the plain fold's: the snapshot at every
+//! offset, and the turns across any seams between slices.
 
 mod agentskit_common;
 mod import_common;
 
 use agentskit_common::{journal, snapshot, submit};
-use journalscope::agentskit::{state_at, state_at_stored, turns, Verdict};
+use journalscope::agentskit::{state_at, state_at_stored, turns, turns_in_slices, Verdict};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -95,6 +96,16 @@ proptest! {
         let dir = tempfile::tempdir().expect("temp dir");
         let (store, id) = import_common::import_lines(dir.path(), &lines);
         let events = store.events(id).expect("events");
+        for session in [None, Some("a"), Some("b"), Some("nobody")] {
+            for slice in [1, 2, 5, 4_096] {
+                let stored = turns_in_slices(&store, id, session, slice).expect("stored turns");
+                prop_assert_eq!(
+                    &stored,
+                    &turns(&events, session),
+                    "for {:?}, {} records a slice: the stored turns are the fold's", session, slice
+                );
+            }
+        }
         for at in 0..=events.len() as i64 + 1 {
             for session in [None, Some("a"), Some("b"), Some("nobody")] {
                 let stored = state_at_stored(&store, id, at, session).expect("stored view");

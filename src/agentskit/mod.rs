@@ -21,8 +21,8 @@ pub use cursor::{Cursor, Verdict};
 pub use decoder::{decode, DecodeError, ProtocolCode, TurnBody, TurnEvent};
 pub use lineage::{LineageNode, LineageTree};
 pub use view::{
-    render_state_text, render_turns_text, state_at, state_at_stored, turns, LineReport, SnapshotAt,
-    TurnsReport,
+    render_state_text, render_turns_text, state_at, state_at_stored, turns, turns_in_slices,
+    turns_stored, LineReport, SnapshotAt, TurnsReport,
 };
 
 /// An AgentsKit envelope names its protocol; nothing else is needed to recognise one.

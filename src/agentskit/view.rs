@@ -9,7 +9,7 @@ use ts_rs::TS;
 
 use super::cursor::{Cursor, Verdict};
 use super::decoder::{Lineage, Message, TurnBody, TurnDiagnostic, TurnEvent, TurnStatus, Usage};
-use super::lineage::{lineage, LineageNode};
+use super::lineage::{lineage, LineageBuilder, LineageNode};
 use super::Journal;
 use crate::store::{Store, StoreError, StoredEvent};
 
@@ -55,22 +55,7 @@ pub fn turns(events: &[StoredEvent], session: Option<&str>) -> TurnsReport {
         .lines
         .iter()
         .zip(verdicts)
-        .map(|(line, verdict)| LineReport {
-            offset: line.offset,
-            sequence: line
-                .decoded
-                .as_ref()
-                .map(|e| e.sequence)
-                .ok()
-                .or(line.sequence),
-            event: line.event.clone(),
-            verdict,
-            code: line
-                .decoded
-                .as_ref()
-                .err()
-                .map(|e| e.code.as_str().to_string()),
-        })
+        .map(|(line, verdict)| line_report(line, verdict))
         .collect();
     let lineage = session
         .as_deref()
@@ -81,6 +66,76 @@ pub fn turns(events: &[StoredEvent], session: Option<&str>) -> TurnsReport {
         sessions: journal.sessions(),
         lines,
         lineage,
+    }
+}
+
+/// `turns`, read from the store a slice at a time: the report keeps a small row per line and
+/// the lineage its turns, never the snapshots.
+pub fn turns_stored(
+    store: &Store,
+    journal_id: i64,
+    session: Option<&str>,
+) -> Result<TurnsReport, StoreError> {
+    turns_in_slices(store, journal_id, session, SLICE)
+}
+
+/// [`turns_stored`] reading `slice` records at a time: tests use a short one to cross many
+/// seams between slices.
+pub fn turns_in_slices(
+    store: &Store,
+    journal_id: i64,
+    session: Option<&str>,
+    slice: u64,
+) -> Result<TurnsReport, StoreError> {
+    let session = match session {
+        Some(session) => Some(session.to_string()),
+        None => stored_default_session(store, journal_id)?,
+    };
+    let records = store.event_count(journal_id)?;
+    let mut builder = session.as_deref().map(LineageBuilder::new);
+    let mut sessions: Vec<String> = Vec::new();
+    let mut lines = Vec::new();
+    let mut held = None;
+    for read in store.slices(journal_id, 0, records, slice) {
+        let journal = Journal::decode(&read?);
+        for named in journal.sessions() {
+            if !sessions.contains(&named) {
+                sessions.push(named);
+            }
+        }
+        let mut cursor = Cursor::resume(session.as_deref(), held);
+        for line in &journal.lines {
+            lines.push(line_report(line, cursor.apply(&line.decoded)));
+            if let Some(builder) = &mut builder {
+                builder.add(line);
+            }
+        }
+        held = cursor.held();
+    }
+    Ok(TurnsReport {
+        session,
+        sessions,
+        lines,
+        lineage: builder.map(|b| b.finish().roots).unwrap_or_default(),
+    })
+}
+
+fn line_report(line: &super::Line, verdict: Verdict) -> LineReport {
+    LineReport {
+        offset: line.offset,
+        sequence: line
+            .decoded
+            .as_ref()
+            .map(|e| e.sequence)
+            .ok()
+            .or(line.sequence),
+        event: line.event.clone(),
+        verdict,
+        code: line
+            .decoded
+            .as_ref()
+            .err()
+            .map(|e| e.code.as_str().to_string()),
     }
 }
 

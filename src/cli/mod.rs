@@ -931,7 +931,7 @@ pub fn run(cli: Cli) -> Result<()> {
         } => {
             let journal = open(&journal, None)?;
             require(&journal, Dialect::AgentsKit, "turns")?;
-            let report = agentskit::turns(journal.stored_events()?, session.as_deref());
+            let report = journal.agentskit_turns(session.as_deref())?;
             if json {
                 output::json(&mut out, &report)?;
             } else {
