@@ -131,6 +131,49 @@ impl<'a> SourceEnds<'a> {
     }
 }
 
+/// The ends of a source that is written as it is read (a recorded stream, its records laid
+/// out as lines): its first [`WINDOW`] bytes and its last, kept as bytes arrive, so that its
+/// hash at any length is at hand without the source.
+#[derive(Debug, Clone, Default)]
+pub struct StreamEnds {
+    head: Vec<u8>,
+    /// At least the last `WINDOW` bytes (all of them while fewer), at most twice that.
+    tail: Vec<u8>,
+    len: u64,
+}
+
+impl StreamEnds {
+    /// The ends of a source whose first bytes are `head` and whose last are `tail`, `len`
+    /// bytes in all: what a stream resumed from its stored records starts from.
+    pub fn resumed(head: Vec<u8>, tail: Vec<u8>, len: u64) -> StreamEnds {
+        let mut ends = StreamEnds { head, tail, len };
+        ends.head.truncate(WINDOW as usize);
+        ends.trim();
+        ends
+    }
+
+    pub fn push(&mut self, bytes: &[u8]) {
+        let room = (WINDOW as usize).saturating_sub(self.head.len());
+        self.head.extend_from_slice(&bytes[..room.min(bytes.len())]);
+        self.tail.extend_from_slice(bytes);
+        self.len += bytes.len() as u64;
+        if self.tail.len() > 2 * WINDOW as usize {
+            self.trim();
+        }
+    }
+
+    fn trim(&mut self) {
+        let excess = self.tail.len().saturating_sub(WINDOW as usize);
+        self.tail.drain(..excess);
+    }
+
+    /// The hash of the ends at the source's length, as [`SourceEnds::hash_at`] makes it.
+    pub fn hash(&self) -> String {
+        let before = &self.tail[self.tail.len().saturating_sub(WINDOW as usize)..];
+        SourceEnds::around(&self.head, before, self.len, &[]).hash_at(self.len)
+    }
+}
+
 /// Reads `len` bytes of `file` from `at`, fewer at its end.
 pub fn read_at(file: &mut (impl Read + Seek), at: u64, len: u64) -> std::io::Result<Vec<u8>> {
     file.seek(SeekFrom::Start(at))?;
@@ -183,6 +226,44 @@ mod tests {
 
     fn bytes(len: usize) -> Vec<u8> {
         (0..len).map(|i| (i * 7 + i / 251) as u8).collect()
+    }
+
+    #[test]
+    fn given_a_stream_pushed_in_any_pieces_or_resumed_from_its_ends_when_hashed_then_it_is_the_whole_sources_hash(
+    ) {
+        // Protects a recorded stream's hash: kept as records arrive, or rebuilt from the first
+        // and last stored records when a tail resumes, it must be that of the records laid out
+        // as one file.
+        let source = bytes(3 * WINDOW as usize + 17);
+        for piece in [1, 999, WINDOW as usize - 1, WINDOW as usize + 3] {
+            let mut ends = StreamEnds::default();
+            let chunks = source.chunks(piece).count();
+            for (index, chunk) in source.chunks(piece).enumerate() {
+                ends.push(chunk);
+                if index % 101 != 0 && index + 1 != chunks {
+                    continue;
+                }
+                let len = ((index + 1) * piece).min(source.len());
+                assert_eq!(
+                    ends.hash(),
+                    SourceEnds::whole(&source[..len]).hash_at(len as u64),
+                    "pushed {piece} bytes at a time, the hash at {len}"
+                );
+            }
+        }
+        for len in [0, 5, WINDOW as usize, source.len()] {
+            let prefix = &source[..len];
+            let resumed = StreamEnds::resumed(
+                prefix.to_vec(),
+                prefix[len.saturating_sub(WINDOW as usize + 9)..].to_vec(),
+                len as u64,
+            );
+            assert_eq!(
+                resumed.hash(),
+                SourceEnds::whole(prefix).hash_at(len as u64),
+                "resumed from more than its ends, the hash at {len}"
+            );
+        }
     }
 
     #[test]

@@ -13,7 +13,8 @@ use serde_json::Value;
 use crate::diagnostic::Diagnostic;
 use crate::dialect::{self, Dialect, ReadEvent, Reader};
 use crate::source::{Framing, RawRecord};
-use crate::store::{NewJournal, SourcePosition, Store, StoreError};
+use crate::source_ends::{StreamEnds, WINDOW};
+use crate::store::{NewJournal, SourcePosition, Store, StoreError, StoredEvent};
 
 use super::observation::{Attach, Observation};
 use super::target::Transport;
@@ -57,7 +58,8 @@ struct Generation {
     /// numbers mean the same as for an imported file.
     bytes: u64,
     lines: u64,
-    hasher: blake3::Hasher,
+    /// The ends of the stream laid out as a file, for the hash the journal keeps.
+    ends: StreamEnds,
     stream_id: Option<String>,
     last_offset: Option<i64>,
     /// The last record stored: its seq, line and offset.
@@ -322,14 +324,41 @@ impl StreamRecorder {
     }
 }
 
+/// Records read at a time from either end of a stored stream to rebuild its ends.
+const ENDS_SLICE: u64 = 64;
+
+/// The generation a tail goes on appending to, from its row, its last stored record and the
+/// records at either end: a resume reads none of the middle, however long the stream ran.
 fn load_generation(store: &Store, journal_id: i64) -> Result<Generation, StoreError> {
     let journal = store.journal(journal_id)?.ok_or(StoreError::Empty)?;
-    let events = store.events(journal_id)?;
-    let mut hasher = blake3::Hasher::new();
-    for event in &events {
-        hasher.update(&event.raw);
-        hasher.update(b"\n");
+    let count = store.event_count(journal_id)?;
+    let laid_out = |event: &StoredEvent, into: &mut Vec<u8>| {
+        into.extend_from_slice(&event.raw);
+        into.push(b'\n');
+    };
+    let mut head = Vec::new();
+    for slice in store.slices(journal_id, 0, count, ENDS_SLICE) {
+        for event in &slice? {
+            laid_out(event, &mut head);
+        }
+        if head.len() as u64 >= WINDOW {
+            break;
+        }
     }
+    let mut tail: Vec<u8> = Vec::new();
+    let mut to = count;
+    while to > 0 && (tail.len() as u64) < WINDOW {
+        let from = to.saturating_sub(ENDS_SLICE);
+        let mut slice = Vec::new();
+        for event in &store.events_between(journal_id, from, to)? {
+            laid_out(event, &mut slice);
+        }
+        slice.extend_from_slice(&tail);
+        tail = slice;
+        to = from;
+    }
+    let last = store.last_event(journal_id)?;
+    let highest = store.highest_offset(journal_id)?;
     let stream_id: Option<String> = store
         .connection()
         .query_row(
@@ -342,17 +371,14 @@ fn load_generation(store: &Store, journal_id: i64) -> Result<Generation, StoreEr
     Ok(Generation {
         journal_id,
         dialect: journal.dialect,
-        reader: Reader::resume(
-            journal.dialect,
-            events.iter().filter_map(|e| e.offset).max(),
-        ),
-        seq: events.len() as u64,
+        reader: Reader::resume(journal.dialect, highest),
+        seq: count,
         bytes: journal.imported_bytes,
         lines: journal.imported_lines,
-        hasher,
+        ends: StreamEnds::resumed(head, tail, journal.imported_bytes),
         stream_id,
-        last_offset: events.iter().filter_map(|e| e.offset).max(),
-        last_record: events.last().map(|e| (e.seq, e.line, e.offset)),
+        last_offset: highest,
+        last_record: last.map(|e| (e.seq, e.line, e.offset)),
     })
 }
 
@@ -463,8 +489,8 @@ fn land(
                     raw: String::from_utf8_lossy(&record.bytes).into_owned(),
                 };
                 generation.last_record = Some((record.seq, record.line, read.offset));
-                generation.hasher.update(&record.bytes);
-                generation.hasher.update(b"\n");
+                generation.ends.push(&record.bytes);
+                generation.ends.push(b"\n");
                 generation.seq += 1;
                 generation.lines += 1;
                 generation.bytes += record.byte_len + 1;
@@ -512,7 +538,7 @@ fn create_generation(
         seq: 0,
         bytes: 0,
         lines: 0,
-        hasher: blake3::Hasher::new(),
+        ends: StreamEnds::default(),
         stream_id: landing.next_stream_id.clone(),
         last_offset: None,
         last_record: None,
@@ -529,7 +555,7 @@ fn record_position(
         &SourcePosition {
             size: generation.bytes,
             mtime_ns: None,
-            content_hash: generation.hasher.finalize().to_hex().to_string(),
+            content_hash: generation.ends.hash(),
             imported_bytes: generation.bytes,
             imported_lines: generation.lines,
             ends_mid_line: false,
@@ -798,5 +824,35 @@ mod tests {
             vec![vec![Some(7), Some(8)]],
             "appended to the same journal"
         );
+    }
+
+    #[test]
+    fn given_a_long_stream_recorded_in_two_sittings_when_resumed_then_its_hash_is_of_every_record_laid_out(
+    ) {
+        // Protects the resume: it rebuilds the stream's ends from the records at either end
+        // instead of hashing every record again, and must keep the hash one sitting keeps.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("db.sqlite");
+        let text = "x".repeat(300);
+        let mut laid_out = Vec::new();
+        for sitting in 0..2 {
+            let store = Store::open(&path).expect("store");
+            let mut rec =
+                StreamRecorder::open(store, "u".into(), Transport::Ndjson, None).expect("recorder");
+            for n in 0..600 {
+                let offset = sitting * 600 + n + 1;
+                let bytes = event(offset, &text);
+                laid_out.extend_from_slice(&bytes);
+                laid_out.push(b'\n');
+                rec.receive(bytes).expect("receive");
+            }
+            rec.flush(&mut Vec::new()).expect("flush");
+            let row = rec.store.latest_journal().expect("row").expect("a journal");
+            assert_eq!(
+                row.content_hash,
+                crate::source_ends::SourceEnds::whole(&laid_out).hash_at(laid_out.len() as u64),
+                "after sitting {sitting}, the hash of the records as one file"
+            );
+        }
     }
 }
