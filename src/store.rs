@@ -1109,6 +1109,37 @@ impl Store {
         Ok(seq.map(|s| s as u64))
     }
 
+    /// The event at `offset`, or the last one before it (the latest in the file among equals).
+    pub fn seq_at_or_before_offset(
+        &self,
+        journal_id: i64,
+        offset: i64,
+    ) -> Result<Option<u64>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq FROM events WHERE journal_id = ?1 AND offset <= ?2
+             ORDER BY offset DESC, seq DESC LIMIT 1",
+        )?;
+        Ok(stmt
+            .query_row(params![journal_id, offset], |row| row.get::<_, i64>(0))
+            .optional()?
+            .map(|seq| seq as u64))
+    }
+
+    /// The offset of the event at `seq`, or of the nearest event before it that has one.
+    pub fn offset_at_or_before_seq(
+        &self,
+        journal_id: i64,
+        seq: u64,
+    ) -> Result<Option<i64>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT offset FROM events WHERE journal_id = ?1 AND seq <= ?2 AND offset IS NOT NULL
+             ORDER BY seq DESC LIMIT 1",
+        )?;
+        Ok(stmt
+            .query_row(params![journal_id, clamp(seq)], |row| row.get(0))
+            .optional()?)
+    }
+
     /// One record's line and original bytes, looked up by its seq alone: what a checkpoint
     /// that names items by the records they came from reads back.
     pub fn record_bytes(

@@ -1,0 +1,69 @@
+//! What goes wrong opening a journal or asking it for a view, with the stable code each error
+//! crosses to the window with.
+
+use std::path::PathBuf;
+
+use crate::import::ImportError;
+use crate::iterate::view::IterateError;
+use crate::store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("no such file: {0}")]
+    NotFound(PathBuf),
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Iterate(#[from] IterateError),
+    #[error("this is an {found} journal; {wanted} views need an {wanted} journal")]
+    WrongDialect {
+        found: &'static str,
+        wanted: &'static str,
+    },
+    #[error(
+        "the search index is still being built ({indexed} of {total} events); search again in a moment"
+    )]
+    Indexing { indexed: u64, total: u64 },
+    #[error("no event at position {0}")]
+    NoSuchEvent(u64),
+    #[error(
+        "this view needs the whole journal, which is still loading: it shows once loading ends"
+    )]
+    Loading,
+    #[error("cannot write {what}: {source}")]
+    Write {
+        what: String,
+        source: std::io::Error,
+    },
+    #[error("cannot write the demo journal to {path}: {source}")]
+    Demo {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl JournalError {
+    /// A stable code for tools and for the desktop's error display.
+    pub fn code(&self) -> &'static str {
+        match self {
+            JournalError::NotFound(_) => "not-found",
+            JournalError::Import(ImportError::Cancelled) => "cancelled",
+            JournalError::Import(ImportError::Read { .. }) => "unreadable",
+            JournalError::Import(ImportError::NotAJournal { .. }) => "not-a-journal",
+            JournalError::Import(ImportError::Store(StoreError::TooNew { .. }))
+            | JournalError::Store(StoreError::TooNew { .. }) => "database-too-new",
+            JournalError::Import(ImportError::Store(_)) | JournalError::Store(_) => "database",
+            JournalError::Iterate(IterateError::NotARequest(_)) => "not-a-request",
+            JournalError::Iterate(IterateError::NotACompaction(_)) => "not-a-compaction",
+            JournalError::Iterate(IterateError::NoEarlierRequest(_)) => "no-earlier-request",
+            JournalError::WrongDialect { .. } => "wrong-dialect",
+            JournalError::NoSuchEvent(_) => "no-such-event",
+            JournalError::Loading => "loading",
+            JournalError::Indexing { .. } => "indexing",
+            JournalError::Demo { .. } => "demo",
+            JournalError::Write { .. } => "unwritable",
+        }
+    }
+}

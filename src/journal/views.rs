@@ -1,0 +1,211 @@
+//! The views of a journal's folded state, each in its dialect: iterate's projection, requests,
+//! compactions and request diffs; AG-UI's step and runs; AgentsKit's held snapshot and turns.
+
+use crate::dialect::Dialect;
+use crate::iterate::view::{
+    CompactionView, IterateError, ProjectionView, RequestSummary, RequestView,
+};
+use crate::iterate::{IterateJournal, Transport};
+use crate::store::StoreError;
+
+use super::{Journal, JournalError};
+
+/// How far from the start an unloaded iterate journal folds on demand: the projection at the
+/// first events, shown as a journal opens, is a fold of a few thousand records read from the
+/// store.
+const PREFIX_FOLD_LIMIT: u64 = 20_000;
+
+impl Journal {
+    pub(crate) fn iterate(&self) -> Result<&IterateJournal, JournalError> {
+        if self.row.dialect != Dialect::Iterate {
+            return Err(JournalError::WrongDialect {
+                found: self.row.dialect.as_str(),
+                wanted: "iterate",
+            });
+        }
+        self.iterate.as_ref().ok_or(JournalError::Loading)
+    }
+
+    /// The parsed events of an iterate journal, for `bench` to time a fold from the start.
+    pub fn iterate_events(&self) -> Option<&[crate::iterate::event::IterateEvent]> {
+        self.iterate
+            .as_ref()
+            .map(|journal| journal.events.as_slice())
+    }
+
+    pub fn projection(&self, at: i64) -> Result<ProjectionView, JournalError> {
+        match self.iterate() {
+            Err(JournalError::Loading) => self.unloaded_projection(at),
+            loaded => Ok(loaded?.projection_view(at)),
+        }
+    }
+
+    /// The projection at `at` of a journal not loaded yet: the tip's, at or past the last
+    /// offset; near the start, a fold of the records at or before `at` read from the store,
+    /// which gives what a loaded journal gives (the same records, folded in file order).
+    fn unloaded_projection(&self, at: i64) -> Result<ProjectionView, JournalError> {
+        if let Some(view) = self.tip.as_ref().and_then(|tip| tip.view_at(at)) {
+            return Ok(view);
+        }
+        if let Some(view) = crate::iterate::checkpoint::view_at(&self.store, self.row.id, at)? {
+            return Ok(view);
+        }
+        let beyond_prefix: bool = self
+            .store
+            .connection()
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM events
+                  WHERE journal_id = ?1 AND offset <= ?2 AND seq >= ?3)",
+                rusqlite::params![self.row.id, at, PREFIX_FOLD_LIMIT as i64],
+                |r| r.get(0),
+            )
+            .map_err(StoreError::from)?;
+        if beyond_prefix {
+            return Err(JournalError::Loading);
+        }
+        let records = self.store.events_through_offset(self.row.id, at)?;
+        Ok(IterateJournal::from_stored(&records).projection_view(at))
+    }
+
+    pub fn projection_at_seq(&self, seq: u64) -> Result<ProjectionView, JournalError> {
+        let at = self.offset_at_seq(seq)?.unwrap_or(i64::MIN);
+        let mut view = self.projection(at)?;
+        if at == i64::MIN {
+            view.at = 0;
+        }
+        Ok(view)
+    }
+
+    pub fn requests(&self) -> Result<Vec<RequestSummary>, JournalError> {
+        Ok(self.iterate()?.requests())
+    }
+
+    pub fn request(
+        &self,
+        request_offset: i64,
+        transport: Transport,
+    ) -> Result<crate::iterate::render::RequestSnapshot, JournalError> {
+        match self.iterate() {
+            Err(JournalError::Loading) => {
+                match crate::iterate::checkpoint::request_at(
+                    &self.store,
+                    self.row.id,
+                    request_offset,
+                    transport,
+                )? {
+                    Some(snapshot) => Ok(snapshot?),
+                    None => Err(JournalError::Loading),
+                }
+            }
+            loaded => Ok(loaded?.request(request_offset, transport)?),
+        }
+    }
+
+    pub fn request_view(
+        &self,
+        request_offset: i64,
+        transport: Transport,
+    ) -> Result<RequestView, JournalError> {
+        Ok(self.iterate()?.request_view(request_offset, transport)?)
+    }
+
+    /// The exact provider body, as `request -o` writes it.
+    pub fn request_body(
+        &self,
+        request_offset: i64,
+        transport: Transport,
+    ) -> Result<Vec<u8>, JournalError> {
+        Ok(self.request(request_offset, transport)?.body())
+    }
+
+    pub fn compaction(&self, offset: i64) -> Result<CompactionView, JournalError> {
+        Ok(self.iterate()?.compaction(offset)?)
+    }
+}
+
+/// Views of the AG-UI and AgentsKit dialects. Their offsets are positions, so the event at
+/// `seq` has offset `seq + 1`.
+impl Journal {
+    fn expect(&self, dialect: Dialect) -> Result<(), JournalError> {
+        if self.row.dialect != dialect {
+            return Err(JournalError::WrongDialect {
+                found: self.row.dialect.as_str(),
+                wanted: dialect.as_str(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The step at `seq`, from the checkpoint before it and the stored records after that.
+    pub fn agui_step(&self, seq: u64) -> Result<crate::agui::AgUiStep, JournalError> {
+        self.expect(Dialect::AgUi)?;
+        Ok(crate::agui::step_view_stored(
+            &self.store,
+            self.row.id,
+            seq as i64 + 1,
+        )?)
+    }
+
+    pub fn agui_runs(&self) -> Result<Vec<crate::agui::RunSpan>, JournalError> {
+        self.expect(Dialect::AgUi)?;
+        Ok(crate::agui::runs_stored(&self.store, self.row.id)?)
+    }
+
+    pub fn agentskit_state(
+        &self,
+        seq: u64,
+        session: Option<&str>,
+    ) -> Result<crate::agentskit::SnapshotAt, JournalError> {
+        self.expect(Dialect::AgentsKit)?;
+        Ok(crate::agentskit::state_at_stored(
+            &self.store,
+            self.row.id,
+            seq as i64 + 1,
+            session,
+        )?)
+    }
+
+    pub fn agentskit_turns(
+        &self,
+        session: Option<&str>,
+    ) -> Result<crate::agentskit::TurnsReport, JournalError> {
+        self.expect(Dialect::AgentsKit)?;
+        Ok(crate::agentskit::turns_stored(
+            &self.store,
+            self.row.id,
+            session,
+        )?)
+    }
+}
+
+/// Request diff and cache-prefix stability (`iterate::diff`).
+impl Journal {
+    /// Two requests compared, each rendered on its own transport (`from`, `to`); `from`
+    /// defaults to the request before `to`.
+    pub fn request_diff(
+        &self,
+        from: Option<i64>,
+        to: i64,
+        transports: (Transport, Transport),
+    ) -> Result<crate::iterate::diff::RequestDiff, JournalError> {
+        let journal = self.iterate()?;
+        let from = match from {
+            Some(from) => from,
+            None => {
+                // Validates `to` first, so a bad offset says so rather than "no earlier request".
+                journal.request(to, transports.1)?;
+                journal
+                    .request_before(to)
+                    .ok_or(IterateError::NoEarlierRequest(to))?
+            }
+        };
+        Ok(journal.request_diff((from, transports.0), (to, transports.1))?)
+    }
+
+    pub fn cache_report(
+        &self,
+        transport: Transport,
+    ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
+        Ok(self.iterate()?.cache_report(transport)?)
+    }
+}
