@@ -216,3 +216,53 @@ fn a_journal_extended_by_what_a_follower_appended_equals_one_loaded_whole() {
         );
     }
 }
+
+#[test]
+fn a_request_diff_read_from_the_checkpoints_equals_the_loaded_journals_for_every_pair_of_neighbours_and_across_compactions(
+) {
+    // Protects `diff` on a journal that is not loaded: both requests rendered from their
+    // checkpoints and the events between them folded from the store must explain the same
+    // break as the loaded journal does.
+    use journalscope::iterate::diff::{request_before_stored, request_diff_stored};
+    use journalscope::iterate::Transport;
+    let lines = synthetic(6_000, 11);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (store, id, _) = imported(&dir, &lines);
+    let journal = loaded(&store, id);
+    let requests = journal.request_offsets();
+    assert!(
+        requests.len() > 100,
+        "enough requests to compare: {}",
+        requests.len()
+    );
+    let mut pairs: Vec<(i64, i64)> = requests.windows(2).map(|w| (w[0], w[1])).collect();
+    // Pairs far apart cross compactions and checkpoints; reversed ones diff backwards.
+    pairs.extend(
+        requests
+            .iter()
+            .step_by(37)
+            .zip(requests.iter().skip(90).step_by(37))
+            .map(|(a, b)| (*a, *b)),
+    );
+    pairs.push((requests[requests.len() - 1], requests[0]));
+    let mut compactions = 0;
+    for (from, to) in pairs {
+        for transport in [Transport::Openai, Transport::WorkersAi] {
+            let loaded_diff = journal
+                .request_diff((from, transport), (to, transport))
+                .expect("loaded diff");
+            compactions += usize::from(format!("{loaded_diff:?}").contains("Compaction {"));
+            let stored = request_diff_stored(&store, id, (from, transport), (to, transport))
+                .expect("read")
+                .expect("the checkpoints answer")
+                .expect("stored diff");
+            assert_eq!(stored, loaded_diff, "@{from} -> @{to} on {transport:?}");
+        }
+        assert_eq!(
+            request_before_stored(&store, id, to).expect("read"),
+            journal.request_before(to),
+            "the request before @{to}"
+        );
+    }
+    assert!(compactions > 0, "some pairs have a compaction between them");
+}

@@ -729,18 +729,20 @@ pub fn run(cli: Cli) -> Result<()> {
             to_transport,
             json,
         } => {
-            let journal = open(&journal, None)?;
+            let mut journal = open_for(&journal, None, Needs::Store)?;
             require(&journal, Dialect::Iterate, "diff")?;
             let to = match to {
                 Some(to) => to,
-                None => match journal.requests()?.last() {
-                    Some(last) => last.offset,
+                None => match journal.last_request()? {
+                    Some(last) => last,
                     None => bail!("the journal has no requests to diff"),
                 },
             };
             let from_transport: Transport = from_transport.unwrap_or(transport).into();
             let to_transport: Transport = to_transport.unwrap_or(transport).into();
-            let diff = journal.request_diff(from, to, (from_transport, to_transport))?;
+            let diff = answer(&mut journal, |journal| {
+                journal.request_diff(from, to, (from_transport, to_transport))
+            })?;
             if json {
                 output::json(&mut out, &diff)?;
             } else {

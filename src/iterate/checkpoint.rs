@@ -324,6 +324,19 @@ pub fn request_at(
     ))))
 }
 
+/// The projection after the records at or before `at`: the checkpoint before them and a fold
+/// of the rest. `None` when the checkpoints cannot answer.
+pub(super) fn projection_through(
+    store: &Store,
+    journal_id: i64,
+    at: i64,
+) -> Result<Option<Projection>, StoreError> {
+    let Some(records) = seekable_records(store, journal_id, at)? else {
+        return Ok(None);
+    };
+    Ok(resume(store, journal_id, records)?.map(|analyser| analyser.projection))
+}
+
 /// How many records lie at or before `at`, when the checkpoints can start a fold there: they
 /// cover every record and offsets increase through the journal.
 fn seekable_records(store: &Store, journal_id: i64, at: i64) -> Result<Option<u64>, StoreError> {

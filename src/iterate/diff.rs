@@ -17,11 +17,16 @@
 use serde::Serialize;
 use ts_rs::TS;
 
-use super::event::{EventKind, Role};
+use super::checkpoint;
+use super::event::{self, EventKind, Role};
 use super::projection::{Lane, Projection};
 use super::render::{Message, RequestSnapshot};
 use super::roles::Transport;
 use super::view::{IterateError, IterateJournal};
+use crate::store::{Store, StoreError};
+
+/// Records a diff read from the store folds at a time.
+const READ_SLICE: u64 = 4_096;
 
 /// Edit distance past which a diff gives up on finding the shortest script and reports the
 /// differing middle as one removal and one insertion: memory grows with its square.
@@ -275,23 +280,62 @@ impl Changes {
             .filter(|e| e.offset > lo && e.offset <= hi)
         {
             projection.apply(event);
-            if let Some(applied) = &projection.last_compaction {
-                let mut removed = applied.dropped.clone();
-                removed.extend(&applied.collapsed);
-                removed.sort_unstable();
-                changes.compactions.push(BreakCause::Compaction {
-                    offset: applied.offset,
-                    cutoff: applied.cutoff,
-                    removed,
-                });
+            changes.note_compaction(&projection);
+        }
+        changes.note_system_additions(&projection, lo);
+        changes
+    }
+
+    /// `between`, read from the store: the projection at `lo` from the checkpoint before it,
+    /// then the stored records up to `hi`. `None` when the checkpoints cannot answer.
+    fn between_stored(
+        store: &Store,
+        journal_id: i64,
+        lo: i64,
+        hi: i64,
+    ) -> Result<Option<Changes>, StoreError> {
+        let Some(mut projection) = checkpoint::projection_through(store, journal_id, lo)? else {
+            return Ok(None);
+        };
+        let from = store.records_through_offset(journal_id, lo)?;
+        let to = store.records_through_offset(journal_id, hi)?;
+        let mut changes = Changes::default();
+        for slice in store.slices(journal_id, from, to, READ_SLICE) {
+            for record in &slice? {
+                let Some(value) = record.json() else {
+                    continue;
+                };
+                if let (Some(event), _) = event::parse_owned(record.seq, record.line, value) {
+                    projection.apply(&event);
+                    changes.note_compaction(&projection);
+                }
             }
         }
+        changes.note_system_additions(&projection, lo);
+        Ok(Some(changes))
+    }
+
+    /// The compaction the event just folded applied, if any.
+    fn note_compaction(&mut self, projection: &Projection) {
+        if let Some(applied) = &projection.last_compaction {
+            let mut removed = applied.dropped.clone();
+            removed.extend(&applied.collapsed);
+            removed.sort_unstable();
+            self.compactions.push(BreakCause::Compaction {
+                offset: applied.offset,
+                cutoff: applied.cutoff,
+                removed,
+            });
+        }
+    }
+
+    /// The system items added after `lo`.
+    fn note_system_additions(&mut self, projection: &Projection, lo: i64) {
         for item in projection.lane(Lane::System) {
             if item.offset <= lo {
                 continue;
             }
-            changes
-                .system_additions
+            self.system_additions
                 .push(match (&item.key, item.updates_offset) {
                     (Some(key), Some(updates)) => BreakCause::KeyedSlotRepublished {
                         offset: item.offset,
@@ -305,7 +349,6 @@ impl Changes {
                     },
                 });
         }
-        changes
     }
 }
 
@@ -901,6 +944,46 @@ impl IterateJournal {
             requests: entries,
         })
     }
+}
+
+/// The request before the request at `offset` in file order, read from the store's request
+/// marks; `None` when there is none.
+pub fn request_before_stored(
+    store: &Store,
+    journal_id: i64,
+    offset: i64,
+) -> Result<Option<i64>, StoreError> {
+    let Some(seq) = store.seq_at_offset(journal_id, offset)? else {
+        return Ok(None);
+    };
+    match store.next_mark(journal_id, "request", Some(seq), false)? {
+        Some(before) => store.offset_at_or_before_seq(journal_id, before),
+        None => Ok(None),
+    }
+}
+
+/// `IterateJournal::request_diff`, read from the store: each request rendered from the
+/// checkpoint before it, and the events between them folded from the checkpoint at the
+/// earlier one. `None` when the checkpoints cannot answer.
+pub fn request_diff_stored(
+    store: &Store,
+    journal_id: i64,
+    from: (i64, Transport),
+    to: (i64, Transport),
+) -> Result<Option<Result<RequestDiff, IterateError>>, StoreError> {
+    let rendered = |(offset, transport): (i64, Transport)| {
+        checkpoint::request_at(store, journal_id, offset, transport)
+    };
+    let (Some(a), Some(b)) = (rendered(from)?, rendered(to)?) else {
+        return Ok(None);
+    };
+    let (a, b) = match (a, b) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(error), _) | (_, Err(error)) => return Ok(Some(Err(error))),
+    };
+    let (lo, hi) = (from.0.min(to.0), from.0.max(to.0));
+    Ok(Changes::between_stored(store, journal_id, lo, hi)?
+        .map(|changes| Ok(diff_snapshots(&a, &b, &changes))))
 }
 
 #[cfg(test)]

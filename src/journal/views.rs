@@ -188,7 +188,10 @@ impl Journal {
         to: i64,
         transports: (Transport, Transport),
     ) -> Result<crate::iterate::diff::RequestDiff, JournalError> {
-        let journal = self.iterate()?;
+        let journal = match self.iterate() {
+            Err(JournalError::Loading) => return self.unloaded_request_diff(from, to, transports),
+            loaded => loaded?,
+        };
         let from = match from {
             Some(from) => from,
             None => {
@@ -200,6 +203,43 @@ impl Journal {
             }
         };
         Ok(journal.request_diff((from, transports.0), (to, transports.1))?)
+    }
+
+    /// The offset of the journal's last request, from the request marks.
+    pub fn last_request(&self) -> Result<Option<i64>, JournalError> {
+        self.expect(Dialect::Iterate)?;
+        match self.store.next_mark(self.row.id, "request", None, false)? {
+            Some(seq) => Ok(self.store.offset_at_or_before_seq(self.row.id, seq)?),
+            None => Ok(None),
+        }
+    }
+
+    /// `request_diff` of a journal not loaded yet, from its checkpoints.
+    fn unloaded_request_diff(
+        &self,
+        from: Option<i64>,
+        to: i64,
+        transports: (Transport, Transport),
+    ) -> Result<crate::iterate::diff::RequestDiff, JournalError> {
+        use crate::iterate::diff;
+        let from = match from {
+            Some(from) => from,
+            None => {
+                // Validates `to` first, so a bad offset says so rather than "no earlier request".
+                self.request(to, transports.1)?;
+                diff::request_before_stored(&self.store, self.row.id, to)?
+                    .ok_or(IterateError::NoEarlierRequest(to))?
+            }
+        };
+        match diff::request_diff_stored(
+            &self.store,
+            self.row.id,
+            (from, transports.0),
+            (to, transports.1),
+        )? {
+            Some(diffed) => Ok(diffed?),
+            None => Err(JournalError::Loading),
+        }
     }
 
     pub fn cache_report(
