@@ -262,8 +262,9 @@ pub(super) struct Restored {
     pub encoder: Encoder,
 }
 
-/// What a list of blocks holds, in order, and the blocks it was read from.
-type Blocks<T> = (Vec<T>, Vec<u64>);
+/// What a list of blocks holds, in order, and each block it was read from with the hash of
+/// its content.
+type Blocks<T> = (Vec<T>, Vec<(u64, blake3::Hash)>);
 
 /// The values the blocks of `spans` hold, in order, each block a JSON array; `None` when one
 /// is missing or is not what this encoding wrote.
@@ -271,7 +272,6 @@ fn read_blocks<T: serde::de::DeserializeOwned>(
     store: &Store,
     journal_id: i64,
     spans: &[Span],
-    mut each: impl FnMut(&[u8]),
 ) -> Result<Option<Blocks<T>>, StoreError> {
     let mut items = Vec::new();
     let mut blocks = Vec::new();
@@ -284,12 +284,34 @@ fn read_blocks<T: serde::de::DeserializeOwned>(
             let Ok(part) = serde_json::from_slice::<Vec<T>>(&bytes) else {
                 return Ok(None);
             };
-            each(&bytes);
             items.extend(part);
-            blocks.push(block);
+            blocks.push((block, blake3::hash(&bytes)));
         }
     }
     Ok(Some((items, blocks)))
+}
+
+/// The blocks a list of index blocks names, read with the hashes of their content; every block
+/// read is noted in `shared` by content, for the next checkpoint to name again.
+fn read_indexed<T: serde::de::DeserializeOwned>(
+    store: &Store,
+    journal_id: i64,
+    index: &[Span],
+    shared: &mut HashMap<blake3::Hash, u64>,
+) -> Result<Option<Blocks<T>>, StoreError> {
+    let Some((blocks, indices)) = read_blocks::<u64>(store, journal_id, index)? else {
+        return Ok(None);
+    };
+    let Some((items, read)) = read_blocks::<T>(store, journal_id, &spans(&blocks))? else {
+        return Ok(None);
+    };
+    shared.extend(
+        indices
+            .iter()
+            .chain(&read)
+            .map(|&(block, hash)| (hash, block)),
+    );
+    Ok(Some((items, read)))
 }
 
 /// Reads back a checkpoint that [`Encoder::encode`] wrote; `None` when it is not one, or names
@@ -303,27 +325,19 @@ pub(super) fn decode(
         return Ok(None);
     };
     let mut shared = HashMap::new();
-    let Some(message_blocks) = read_index(store, journal_id, &encoded.messages, &mut shared)?
+    let Some((messages, message_blocks)) =
+        read_indexed::<Value>(store, journal_id, &encoded.messages, &mut shared)?
     else {
         return Ok(None);
     };
-    let mut hashes = Vec::new();
-    let Some((messages, _)) =
-        read_blocks::<Value>(store, journal_id, &spans(&message_blocks), |bytes| {
-            hashes.push(blake3::hash(bytes));
-        })?
-    else {
-        return Ok(None);
-    };
-    let message_blocks: Vec<(u64, blake3::Hash)> = message_blocks.into_iter().zip(hashes).collect();
     if messages.len() as u64 != encoded.message_count {
         return Ok(None);
     }
-    let Some((mut ids, call_blocks)) =
-        read_blocks::<String>(store, journal_id, &encoded.calls, |_| {})?
+    let Some((mut ids, call_blocks)) = read_blocks::<String>(store, journal_id, &encoded.calls)?
     else {
         return Ok(None);
     };
+    let call_blocks = call_blocks.into_iter().map(|(block, _)| block).collect();
     ids.extend(encoded.calls_tail);
     let Some(state) = value_of(store, journal_id, encoded.state, &mut shared)? else {
         return Ok(None);
@@ -362,25 +376,6 @@ impl Encoder {
     }
 }
 
-/// The blocks a list of index blocks names, in order; the index blocks are noted in `shared`
-/// by content, for the next checkpoint to name again.
-fn read_index(
-    store: &Store,
-    journal_id: i64,
-    index: &[Span],
-    shared: &mut HashMap<blake3::Hash, u64>,
-) -> Result<Option<Vec<u64>>, StoreError> {
-    let mut hashes = Vec::new();
-    let Some((blocks, indices)) = read_blocks::<u64>(store, journal_id, index, |bytes| {
-        hashes.push(blake3::hash(bytes));
-    })?
-    else {
-        return Ok(None);
-    };
-    shared.extend(hashes.into_iter().zip(indices));
-    Ok(Some(blocks))
-}
-
 fn value_of(
     store: &Store,
     journal_id: i64,
@@ -400,18 +395,9 @@ fn value_of(
             Some(Value::Object(map))
         }
         Piece::Array(index) => {
-            let Some(blocks) = read_index(store, journal_id, &index, shared)? else {
+            let Some((items, _)) = read_indexed::<Value>(store, journal_id, &index, shared)? else {
                 return Ok(None);
             };
-            let mut hashes = Vec::new();
-            let Some((items, blocks)) =
-                read_blocks::<Value>(store, journal_id, &spans(&blocks), |bytes| {
-                    hashes.push(blake3::hash(bytes));
-                })?
-            else {
-                return Ok(None);
-            };
-            shared.extend(hashes.into_iter().zip(blocks));
             Some(Value::Array(items))
         }
     })
