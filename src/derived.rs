@@ -69,6 +69,8 @@ pub struct Analysis {
     pub marks: Vec<Mark>,
     /// The projection after the last event (iterate journals only).
     pub tip: Option<TipRow>,
+    /// One row per request the fold met, by the seq of its record, encoded by the dialect.
+    pub requests: Vec<(u64, String)>,
     /// Fold states to seek or resume from, each after the records its seq counts, encoded by
     /// the dialect that folded them.
     pub checkpoints: Vec<(u64, Vec<u8>)>,

@@ -185,6 +185,15 @@ const MIGRATIONS: &[&str] = &[
         format INTEGER NOT NULL,
         seekable INTEGER NOT NULL
     );",
+    // 10: derived, rebuildable: one row per request a fold met, by the seq of its record, as
+    // its dialect encoded it, so that the request list is read rather than folded from every
+    // record.
+    "CREATE TABLE request_rows (
+        journal_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        row TEXT NOT NULL,
+        PRIMARY KEY (journal_id, seq)
+    ) WITHOUT ROWID;",
 ];
 
 /// What [`Store::type_counts`] and the type filter call an event without a type.
@@ -489,6 +498,10 @@ impl Store {
             .execute("DELETE FROM marks WHERE journal_id = ?1", [journal_id])?;
         self.conn
             .execute("DELETE FROM tips WHERE journal_id = ?1", [journal_id])?;
+        self.conn.execute(
+            "DELETE FROM request_rows WHERE journal_id = ?1",
+            [journal_id],
+        )?;
         self.forget_checkpoints(journal_id)?;
         self.conn.execute(
             "DELETE FROM event_type_counts WHERE journal_id = ?1",
@@ -860,6 +873,10 @@ impl Store {
         )?;
         self.conn
             .execute("DELETE FROM marks WHERE journal_id = ?1", [journal_id])?;
+        self.conn.execute(
+            "DELETE FROM request_rows WHERE journal_id = ?1",
+            [journal_id],
+        )?;
         self.forget_checkpoints(journal_id)?;
         self.append_analysis(journal_id, analysis)?;
         self.keep_tip(journal_id, analysis.tip.as_ref())
@@ -869,7 +886,7 @@ impl Store {
     /// it: an analysis resumed from the checkpoint at `seq` finds all of it again.
     pub fn discard_analysis_from(&self, journal_id: i64, seq: u64) -> Result<(), StoreError> {
         let seq = clamp(seq);
-        for table in ["fold_diagnostics", "marks"] {
+        for table in ["fold_diagnostics", "marks", "request_rows"] {
             self.conn.execute(
                 &format!("DELETE FROM {table} WHERE journal_id = ?1 AND seq >= ?2"),
                 params![journal_id, seq],
@@ -964,6 +981,12 @@ impl Store {
         )?;
         for m in &analysis.marks {
             mark.execute(params![journal_id, m.seq as i64, m.kind, m.note])?;
+        }
+        let mut request = self.conn.prepare_cached(
+            "INSERT OR REPLACE INTO request_rows (journal_id, seq, row) VALUES (?1, ?2, ?3)",
+        )?;
+        for (seq, row) in &analysis.requests {
+            request.execute(params![journal_id, *seq as i64, row])?;
         }
         let mut checkpoint = self.conn.prepare_cached(
             "INSERT OR REPLACE INTO checkpoints (journal_id, seq, state) VALUES (?1, ?2, ?3)",
@@ -1304,6 +1327,17 @@ impl Store {
              ORDER BY seq, rowid",
         )?;
         let rows = stmt.query_map(params![journal_id, clamp(from), clamp(to)], mark_from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A journal's request rows (see [`Analysis::requests`]), in file order.
+    pub fn request_rows(&self, journal_id: i64) -> Result<Vec<(u64, String)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, row FROM request_rows WHERE journal_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map([journal_id], |row| {
+            Ok((row.get::<_, i64>(0)? as u64, row.get::<_, String>(1)?))
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

@@ -1,6 +1,6 @@
 //! Every dialect's derived tables after an import and appends in random chunk sizes must be
-//! those of one import of the whole file: the marks, the diagnostics and the tip, for journals
-//! with bad lines among their events.
+//! those of one import of the whole file: the marks, the diagnostics, the tip and the request
+//! rows, for journals with bad lines among their events.
 
 mod import_common;
 
@@ -38,6 +38,7 @@ fn derived(store: &Store, id: i64) -> impl PartialEq + std::fmt::Debug {
         store.marks(id).expect("marks"),
         store.diagnostics(id).expect("diagnostics"),
         store.tip(id).expect("tip"),
+        store.request_rows(id).expect("request rows"),
     )
 }
 

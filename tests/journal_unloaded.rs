@@ -177,9 +177,19 @@ fn given_a_long_journal_when_opened_unloaded_then_its_ends_show_at_once_and_the_
         loaded.projection_at_seq(25_000).expect("loaded"),
         "the middle of a long journal is a checkpoint plus a short fold, not a wait for the load"
     );
+    assert_eq!(
+        unloaded
+            .requests()
+            .expect("the request list reads from the store"),
+        loaded.requests().expect("loaded"),
+        "the request list is the analysis's rows, the same as the loaded fold's, without a load"
+    );
     assert!(
-        matches!(unloaded.requests(), Err(JournalError::Loading)),
-        "views of the whole journal wait for the load"
+        matches!(
+            unloaded.cache_report(journalscope::iterate::Transport::Openai),
+            Err(JournalError::Loading)
+        ),
+        "views the store does not answer yet wait for the load"
     );
     assert_eq!(
         JournalError::Loading.code(),

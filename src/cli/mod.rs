@@ -557,9 +557,10 @@ pub fn run(cli: Cli) -> Result<()> {
             output::projection(&mut out, &view, json)?;
         }
         Command::Requests { journal, json } => {
-            let journal = open(&journal, None)?;
+            let mut journal = open_for(&journal, None, Needs::Store)?;
             require(&journal, Dialect::Iterate, "requests")?;
-            output::requests(&mut out, &journal.requests()?, json)?;
+            let requests = answer(&mut journal, Journal::requests)?;
+            output::requests(&mut out, &requests, json)?;
         }
         Command::Request {
             journal,

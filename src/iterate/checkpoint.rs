@@ -12,14 +12,14 @@ use serde::{Deserialize, Serialize};
 
 use super::event::{self, EventKind};
 use super::projection::{Item, Projection, RequestOffsets};
-use super::view::{Analyser, Checkpointing, DiagnosticTail, LeftOut, ProjectionView};
+use super::view::{Analyser, Checkpointing, DiagnosticTail, LeftOut, ProjectionView, SinceRequest};
 use crate::derived::{Analysis, FoldWatch, WATCH_EVERY};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::store::{Store, StoreError};
 
 /// The encoding's version: a checkpoint of another one is never read, and the views fold
 /// from the records instead.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// Records between two checkpoints at least. A view folds at most this many records after
 /// its checkpoint; measured with `journalscope bench`, a few hundred keep a seek within a few
@@ -54,6 +54,7 @@ struct State {
     system: Vec<ItemRef>,
     history: Vec<ItemRef>,
     checkpointing: Checkpointing,
+    since_request: SinceRequest,
 }
 
 /// Diagnostics as a checkpoint keeps them: all counted, the latest listed.
@@ -139,6 +140,7 @@ pub(super) fn encode(analyser: &mut Analyser) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) 
         system: projection.system.iter().map(ItemRef::of).collect(),
         history: projection.history.iter().map(ItemRef::of).collect(),
         checkpointing: analyser.checkpointing.clone(),
+        since_request: analyser.since_request,
     };
     // Serialising plain data into a vector does not fail.
     let bytes = serde_json::to_vec(&state).unwrap_or_default();
@@ -207,6 +209,7 @@ fn decode(store: &Store, journal_id: i64, bytes: &[u8]) -> Result<Option<Analyse
             errors: state.fold.errors.saturating_sub(fold_errors_listed),
         },
         checkpointing: state.checkpointing,
+        since_request: state.since_request,
         ..Analyser::default()
     }))
 }

@@ -261,7 +261,7 @@ impl Tip {
 }
 
 /// One request in `requests`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct RequestSummary {
@@ -803,6 +803,15 @@ pub struct Analyser {
     /// Fold diagnostics a checkpoint counted without keeping them (it keeps the latest).
     pub(super) fold_left_out: LeftOut,
     pub(super) checkpointing: Checkpointing,
+    /// What the next request's row counts since the request before it.
+    pub(super) since_request: SinceRequest,
+}
+
+/// Counted for a request's row since the request before it.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct SinceRequest {
+    /// Valid compactions folded.
+    pub compactions: u64,
 }
 
 /// Diagnostics counted but no longer listed.
@@ -893,7 +902,30 @@ impl Analyser {
     pub fn feed(&mut self, event: &IterateEvent) {
         self.through = self.through.max(Some(event.offset));
         let known = self.projection.diagnostics.len();
+        let published_before = self.projection.published_through;
         self.projection.apply(event);
+        if self.projection.last_compaction.is_some() {
+            self.since_request.compactions += 1;
+        }
+        if let EventKind::RequestRequested { model } = &event.kind {
+            let projection = &self.projection;
+            let summary = RequestSummary {
+                offset: event.offset,
+                model: model.clone(),
+                created_at: event.created_at.clone(),
+                published_through: projection.published_through.unwrap_or(event.offset),
+                newly_published: projection
+                    .items()
+                    .filter(|(_, item)| !item.is_published(published_before))
+                    .count() as u64,
+                compactions_before: self.since_request.compactions,
+                items: (projection.system.len() + projection.history.len()) as u64,
+            };
+            self.since_request = SinceRequest::default();
+            if let Ok(row) = serde_json::to_string(&summary) {
+                self.analysis.requests.push((event.seq, row));
+            }
+        }
         for d in &self.projection.diagnostics[known..] {
             self.analysis.diagnostics.push((event.seq, d.clone()));
         }
@@ -971,6 +1003,7 @@ impl Analyser {
             marks: std::mem::take(&mut self.analysis.marks),
             checkpoints: std::mem::take(&mut self.analysis.checkpoints),
             checkpoint_blocks: std::mem::take(&mut self.analysis.checkpoint_blocks),
+            requests: std::mem::take(&mut self.analysis.requests),
             ..Analysis::default()
         }
     }

@@ -76,7 +76,18 @@ impl Journal {
         Ok(view)
     }
 
+    /// Every request with what it published: the rows the analysis stored, when it covers
+    /// every record; the loaded journal's fold otherwise.
     pub fn requests(&self) -> Result<Vec<RequestSummary>, JournalError> {
+        self.expect(Dialect::Iterate)?;
+        if crate::dialect::is_current(&self.store, self.row.id, Dialect::Iterate)? {
+            return Ok(self
+                .store
+                .request_rows(self.row.id)?
+                .into_iter()
+                .filter_map(|(_, row)| serde_json::from_str(&row).ok())
+                .collect());
+        }
         Ok(self.iterate()?.requests())
     }
 
