@@ -300,6 +300,14 @@ fn the_request_rows_the_analysis_stores_equal_the_loaded_journals_requests_after
     shuffled.swap(6_000, 6_003);
     let dir = tempfile::tempdir().expect("temp dir");
     let (store, id, _) = imported(&dir, &shuffled);
+    assert!(
+        !store
+            .checkpoint_cover(id)
+            .expect("cover")
+            .expect("a cover")
+            .seekable,
+        "the swapped records make offsets go back"
+    );
     let journal = loaded(&store, id);
     let stored: Vec<journalscope::iterate::view::RequestSummary> = store
         .request_rows(id)

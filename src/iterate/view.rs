@@ -812,6 +812,8 @@ pub struct Analyser {
 pub(super) struct SinceRequest {
     /// Valid compactions folded.
     pub compactions: u64,
+    /// Items the next request will publish that no request has, while offsets increase.
+    pub added: u64,
 }
 
 /// Diagnostics counted but no longer listed.
@@ -903,21 +905,43 @@ impl Analyser {
         self.through = self.through.max(Some(event.offset));
         let known = self.projection.diagnostics.len();
         let published_before = self.projection.published_through;
+        let items_before = self.projection.system.len() + self.projection.history.len();
         self.projection.apply(event);
+        let items = self.projection.system.len() + self.projection.history.len();
         if self.projection.last_compaction.is_some() {
             self.since_request.compactions += 1;
+            self.since_request.added = self
+                .projection
+                .items()
+                .filter(|(_, item)| !item.is_published(self.projection.published_through))
+                .count() as u64;
+        } else if items > items_before {
+            self.since_request.added += 1;
         }
         if let EventKind::RequestRequested { model } = &event.kind {
             let projection = &self.projection;
+            // While offsets increase, a request publishes every item folded so far, so what it
+            // newly publishes is what was added since the request before: counted as it comes,
+            // where a scan of the projection at every request was a tenth of an import.
+            let increasing = !self.checkpointing.unseekable
+                && self
+                    .checkpointing
+                    .last_offset
+                    .is_none_or(|last| event.offset > last);
+            let newly_published = if increasing {
+                self.since_request.added
+            } else {
+                projection
+                    .items()
+                    .filter(|(_, item)| !item.is_published(published_before))
+                    .count() as u64
+            };
             let summary = RequestSummary {
                 offset: event.offset,
                 model: model.clone(),
                 created_at: event.created_at.clone(),
                 published_through: projection.published_through.unwrap_or(event.offset),
-                newly_published: projection
-                    .items()
-                    .filter(|(_, item)| !item.is_published(published_before))
-                    .count() as u64,
+                newly_published,
                 compactions_before: self.since_request.compactions,
                 items: (projection.system.len() + projection.history.len()) as u64,
             };
