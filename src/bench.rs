@@ -17,7 +17,6 @@ use crate::import::ImportControl;
 use crate::iterate::projection::fold_through;
 use crate::iterate::Transport;
 use crate::journal::{EventQuery, Journal, JournalError};
-use crate::search::SearchQuery;
 
 /// Writes an iterate journal of `events` events for tests that need a long, valid journal.
 /// `compact_every` is kept for callers written against the older generator; the generated
@@ -93,9 +92,6 @@ pub struct LoadedFigures {
     /// After the load: the projection at the last offset and the first page of the event
     /// list, what the app shows first.
     pub first_view_ms: f64,
-    /// The first search after opening, which builds the full-text index (the app builds it in
-    /// the background instead).
-    pub search_index_ms: f64,
     pub seek: SeekFigures,
     pub request_render_ms: f64,
     pub event_page_ms: f64,
@@ -119,7 +115,7 @@ pub struct ScaleFigures {
     /// Opening the imported database, the first page of the event list and the view at the
     /// journal's middle.
     pub reopen_ms: f64,
-    /// The database right after the import, before any search builds its index.
+    /// The database right after the import.
     pub database_bytes: u64,
     pub database_to_journal: f64,
     pub checkpoint_bytes: u64,
@@ -128,6 +124,12 @@ pub struct ScaleFigures {
     /// Events appended to the journal file, then taken in by `import` as a whole process.
     pub append_events: u64,
     pub append_ms: f64,
+    /// `search DB TEXT` as a whole process: with the first page of hits listed (and every hit
+    /// counted), and with every hit listed. A search reads the stored bytes and keeps no index.
+    pub search_text: String,
+    pub search_hits: u64,
+    pub search_page_ms: f64,
+    pub search_all_ms: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -308,7 +310,7 @@ pub fn child_import(file: &Path, db: &Path) -> Result<ChildImport, JournalError>
 /// Waits until the kernel has written every dirty page out. A phase that has just written a
 /// gigabyte (the generated journal, the search index, a peer's database) leaves its writeback
 /// running for seconds, on the same two cores as whatever is timed next: the import would pay
-/// for the generator, and `jq` for the search index. Best effort: without `sync`, phases are
+/// for the generator, and `jq` for the import. Best effort: without `sync`, phases are
 /// timed as they come.
 fn settle() {
     let _ = Command::new("sync")
@@ -566,6 +568,20 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
             "<= 200 ms",
             |v| v <= 200.0,
         ),
+        check(
+            "search, first page of hits",
+            Some(scale.search_page_ms / 1000.0),
+            "s",
+            "<= 1 s",
+            |v| v <= 1.0,
+        ),
+        check(
+            "search, every hit",
+            Some(scale.search_all_ms / 1000.0),
+            "s",
+            "<= 3 s",
+            |v| v <= 3.0,
+        ),
     ];
     if options.dialect == Dialect::Iterate {
         checks.push(check(
@@ -774,6 +790,11 @@ fn scale_figures(
     }
     samples.sort_by(f64::total_cmp);
 
+    let needle = search_text(options.dialect);
+    settle();
+    let (search_page_ms, search_hits) = time_search(options, db_path, needle, SEARCH_PAGE)?;
+    let (search_all_ms, _) = time_search(options, db_path, needle, u64::MAX)?;
+
     // The events that follow the journal: the generator cuts one stream, so the longer
     // journal's bytes after this one's are its continuation.
     let mut after = After {
@@ -847,7 +868,56 @@ fn scale_figures(
         checkpoint_share: checkpoint_bytes as f64 / database_bytes.max(1) as f64,
         append_events: APPEND_EVENTS,
         append_ms,
+        search_text: needle.to_string(),
+        search_hits,
+        search_page_ms,
+        search_all_ms,
     })
+}
+
+/// Hits a window's first page of search results lists.
+const SEARCH_PAGE: u64 = 100;
+
+/// A substring the generated journal holds in many events but far from all of them.
+fn search_text(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Iterate => "octo-bot",
+        Dialect::AgUi | Dialect::AgentsKit => "review",
+    }
+}
+
+/// `journalscope search DB TEXT --json --limit N` as a whole process, its output read and
+/// dropped: how long it took, and how many hits it counted.
+fn time_search(
+    options: &BenchOptions,
+    db_path: &Path,
+    needle: &str,
+    limit: u64,
+) -> Result<(f64, u64), BenchError> {
+    let start = Instant::now();
+    let output = Command::new(&options.exe)
+        .arg("search")
+        .arg(db_path)
+        .arg(needle)
+        .arg("--json")
+        .arg("--limit")
+        .arg(limit.to_string())
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|source| BenchError::Spawn {
+            exe: options.exe.clone(),
+            source,
+        })?;
+    let took = ms(start);
+    if !output.status.success() {
+        return Err(BenchError::Child(format!("search {needle} failed")));
+    }
+    let total = serde_json::from_slice::<serde_json::Value>(&output.stdout)
+        .ok()
+        .and_then(|result| result.get("total").and_then(serde_json::Value::as_u64))
+        .unwrap_or(0);
+    Ok((took, total))
 }
 
 /// An iterate journal's views, opened unloaded as the app opens it, loaded, and reopened.
@@ -955,13 +1025,6 @@ fn loaded_figures(
         ..EventQuery::default()
     })?;
     let filtered_event_page_ms = ms(start);
-
-    let start = Instant::now();
-    let _ = journal.search(&SearchQuery {
-        text: Some("octo-bot".to_string()),
-        ..SearchQuery::default()
-    })?;
-    let search_index_ms = ms(start);
     drop(journal);
 
     Ok(LoadedFigures {
@@ -970,7 +1033,6 @@ fn loaded_figures(
         reopen_ms,
         reopen_peak_rss_bytes,
         first_view_ms,
-        search_index_ms,
         seek,
         request_render_ms,
         event_page_ms,
@@ -1028,10 +1090,6 @@ pub fn render_text(report: &BenchReport) -> String {
             loaded.first_view_ms
         ));
         line(format!(
-            "search index         {:.0} ms (built by the first search; the app builds it in the background)",
-            loaded.search_index_ms
-        ));
-        line(format!(
             "seek ({} offsets)  p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms; fold from 0: {:.1} ms",
             loaded.seek.samples,
             loaded.seek.p50_ms,
@@ -1075,6 +1133,10 @@ pub fn render_text(report: &BenchReport) -> String {
     line(format!(
         "append {} events    {:.0} ms (import of the grown file, whole process)",
         scale.append_events, scale.append_ms
+    ));
+    line(format!(
+        "search {:?}  {} hits: first page {:.0} ms, every hit {:.0} ms (whole process, no index)",
+        scale.search_text, scale.search_hits, scale.search_page_ms, scale.search_all_ms
     ));
     for peer in &report.peers {
         line(format!(

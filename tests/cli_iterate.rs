@@ -437,6 +437,8 @@ fn assert_scale_figures(report: &serde_json::Value, dir: &std::path::Path) {
         "/scale/databaseToJournal",
         "/scale/checkpointShare",
         "/scale/appendMs",
+        "/scale/searchPageMs",
+        "/scale/searchAllMs",
     ] {
         let value = report.pointer(figure).and_then(serde_json::Value::as_f64);
         assert!(
@@ -450,6 +452,13 @@ fn assert_scale_figures(report: &serde_json::Value, dir: &std::path::Path) {
             .is_some_and(|n| n > 0),
         "the view is timed at some offsets: {}",
         report["scale"]["viewSamples"]
+    );
+    assert!(
+        report["scale"]["searchHits"]
+            .as_u64()
+            .is_some_and(|n| n > 0),
+        "the timed search finds something, so it lists hits rather than scanning for none: {}",
+        report["scale"]["searchHits"]
     );
     let journal = std::path::Path::new(report["journalPath"].as_str().expect("journal path"));
     assert!(
@@ -468,6 +477,8 @@ fn assert_scale_figures(report: &serde_json::Value, dir: &std::path::Path) {
         "view at an offset, median",
         "view at an offset, p99",
         "reopen, list and middle",
+        "search, first page of hits",
+        "search, every hit",
         "database / journal",
         "checkpoints / database",
         "append 1,000 events",
@@ -546,7 +557,6 @@ fn bench_prints_every_figure_of_the_performance_issue_in_text_and_json() {
         "/loadMs",
         "/reopenMs",
         "/firstViewMs",
-        "/searchIndexMs",
         "/seek/p99Ms",
         "/seek/fullFoldMs",
         "/requestRenderMs",
@@ -579,7 +589,7 @@ fn bench_prints_every_figure_of_the_performance_issue_in_text_and_json() {
         "load after import",
         "reopen (unchanged)",
         "first view",
-        "search index",
+        "search \"",
         "seek (1000 offsets)",
         "ready after import",
     ] {

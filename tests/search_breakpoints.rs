@@ -3,15 +3,14 @@
 //! forward and backward, and bookmarks that persist in the journal's database.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use journalscope::breakpoint::Breakpoint;
 use journalscope::console::{ConsoleError, ConsoleQuery};
 use journalscope::import::ImportControl;
 use journalscope::iterate::Transport;
-use journalscope::journal::{Demo, Journal, JournalError};
-use journalscope::search::{event_text, index_in_background, SearchQuery};
+use journalscope::journal::{Demo, Journal};
+use journalscope::search::text::record_values;
+use journalscope::search::SearchQuery;
 use proptest::prelude::*;
 
 fn open(path: &Path, db: &Path) -> Journal {
@@ -184,7 +183,7 @@ fn given_the_published_filter_then_it_is_judged_at_the_offset_asked() {
 }
 
 #[test]
-fn given_a_journal_that_grows_when_reopened_then_the_index_covers_the_new_events() {
+fn given_a_journal_that_grows_when_reopened_then_a_search_finds_the_new_events() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (journal, path, db) = demo(&dir);
     assert!(
@@ -201,88 +200,43 @@ fn given_a_journal_that_grows_when_reopened_then_the_index_covers_the_new_events
     assert_eq!(
         offsets(&journal, &text("kumquat")),
         [Some(34)],
-        "the appended tail is indexed"
+        "the appended tail is searchable as soon as it is stored"
     );
-    assert_eq!(
-        index_rows(&journal),
-        31,
-        "every event indexed exactly once across reopenings"
-    );
-}
-
-fn index_rows(journal: &Journal) -> i64 {
-    journal
-        .store()
-        .connection()
-        .query_row(
-            "SELECT count(*) FROM event_text WHERE journal_id = ?1",
-            [journal.row().id],
-            |r| r.get(0),
-        )
-        .expect("count")
 }
 
 #[test]
-fn given_a_journal_just_opened_then_its_index_is_left_to_the_search_or_the_background() {
+fn given_a_type_filter_and_text_then_only_events_of_that_type_holding_it_are_hits() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (journal, _, _) = demo(&dir);
-    assert_eq!(
-        index_rows(&journal),
-        0,
-        "opening does not wait for the index (a million events took half a minute)"
-    );
-    let waiting = journal.search_indexing_at_most(&text("approve"), 5);
-    match waiting {
-        Err(JournalError::Indexing { indexed, total }) => {
-            assert_eq!(
-                (indexed, total),
-                (0, 30),
-                "the answer says how far the index got"
-            )
-        }
-        other => panic!("a search that may index only 5 events says it must wait: {other:?}"),
-    }
-    assert_eq!(
-        journal
-            .search_indexing_at_most(&text("approve"), 30)
-            .expect("search")
-            .total,
-        7,
-        "a remainder within the allowance is indexed on the spot and searched"
-    );
-    assert_eq!(index_rows(&journal), 30, "each event indexed once");
-}
-
-#[test]
-fn given_a_background_indexer_and_a_search_at_once_then_every_event_is_indexed_once() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let (journal, _, db) = demo(&dir);
-    let running = Arc::new(AtomicBool::new(true));
+    let all = journal.search(&text("approve")).expect("search").hits;
+    let typed = journal
+        .search(&SearchQuery {
+            types: vec!["context-added".to_string()],
+            ..text("approve")
+        })
+        .expect("search")
+        .hits;
     assert!(
-        index_in_background(db.clone(), journal.row().id, running.clone()).is_none(),
-        "no second indexer starts while one runs"
-    );
-    running.store(false, Ordering::Release);
-    let indexer = index_in_background(db, journal.row().id, running.clone())
-        .expect("an indexer starts when none runs");
-    let hits = journal.search(&text("approve")).expect("search").total;
-    let added = indexer
-        .join()
-        .expect("the indexer thread ends")
-        .expect("the indexer succeeds");
-    assert_eq!(hits, 7, "the search sees the whole journal");
-    assert!(
-        added <= 30,
-        "the indexer added at most the journal's events"
-    );
-    assert_eq!(
-        index_rows(&journal),
-        30,
-        "the search and the indexer shared the work: no event indexed twice"
+        !typed.is_empty() && typed.len() < all.len(),
+        "the type narrows the text's hits: {typed:?} of {all:?}"
     );
     assert!(
-        !running.load(Ordering::Acquire),
-        "a finished indexer lets the next one start"
+        typed.iter().all(|h| h
+            .kind
+            .as_deref()
+            .is_some_and(|k| k.ends_with("/context-added"))),
+        "every hit is of the type asked for, named by its last segment: {typed:?}"
+    );
+    let limited = journal
+        .search(&SearchQuery {
+            limit: Some(2),
+            ..text("approve")
+        })
+        .expect("search");
+    assert_eq!(
+        (limited.hits.len(), limited.total, limited.truncated),
+        (2, all.len() as u64, true),
+        "a limit keeps the first hits and still counts them all"
     );
 }
 
@@ -608,33 +562,37 @@ fn given_bookmarks_then_they_are_kept_in_the_journal_database_and_can_be_stepped
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// Search finds exactly the events whose indexed text holds the needle, whatever its case.
+    /// Search finds exactly the events one of whose values holds the needle, whatever its case.
     #[test]
-    fn search_hits_are_exactly_the_events_whose_text_holds_the_needle(
+    fn search_hits_are_exactly_the_events_whose_values_hold_the_needle(
         event in 0usize..30,
+        value in 0usize..8,
         start in 0usize..200,
         len in 1usize..9,
         upper in any::<bool>(),
     ) {
         let dir = tempfile::tempdir().expect("temp dir");
         let (journal, _, _) = demo(&dir);
-        let texts: Vec<String> = journal
+        let values: Vec<Vec<String>> = journal
             .store()
             .events(journal.row().id)
             .expect("events")
             .iter()
-            .map(|e| event_text(&e.raw))
+            .map(|e| record_values(&e.raw))
             .collect();
-        let chars: Vec<char> = texts[event].chars().collect();
+        let of_event = &values[event];
+        prop_assume!(!of_event.is_empty());
+        let chars: Vec<char> = of_event[value % of_event.len()].chars().collect();
         prop_assume!(!chars.is_empty());
         let from = start % chars.len();
         let needle: String = chars[from..(from + len).min(chars.len())].iter().collect();
         prop_assume!(needle.is_ascii() && !needle.trim().is_empty() && needle.trim() == needle);
         let needle = if upper { needle.to_ascii_uppercase() } else { needle };
-        let expected: Vec<u64> = texts
+        let lower = needle.to_ascii_lowercase();
+        let expected: Vec<u64> = values
             .iter()
             .enumerate()
-            .filter(|(_, t)| t.to_ascii_lowercase().contains(&needle.to_ascii_lowercase()))
+            .filter(|(_, vs)| vs.iter().any(|v| v.to_ascii_lowercase().contains(&lower)))
             .map(|(i, _)| i as u64)
             .collect();
         let found: Vec<u64> = journal

@@ -197,3 +197,62 @@ fn readers_never_see_a_locked_database_while_a_tail_writes_and_agree() {
         "two windows see the same diagnostics"
     );
 }
+
+#[test]
+fn a_database_with_the_old_search_index_drops_it_and_still_searches() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = journal_file(dir.path(), 3);
+    let db = dir.path().join("journal.sqlite");
+    let imported = Command::new(BIN)
+        .args([
+            "import",
+            &file.to_string_lossy(),
+            "--db",
+            &db.to_string_lossy(),
+        ])
+        .stdout(Stdio::null())
+        .status()
+        .expect("import");
+    assert!(imported.success(), "the journal imports");
+    {
+        let store = Store::open(&db).expect("open");
+        store
+            .connection()
+            .execute_batch(
+                "CREATE VIRTUAL TABLE event_text USING fts5(
+                     body, journal_id UNINDEXED, seq UNINDEXED, tokenize = 'trigram');
+                 CREATE TABLE event_text_state (journal_id INTEGER PRIMARY KEY, indexed INTEGER);
+                 INSERT INTO event_text (body, journal_id, seq) VALUES ('message 2', 1, 1);
+                 PRAGMA user_version = 10;",
+            )
+            .expect("pretend the version before wrote it, index and all");
+    }
+    let out = Command::new(BIN)
+        .args(["search", &db.to_string_lossy(), "MESSAGE 2", "--json"])
+        .output()
+        .expect("search");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        result["hits"][0]["offset"],
+        serde_json::json!(2),
+        "the search reads the stored bytes: {result}"
+    );
+    let store = Store::open(&db).expect("open");
+    let left: i64 = store
+        .connection()
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name LIKE 'event_text%'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("schema");
+    assert_eq!(
+        left, 0,
+        "the index and its state are gone, and their disk with them"
+    );
+}

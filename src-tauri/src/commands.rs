@@ -37,8 +37,6 @@ pub struct Session {
     cancel: Arc<AtomicBool>,
     /// The background load of the journal shown, stopped when another one is opened.
     loading: Mutex<Option<LoadTicket>>,
-    /// Set while a background search indexer runs for this window.
-    indexing: Arc<AtomicBool>,
     launch_path: Option<String>,
 }
 
@@ -48,10 +46,6 @@ struct LoadTicket {
     db_path: PathBuf,
     journal_id: i64,
 }
-
-/// Events a search indexes itself, rather than asking the user to wait for the background
-/// indexer: a fraction of a second's work, the most a live tail leaves between two indexers.
-pub const SEARCH_INDEXES_AT_MOST: u64 = 20_000;
 
 impl Session {
     pub fn new(launch_path: Option<String>) -> Session {
@@ -99,23 +93,6 @@ impl Session {
     pub(crate) fn lock(&self) -> MutexGuard<'_, Option<Journal>> {
         // A panic while holding the lock leaves a journal that is still readable.
         self.journal.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Starts indexing `journal` for search in the background, unless an indexer already runs,
-    /// at a priority below the window's (see [`yield_to_the_window`]).
-    pub(crate) fn index_in_background(&self, journal: &Journal) {
-        let (db, journal_id, running) = (
-            journal.db_path().to_path_buf(),
-            journal.row().id,
-            self.indexing.clone(),
-        );
-        // The indexer's thread inherits the priority of the thread that starts it.
-        let _ = std::thread::Builder::new()
-            .name("index-start".to_string())
-            .spawn(move || {
-                yield_to_the_window();
-                let _ = journalscope::search::index_in_background(db, journal_id, running);
-            });
     }
 
     pub(crate) fn with<T>(
@@ -193,11 +170,6 @@ async fn import(
             return Err(e);
         }
     };
-    // An iterate journal is indexed for search once its events are loaded for stepping: on two
-    // cores, both at once delayed the stepping by the indexing.
-    if journal.views_load().is_none() {
-        session.index_in_background(&journal);
-    }
     *session.lock() = Some(journal);
     set_title(&app, &info);
     session.load_shown_in_background(&app);
@@ -284,10 +256,6 @@ fn load_views_in_background(app: &AppHandle, load: ViewsLoad) {
             }
             let session = app.state::<Session>();
             session.loading_ended(&stop);
-            let shown = session.lock();
-            if let Some(journal) = shown.as_ref() {
-                session.index_in_background(journal);
-            }
         });
     if let Err(e) = spawned {
         session.loading_ended(&ticket);

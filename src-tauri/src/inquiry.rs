@@ -1,16 +1,15 @@
 //! IPC commands for search, the SQL console, breakpoints and bookmarks: thin adapters over the
-//! core (`Journal::search_indexing_at_most`, `Journal::sql`, `Breakpoint::run`, bookmarks),
+//! core (`Journal::search`, `Journal::sql`, `Breakpoint::run`, bookmarks),
 //! each error mapped to `{code, message}`. Kept apart from `commands.rs` so the views other
 //! branches add there do not collide with these.
 
 use journalscope::bookmark::Bookmark;
 use journalscope::breakpoint::{Breakpoint, BreakpointHit};
 use journalscope::console::{ConsoleQuery, ConsoleResult};
-use journalscope::journal::JournalError;
 use journalscope::search::{SearchQuery, SearchResult};
 use tauri::State;
 
-use crate::commands::{Session, SEARCH_INDEXES_AT_MOST};
+use crate::commands::Session;
 use crate::ipc::IpcError;
 
 #[tauri::command]
@@ -18,15 +17,7 @@ pub async fn search(
     session: State<'_, Session>,
     query: SearchQuery,
 ) -> Result<SearchResult, IpcError> {
-    session.with(|j| {
-        let result = j.search_indexing_at_most(&query, SEARCH_INDEXES_AT_MOST);
-        if matches!(result, Err(JournalError::Indexing { .. })) {
-            // The indexer may have stopped (a lock held too long): the next search finds it
-            // running again.
-            session.index_in_background(j);
-        }
-        result
-    })
+    session.with(|j| j.search(&query))
 }
 
 #[tauri::command]

@@ -480,7 +480,6 @@ impl Watcher {
             }
         };
         let info = journal.info()?;
-        session.index_in_background(&journal);
         *guard = Some(journal);
         drop(guard);
         session.load_shown_in_background(&self.app);

@@ -234,10 +234,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Full-text search over event text (any substring of 3+ characters), with filters.
+    /// Search event text (any substring of a JSON string value, or of a line that is not
+    /// JSON), with filters.
     Search {
         journal: String,
-        /// Text to find (case-insensitive); "" to list everything the filters keep.
+        /// Text to find (ignoring the case of ASCII letters); "" to list everything the
+        /// filters keep.
         query: String,
         /// Only events of this type (full type or its last segment); repeatable.
         #[arg(long = "type")]
@@ -256,6 +258,9 @@ enum Command {
         published: Option<String>,
         #[arg(long)]
         at: Option<i64>,
+        /// Hits to list (all of them are counted).
+        #[arg(long, default_value_t = journalscope::search::DEFAULT_HIT_LIMIT)]
+        limit: u64,
         #[arg(long)]
         json: bool,
     },
@@ -774,9 +779,10 @@ pub fn run(cli: Cli) -> Result<()> {
             lane,
             published,
             at,
+            limit,
             json,
         } => {
-            let journal = open(&journal, None)?;
+            let mut journal = open_for(&journal, None, Needs::Store)?;
             let search = journalscope::search::SearchQuery {
                 text: Some(query),
                 types: kind,
@@ -786,9 +792,10 @@ pub fn run(cli: Cli) -> Result<()> {
                 lane,
                 published: published.map(|p| p == "yes"),
                 at,
-                limit: None,
+                limit: Some(limit),
             };
-            output::search(&mut out, &journal.search(&search)?, json)?;
+            let result = answer(&mut journal, |j| j.search(&search))?;
+            output::search(&mut out, &result, json)?;
         }
         Command::Sql {
             journal,

@@ -22,10 +22,6 @@ pub enum JournalError {
         found: &'static str,
         wanted: &'static str,
     },
-    #[error(
-        "the search index is still being built ({indexed} of {total} events); search again in a moment"
-    )]
-    Indexing { indexed: u64, total: u64 },
     #[error("no event at position {0}")]
     NoSuchEvent(u64),
     #[error(
@@ -61,7 +57,6 @@ impl JournalError {
             JournalError::WrongDialect { .. } => "wrong-dialect",
             JournalError::NoSuchEvent(_) => "no-such-event",
             JournalError::Loading => "loading",
-            JournalError::Indexing { .. } => "indexing",
             JournalError::Demo { .. } => "demo",
             JournalError::Write { .. } => "unwritable",
         }

@@ -2,6 +2,6 @@
 
 export type SearchHit = { seq: number, offset: number | null, type: string | null, summary: string, 
 /**
- * The matching text with the match in `[` `]`, when the query had text of 3+ characters.
+ * The matching text with the match in `[` `]`, when the query had text.
  */
 snippet: string | null, };

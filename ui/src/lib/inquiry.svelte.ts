@@ -71,10 +71,7 @@ export async function runSearch() {
     inquiry.hits = result.hits;
     inquiry.total = Number(result.total);
   } catch (e) {
-    const error = e as IpcError;
-    // A large journal's index is still being built in the background: not a failure.
-    if (error.code === "indexing") ui.notice = error.message;
-    else ui.error = error;
+    ui.error = e as IpcError;
   }
 }
 
@@ -86,8 +83,6 @@ export function hitSeqs(): number[] {
 export async function stepHit(forward: boolean) {
   if (inquiry.hits === null) await runSearch();
   if (inquiry.hits === null) {
-    // Hits stay null after a search that could not run yet (the index is being built): its
-    // notice stands.
     if (inquiry.text.trim() === "" && !filtersSet()) ui.notice = "type a search first (/)";
     return;
   }

@@ -1,0 +1,95 @@
+//! What each iterate item is, for the search's item filters: its role, actor, key and lane,
+//! and the request or compaction whose publication boundary first passed it. An item replaced
+//! in place before publication (coalesced) still counts as passed by the boundary: the filter
+//! answers "had publication reached this event", while the projection pane shows what content
+//! actually went out.
+
+use std::collections::BTreeMap;
+
+use crate::iterate::event::{EventKind, Role};
+use crate::iterate::projection::{compaction_cutoff, Lane};
+use crate::iterate::roles::actor_type;
+use crate::iterate::IterateJournal;
+
+use super::SearchQuery;
+
+/// What an iterate item is, for filtering: read from its `context-added` event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemFact {
+    pub seq: u64,
+    pub offset: i64,
+    pub role: Role,
+    pub actor: Option<String>,
+    pub key: Option<String>,
+    pub lane: Lane,
+    /// The offset of the request or compaction that first published this item.
+    pub published_by: Option<i64>,
+}
+
+/// One pass over the journal: each item's facts and when publication first reached it.
+pub fn item_facts(journal: &IterateJournal) -> Vec<ItemFact> {
+    let mut facts: Vec<ItemFact> = Vec::new();
+    let mut waiting: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+    let mut through: Option<i64> = None;
+    for event in &journal.events {
+        let reached = match &event.kind {
+            EventKind::ContextAdded(context) => {
+                waiting.entry(event.offset).or_default().push(facts.len());
+                facts.push(ItemFact {
+                    seq: event.seq,
+                    offset: event.offset,
+                    role: context.role,
+                    actor: actor_type(context.actor.as_ref()).map(str::to_string),
+                    key: context.key.clone(),
+                    lane: Lane::of(context.role),
+                    published_by: None,
+                });
+                context
+                    .compaction
+                    .as_ref()
+                    .filter(|_| context.role == Role::Developer)
+                    .and_then(|c| compaction_cutoff(event.offset, c).ok())
+            }
+            EventKind::RequestRequested { .. } => Some(event.offset),
+            EventKind::Other => None,
+        };
+        if let Some(reached) = reached {
+            let next = through.map_or(reached, |t| t.max(reached));
+            through = Some(next);
+            let later = waiting.split_off(&(next + 1));
+            for index in std::mem::replace(&mut waiting, later)
+                .into_values()
+                .flatten()
+            {
+                facts[index].published_by = Some(event.offset);
+            }
+        }
+    }
+    facts
+}
+
+impl ItemFact {
+    /// Whether this item passes the query's item filters.
+    pub fn matches(&self, query: &SearchQuery) -> bool {
+        let at = query.at.unwrap_or(i64::MAX);
+        query
+            .role
+            .as_deref()
+            .is_none_or(|r| self.role.as_str() == r)
+            && query
+                .actor
+                .as_deref()
+                .is_none_or(|a| self.actor.as_deref() == Some(a))
+            && query
+                .key
+                .as_deref()
+                .is_none_or(|k| self.key.as_deref() == Some(k))
+            && query
+                .lane
+                .as_deref()
+                .is_none_or(|l| self.lane.as_str() == l)
+            && query.published.is_none_or(|wanted| {
+                self.offset <= at && self.published_by.is_some_and(|p| p <= at) == wanted
+            })
+    }
+}
