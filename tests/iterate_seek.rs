@@ -10,8 +10,8 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use import_common::import_quietly as import;
-use journalscope::iterate::checkpoint;
 use journalscope::iterate::IterateJournal;
+use journalscope::iterate::{checkpoint, diff, stored};
 use journalscope::store::Store;
 use serde_json::json;
 
@@ -145,6 +145,49 @@ fn assert_requests_equal_the_fold(store: &Store, id: i64, what: &str) {
                 "{what}: request @{offset} renders the same bytes from a checkpoint"
             );
         }
+        let pane = stored::request_view_at(store, id, offset, Transport::WorkersAi)
+            .expect("the store reads")
+            .unwrap_or_else(|| panic!("{what}: checkpoints answer the pane @{offset}"))
+            .expect("a request pane");
+        assert_eq!(
+            pane,
+            loaded
+                .request_view(offset, Transport::WorkersAi)
+                .expect("a request pane"),
+            "{what}: the request pane @{offset} (published, unpublished, downgrades) from the \
+             store equals the loaded journal's"
+        );
+    }
+    for transport in [Transport::Openai, Transport::WorkersAi] {
+        assert_eq!(
+            diff::cache_report_stored(store, id, transport)
+                .expect("the store reads")
+                .unwrap_or_else(|| panic!("{what}: the store answers the cache report")),
+            loaded.cache_report(transport).expect("a cache report"),
+            "{what}: one pass over the store reports every request's prefix as the loaded \
+             journal does on {transport:?}"
+        );
+    }
+    let compactions: Vec<i64> = loaded
+        .events
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::ContextAdded(c) if c.compaction.is_some()))
+        .map(|e| e.offset)
+        .collect();
+    assert!(
+        !compactions.is_empty(),
+        "{what}: the journal has compactions"
+    );
+    for offset in compactions {
+        let pane = stored::compaction_at(store, id, offset)
+            .expect("the store reads")
+            .unwrap_or_else(|| panic!("{what}: checkpoints answer the compaction @{offset}"));
+        assert_eq!(
+            pane.map_err(|e| e.to_string()),
+            loaded.compaction(offset).map_err(|e| e.to_string()),
+            "{what}: the compaction pane @{offset} (both sides, their diagnostics, what it \
+             dropped) from the store equals the loaded journal's"
+        );
     }
     let other = loaded
         .events

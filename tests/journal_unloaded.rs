@@ -184,12 +184,29 @@ fn given_a_long_journal_when_opened_unloaded_then_its_ends_show_at_once_and_the_
         loaded.requests().expect("loaded"),
         "the request list is the analysis's rows, the same as the loaded fold's, without a load"
     );
+    for transport in [
+        journalscope::iterate::Transport::Openai,
+        journalscope::iterate::Transport::WorkersAi,
+    ] {
+        assert_eq!(
+            unloaded
+                .cache_report(transport)
+                .expect("the cache report reads the request rows and checkpoints"),
+            loaded.cache_report(transport).expect("loaded"),
+            "the cache report on {transport:?} is the loaded fold's, without a load"
+        );
+    }
     assert!(
         matches!(
-            unloaded.cache_report(journalscope::iterate::Transport::Openai),
-            Err(JournalError::Loading)
+            journalscope::breakpoint::Breakpoint::NextDowngrade {
+                transport: Some(journalscope::iterate::Transport::Openai),
+            }
+            .hits(&unloaded),
+            Err(journalscope::breakpoint::BreakpointError::Journal(
+                JournalError::Loading
+            ))
         ),
-        "views the store does not answer yet wait for the load"
+        "views the store does not answer yet say they wait for the load rather than answer wrong"
     );
     assert_eq!(
         JournalError::Loading.code(),

@@ -294,18 +294,7 @@ pub fn request_at(
     let Some(records) = seekable_records(store, journal_id, request_offset)? else {
         return Ok(None);
     };
-    // Offsets increase, so one record at most has the request's offset.
-    let request = match store.seq_at_offset(journal_id, request_offset)? {
-        Some(seq) => store.events_between(journal_id, seq, seq + 1)?.pop(),
-        None => None,
-    };
-    let event = request
-        .filter(|record| record.offset == Some(request_offset))
-        .and_then(|record| {
-            let value = record.json()?;
-            event::parse_owned(record.seq, record.line, value).0
-        });
-    let Some(event) = event else {
+    let Some(event) = event_at(store, journal_id, request_offset)? else {
         return Ok(Some(Err(super::view::IterateError::NotARequest(
             request_offset,
         ))));
@@ -340,9 +329,38 @@ pub(super) fn projection_through(
     Ok(resume(store, journal_id, records)?.map(|analyser| analyser.projection))
 }
 
+/// The stored record at `offset`, parsed as an event: offsets increase where the checkpoints
+/// answer, so one record at most has it.
+pub(super) fn event_at(
+    store: &Store,
+    journal_id: i64,
+    offset: i64,
+) -> Result<Option<super::event::IterateEvent>, StoreError> {
+    let record = match store.seq_at_offset(journal_id, offset)? {
+        Some(seq) => store.events_between(journal_id, seq, seq + 1)?.pop(),
+        None => None,
+    };
+    Ok(record
+        .filter(|record| record.offset == Some(offset))
+        .and_then(|record| {
+            let value = record.json()?;
+            event::parse_owned(record.seq, record.line, value).0
+        }))
+}
+
+/// Whether the checkpoints cover every record and offsets increase through the journal: then
+/// the records at or before an offset are a prefix of the journal.
+pub(super) fn seekable(store: &Store, journal_id: i64) -> Result<bool, StoreError> {
+    Ok(seekable_records(store, journal_id, i64::MIN)?.is_some())
+}
+
 /// How many records lie at or before `at`, when the checkpoints can start a fold there: they
 /// cover every record and offsets increase through the journal.
-fn seekable_records(store: &Store, journal_id: i64, at: i64) -> Result<Option<u64>, StoreError> {
+pub(super) fn seekable_records(
+    store: &Store,
+    journal_id: i64,
+    at: i64,
+) -> Result<Option<u64>, StoreError> {
     let Some(cover) = store.checkpoint_cover(journal_id)? else {
         return Ok(None);
     };

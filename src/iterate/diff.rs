@@ -890,48 +890,69 @@ impl IterateJournal {
 
     /// Every request against the one before it, on one transport.
     pub fn cache_report(&self, transport: Transport) -> Result<CacheReport, IterateError> {
-        let mut entries = Vec::new();
+        let mut report = CacheReportBuilder::default();
         let mut previous: Option<RequestSnapshot> = None;
         for offset in self.request_offsets() {
             let snapshot = self.request(offset, transport)?;
-            let body_bytes = snapshot.body().len() as u64;
-            let entry = match &previous {
-                None => CacheEntry {
+            let changes = previous
+                .as_ref()
+                .map(|before| Changes::between(self, before.request_offset, offset));
+            report.add(previous.as_ref().zip(changes.as_ref()), &snapshot);
+            previous = Some(snapshot);
+        }
+        Ok(report.finish(transport))
+    }
+}
+
+/// A cache report as its requests come in file order.
+#[derive(Default)]
+struct CacheReportBuilder {
+    entries: Vec<CacheEntry>,
+}
+
+impl CacheReportBuilder {
+    /// `snapshot`, against the request before it and what happened between them, if any.
+    fn add(&mut self, before: Option<(&RequestSnapshot, &Changes)>, snapshot: &RequestSnapshot) {
+        let body_bytes = snapshot.body().len() as u64;
+        let offset = snapshot.request_offset;
+        let entry = match before {
+            None => CacheEntry {
+                request_offset: offset,
+                previous_request: None,
+                model: snapshot.model.clone(),
+                body_bytes,
+                messages: snapshot.messages.len() as u64,
+                reused_prefix_bytes: 0,
+                common_prefix_messages: 0,
+                ideal_prefix_bytes: 0,
+                lost_bytes: 0,
+                resent_bytes: body_bytes,
+                prefix_break: None,
+            },
+            Some((before, changes)) => {
+                let diff = diff_snapshots(before, snapshot, changes);
+                CacheEntry {
                     request_offset: offset,
-                    previous_request: None,
+                    previous_request: Some(before.request_offset),
                     model: snapshot.model.clone(),
                     body_bytes,
                     messages: snapshot.messages.len() as u64,
-                    reused_prefix_bytes: 0,
-                    common_prefix_messages: 0,
-                    ideal_prefix_bytes: 0,
-                    lost_bytes: 0,
-                    resent_bytes: body_bytes,
-                    prefix_break: None,
-                },
-                Some(before) => {
-                    let changes = Changes::between(self, before.request_offset, offset);
-                    let diff = diff_snapshots(before, &snapshot, &changes);
-                    CacheEntry {
-                        request_offset: offset,
-                        previous_request: Some(before.request_offset),
-                        model: snapshot.model.clone(),
-                        body_bytes,
-                        messages: snapshot.messages.len() as u64,
-                        reused_prefix_bytes: diff.reused_prefix_bytes,
-                        common_prefix_messages: diff.common_prefix_messages,
-                        ideal_prefix_bytes: diff.ideal_prefix_bytes,
-                        lost_bytes: diff.ideal_prefix_bytes - diff.reused_prefix_bytes,
-                        resent_bytes: body_bytes - diff.reused_prefix_bytes,
-                        prefix_break: diff.prefix_break,
-                    }
+                    reused_prefix_bytes: diff.reused_prefix_bytes,
+                    common_prefix_messages: diff.common_prefix_messages,
+                    ideal_prefix_bytes: diff.ideal_prefix_bytes,
+                    lost_bytes: diff.ideal_prefix_bytes - diff.reused_prefix_bytes,
+                    resent_bytes: body_bytes - diff.reused_prefix_bytes,
+                    prefix_break: diff.prefix_break,
                 }
-            };
-            entries.push(entry);
-            previous = Some(snapshot);
-        }
+            }
+        };
+        self.entries.push(entry);
+    }
+
+    fn finish(self, transport: Transport) -> CacheReport {
+        let entries = self.entries;
         let sum = |f: fn(&CacheEntry) -> u64| entries.iter().map(f).sum::<u64>();
-        Ok(CacheReport {
+        CacheReport {
             transport,
             total_body_bytes: sum(|e| e.body_bytes),
             total_reused_bytes: sum(|e| e.reused_prefix_bytes),
@@ -942,8 +963,60 @@ impl IterateJournal {
                 u64::from(e.prefix_break.as_ref().is_some_and(|b| !b.expected))
             }),
             requests: entries,
-        })
+        }
     }
+}
+
+/// `IterateJournal::cache_report`, read from the store in one pass: the stored records are
+/// folded slice by slice, each request rendered as the fold reaches it and set against the one
+/// before, so memory holds a slice, two requests and the report. `None` when offsets do not
+/// increase through the journal (the report then needs the loaded journal's rules for a
+/// request's events).
+pub fn cache_report_stored(
+    store: &Store,
+    journal_id: i64,
+    transport: Transport,
+) -> Result<Option<CacheReport>, StoreError> {
+    if !checkpoint::seekable(store, journal_id)? {
+        return Ok(None);
+    }
+    let mut report = CacheReportBuilder::default();
+    let mut projection = Projection::default();
+    let mut previous: Option<RequestSnapshot> = None;
+    let mut changes = Changes::default();
+    let records = store.event_count(journal_id)?;
+    for slice in store.slices(journal_id, 0, records, READ_SLICE) {
+        for record in &slice? {
+            let Some(value) = record.json() else {
+                continue;
+            };
+            let (Some(event), _) = event::parse_owned(record.seq, record.line, value) else {
+                continue;
+            };
+            projection.apply(&event);
+            changes.note_compaction(&projection);
+            let EventKind::RequestRequested { model } = &event.kind else {
+                continue;
+            };
+            let snapshot = super::render::render(
+                &projection,
+                event.offset,
+                model.clone(),
+                event.created_at.as_deref(),
+                transport,
+            );
+            let mut between = std::mem::take(&mut changes);
+            if let Some(before) = &previous {
+                between.note_system_additions(&projection, before.request_offset);
+            }
+            report.add(
+                previous.as_ref().map(|before| (before, &between)),
+                &snapshot,
+            );
+            previous = Some(snapshot);
+        }
+    }
+    Ok(Some(report.finish(transport)))
 }
 
 /// The request before the request at `offset` in file order, read from the store's request

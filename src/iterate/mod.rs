@@ -8,6 +8,7 @@ pub mod projection;
 mod reader;
 pub mod render;
 pub mod roles;
+pub mod stored;
 pub mod view;
 
 pub use reader::{looks_like, one_line, short_type, Reader};

@@ -595,50 +595,20 @@ impl IterateJournal {
             })
             .map(|e| e.offset)
             .max();
-        let before = previous_request.map(|p| self.projection_at(p).published_through);
-        let earlier_through = before.flatten();
+        let earlier_through =
+            previous_request.and_then(|p| self.projection_at(p).published_through);
         let projection = match self.request_event(request_offset) {
             Some(event) => self.projection_for_request(event),
             None => self.projection_at(request_offset),
         };
-        let (mut newly_published, mut earlier_published) = (Vec::new(), Vec::new());
-        for (_, item) in projection.items() {
-            if item.is_published(earlier_through) {
-                earlier_published.push(item.offset);
-            } else {
-                newly_published.push(item.offset);
-            }
-        }
         let end = self.events.iter().map(|e| e.offset).max().unwrap_or(0);
-        let latest = self.projection_at(end);
-        let unpublished = latest
-            .items()
-            .filter(|(_, item)| {
-                item.offset > request_offset && !item.is_published(latest.published_through)
-            })
-            .map(|(_, item)| item.offset)
-            .collect();
-        let downgrades = snapshot
-            .items
-            .iter()
-            .filter(|i| i.provider_role != i.product_role)
-            .map(|i| Downgrade {
-                offset: i.offset,
-                product_role: i.product_role,
-                provider_role: i.provider_role,
-                rule: i.rule,
-                explanation: i.rule.explain().to_string(),
-            })
-            .collect();
-        Ok(RequestView {
-            body: String::from_utf8_lossy(&snapshot.body()).into_owned(),
+        Ok(request_view_of(
             snapshot,
             previous_request,
-            newly_published,
-            earlier_published,
-            unpublished,
-            downgrades,
-        })
+            earlier_through,
+            &projection,
+            &self.projection_at(end),
+        ))
     }
 
     /// Every request in file order, from one pass over the journal.
@@ -695,16 +665,6 @@ impl IterateJournal {
             .iter()
             .find(|e| e.offset == offset)
             .ok_or(IterateError::NotACompaction(offset))?;
-        let EventKind::ContextAdded(context) = &event.kind else {
-            return Err(IterateError::NotACompaction(offset));
-        };
-        let Some(compaction) = context
-            .compaction
-            .as_ref()
-            .filter(|_| context.role == Role::Developer)
-        else {
-            return Err(IterateError::NotACompaction(offset));
-        };
         let mut before = Projection::default();
         for e in self
             .events
@@ -715,35 +675,24 @@ impl IterateJournal {
         }
         let mut after = before.clone();
         after.apply(event);
-        let cutoff = compaction
-            .get("replacesHistoryThrough")
-            .and_then(Value::as_i64);
-        let validity = compaction_cutoff(offset, compaction);
-        let applied = after.last_compaction.clone();
-        let summary = after
-            .history
-            .first()
-            .filter(|item| item.offset == offset && applied.is_some())
-            .map(|item| ItemView::of(item, after.published_through));
-        let request_at_cutoff = cutoff.filter(|c| self.request_event(*c).is_some());
         let at_before = before.at.unwrap_or(offset);
-        Ok(CompactionView {
-            offset,
-            cutoff,
-            valid: validity.is_ok(),
-            invalid_reason: validity.err(),
-            summary,
-            usage: compaction.get("usage").cloned(),
-            before: view_of(&before, at_before, ViewDiagnostics::of(&before.diagnostics)),
-            after: view_of(&after, offset, ViewDiagnostics::of(&after.diagnostics)),
-            dropped: applied
-                .as_ref()
-                .map(|a| a.dropped.clone())
-                .unwrap_or_default(),
-            kept: applied.as_ref().map(|a| a.kept.clone()).unwrap_or_default(),
-            collapsed: applied.map(|a| a.collapsed).unwrap_or_default(),
-            request_at_cutoff,
-        })
+        compaction_view_of(
+            event,
+            CompactionSides {
+                before: view_of(
+                    &before,
+                    at_before,
+                    diagnostics_through(&self.read_diagnostics, &before, at_before),
+                ),
+                after: view_of(
+                    &after,
+                    offset,
+                    diagnostics_through(&self.read_diagnostics, &after, offset),
+                ),
+                projection_after: &after,
+            },
+            |cutoff| self.request_event(cutoff).is_some(),
+        )
     }
 
     /// One pass over the whole journal: fold diagnostics and the marks behind badges and the
@@ -786,6 +735,122 @@ impl IterateJournal {
         }
         Some(analysis)
     }
+}
+
+/// The request pane from what folds gave: the request's snapshot, the request before it and
+/// how far that one had published, the projection the request saw, and the one at the end of
+/// the journal.
+pub(super) fn request_view_of(
+    snapshot: RequestSnapshot,
+    previous_request: Option<i64>,
+    earlier_through: Option<i64>,
+    projection: &Projection,
+    latest: &Projection,
+) -> RequestView {
+    let request_offset = snapshot.request_offset;
+    let (mut newly_published, mut earlier_published) = (Vec::new(), Vec::new());
+    for (_, item) in projection.items() {
+        if item.is_published(earlier_through) {
+            earlier_published.push(item.offset);
+        } else {
+            newly_published.push(item.offset);
+        }
+    }
+    let unpublished = latest
+        .items()
+        .filter(|(_, item)| {
+            item.offset > request_offset && !item.is_published(latest.published_through)
+        })
+        .map(|(_, item)| item.offset)
+        .collect();
+    let downgrades = snapshot
+        .items
+        .iter()
+        .filter(|i| i.provider_role != i.product_role)
+        .map(|i| Downgrade {
+            offset: i.offset,
+            product_role: i.product_role,
+            provider_role: i.provider_role,
+            rule: i.rule,
+            explanation: i.rule.explain().to_string(),
+        })
+        .collect();
+    RequestView {
+        body: String::from_utf8_lossy(&snapshot.body()).into_owned(),
+        snapshot,
+        previous_request,
+        newly_published,
+        earlier_published,
+        unpublished,
+        downgrades,
+    }
+}
+
+/// The offset a compaction event says it replaces history through, if it says one.
+pub(super) fn cutoff_of(event: &IterateEvent) -> Option<i64> {
+    let EventKind::ContextAdded(context) = &event.kind else {
+        return None;
+    };
+    context
+        .compaction
+        .as_ref()
+        .filter(|_| context.role == Role::Developer)?
+        .get("replacesHistoryThrough")
+        .and_then(Value::as_i64)
+}
+
+/// The two sides of a compaction, as views, and the projection after it.
+pub(super) struct CompactionSides<'a> {
+    pub before: ProjectionView,
+    pub after: ProjectionView,
+    pub projection_after: &'a Projection,
+}
+
+/// The compaction pane for the event `event`, from the views on either side of it;
+/// `is_request` says whether a request sits at an offset.
+pub(super) fn compaction_view_of(
+    event: &IterateEvent,
+    sides: CompactionSides<'_>,
+    is_request: impl Fn(i64) -> bool,
+) -> Result<CompactionView, IterateError> {
+    let offset = event.offset;
+    let EventKind::ContextAdded(context) = &event.kind else {
+        return Err(IterateError::NotACompaction(offset));
+    };
+    let Some(compaction) = context
+        .compaction
+        .as_ref()
+        .filter(|_| context.role == Role::Developer)
+    else {
+        return Err(IterateError::NotACompaction(offset));
+    };
+    let after = sides.projection_after;
+    let cutoff = cutoff_of(event);
+    let validity = compaction_cutoff(offset, compaction);
+    let applied = after.last_compaction.clone();
+    let summary = after
+        .history
+        .first()
+        .filter(|item| item.offset == offset && applied.is_some())
+        .map(|item| ItemView::of(item, after.published_through));
+    let request_at_cutoff = cutoff.filter(|c| is_request(*c));
+    Ok(CompactionView {
+        offset,
+        cutoff,
+        valid: validity.is_ok(),
+        invalid_reason: validity.err(),
+        summary,
+        usage: compaction.get("usage").cloned(),
+        before: sides.before,
+        after: sides.after,
+        dropped: applied
+            .as_ref()
+            .map(|a| a.dropped.clone())
+            .unwrap_or_default(),
+        kept: applied.as_ref().map(|a| a.kept.clone()).unwrap_or_default(),
+        collapsed: applied.map(|a| a.collapsed).unwrap_or_default(),
+        request_at_cutoff,
+    })
 }
 
 /// The whole-journal analysis built one event at a time, so that an import can analyse records

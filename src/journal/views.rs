@@ -112,12 +112,23 @@ impl Journal {
         }
     }
 
+    /// The request pane, from the checkpoints where they answer (the loaded journal's fold
+    /// otherwise).
     pub fn request_view(
         &self,
         request_offset: i64,
         transport: Transport,
     ) -> Result<RequestView, JournalError> {
-        Ok(self.iterate()?.request_view(request_offset, transport)?)
+        self.expect(Dialect::Iterate)?;
+        match crate::iterate::stored::request_view_at(
+            &self.store,
+            self.row.id,
+            request_offset,
+            transport,
+        )? {
+            Some(view) => Ok(view?),
+            None => Ok(self.iterate()?.request_view(request_offset, transport)?),
+        }
     }
 
     /// The exact provider body, as `request -o` writes it.
@@ -129,8 +140,14 @@ impl Journal {
         Ok(self.request(request_offset, transport)?.body())
     }
 
+    /// The compaction pane, from the checkpoints where they answer (the loaded journal's fold
+    /// otherwise).
     pub fn compaction(&self, offset: i64) -> Result<CompactionView, JournalError> {
-        Ok(self.iterate()?.compaction(offset)?)
+        self.expect(Dialect::Iterate)?;
+        match crate::iterate::stored::compaction_at(&self.store, self.row.id, offset)? {
+            Some(view) => Ok(view?),
+            None => Ok(self.iterate()?.compaction(offset)?),
+        }
     }
 }
 
@@ -253,10 +270,16 @@ impl Journal {
         }
     }
 
+    /// Every request's cached prefix against the one before: one pass over the stored records
+    /// where offsets increase (the loaded journal's fold otherwise).
     pub fn cache_report(
         &self,
         transport: Transport,
     ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
-        Ok(self.iterate()?.cache_report(transport)?)
+        self.expect(Dialect::Iterate)?;
+        match crate::iterate::diff::cache_report_stored(&self.store, self.row.id, transport)? {
+            Some(report) => Ok(report),
+            None => Ok(self.iterate()?.cache_report(transport)?),
+        }
     }
 }

@@ -1,0 +1,93 @@
+//! The request and compaction panes read from the store: each side of them is the checkpoint
+//! before an offset and a fold of at most a checkpoint's spacing of stored records, so they
+//! answer at any offset of a journal of any size without loading it.
+
+use super::checkpoint::{event_at, projection_through, request_at, resume, seekable_records};
+use super::diff::request_before_stored;
+use super::event::EventKind;
+use super::view::{
+    compaction_view_of, cutoff_of, request_view_of, CompactionSides, CompactionView, IterateError,
+    RequestView,
+};
+use super::Transport;
+use crate::store::{Store, StoreError};
+
+/// What a pane read from the store gives: `None` when the checkpoints cannot answer (none were
+/// kept for every record, or offsets do not increase), else the pane or why there is none.
+pub type Stored<T> = Option<Result<T, IterateError>>;
+
+/// The request pane at `request_offset`: its snapshot, what it newly published, and what
+/// arrived after it that is still unpublished at the end of the journal.
+pub fn request_view_at(
+    store: &Store,
+    journal_id: i64,
+    request_offset: i64,
+    transport: Transport,
+) -> Result<Stored<RequestView>, StoreError> {
+    let snapshot = match request_at(store, journal_id, request_offset, transport)? {
+        Some(Ok(snapshot)) => snapshot,
+        Some(Err(error)) => return Ok(Some(Err(error))),
+        None => return Ok(None),
+    };
+    let previous = request_before_stored(store, journal_id, request_offset)?;
+    let earlier_through = match previous {
+        Some(previous) => match projection_through(store, journal_id, previous)? {
+            Some(projection) => projection.published_through,
+            None => return Ok(None),
+        },
+        None => None,
+    };
+    let Some(projection) = projection_through(store, journal_id, request_offset)? else {
+        return Ok(None);
+    };
+    let Some(latest) = resume(store, journal_id, store.event_count(journal_id)?)? else {
+        return Ok(None);
+    };
+    Ok(Some(Ok(request_view_of(
+        snapshot,
+        previous,
+        earlier_through,
+        &projection,
+        &latest.projection,
+    ))))
+}
+
+/// The compaction pane at `offset`: the projection before the compaction's record and after
+/// it, with the diagnostics the projection pane shows at each.
+pub fn compaction_at(
+    store: &Store,
+    journal_id: i64,
+    offset: i64,
+) -> Result<Stored<CompactionView>, StoreError> {
+    if seekable_records(store, journal_id, offset)?.is_none() {
+        return Ok(None);
+    }
+    let Some(event) = event_at(store, journal_id, offset)? else {
+        return Ok(Some(Err(IterateError::NotACompaction(offset))));
+    };
+    // Offsets increase, so what comes before the compaction is every record before its own.
+    let Some(mut analyser) = resume(store, journal_id, event.seq)? else {
+        return Ok(None);
+    };
+    let at_before = analyser.projection.at.unwrap_or(offset);
+    let before = analyser.view_at(at_before);
+    let record = store.events_between(journal_id, event.seq, event.seq + 1)?;
+    for record in &record {
+        analyser.feed_stored(record);
+    }
+    let after = analyser.view_at(offset);
+    let cutoff_is_request = match cutoff_of(&event) {
+        Some(cutoff) => event_at(store, journal_id, cutoff)?
+            .is_some_and(|e| matches!(e.kind, EventKind::RequestRequested { .. })),
+        None => false,
+    };
+    Ok(Some(compaction_view_of(
+        &event,
+        CompactionSides {
+            before,
+            after,
+            projection_after: &analyser.projection,
+        },
+        |_| cutoff_is_request,
+    )))
+}
