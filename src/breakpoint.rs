@@ -13,11 +13,10 @@ use ts_rs::TS;
 
 use crate::console::{Console, ConsoleError, DEFAULT_TIMEOUT_MS};
 use crate::diagnostic::Diagnostic;
-use crate::iterate::event::{EventKind, Role};
-use crate::iterate::projection::Projection;
-use crate::iterate::roles::provider_role;
+use crate::iterate::event::{self, EventKind, IterateEvent, Role};
 use crate::iterate::Transport;
 use crate::journal::{Journal, JournalError};
+use crate::search::text::Needle;
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
@@ -145,6 +144,15 @@ impl Breakpoint {
             Breakpoint::NextRequest => return marked("request"),
             Breakpoint::NextCompaction => return marked("compaction"),
             Breakpoint::NextDowngrade { transport: None } => return marked("downgrade"),
+            Breakpoint::NextDowngrade {
+                transport: Some(transport),
+            } => {
+                require_iterate(journal)?;
+                return Ok(marked("downgrade")?.map(|hit| BreakpointHit {
+                    note: on_transport(&hit.note, *transport),
+                    ..hit
+                }));
+            }
             Breakpoint::Diagnostic => {
                 let Some(seq) = store
                     .next_diagnostic(id, from, forward)
@@ -282,61 +290,78 @@ fn sql_hit(
 }
 
 /// Items whose provider role on `transport` is a downgrade, where they enter the projection.
+/// Both downgrades (an external actor's developer item, a compaction summary) give the same
+/// role on every transport, so the analysis's `downgrade` marks are the hits on each one.
 fn downgrades(journal: &Journal, transport: Transport) -> Result<Vec<BreakpointHit>, JournalError> {
-    let iterate = journal.iterate()?;
-    let mut projection = Projection::default();
+    require_iterate(journal)?;
+    Ok(journal
+        .marks()?
+        .into_iter()
+        .filter(|mark| mark.kind == "downgrade")
+        .map(|mark| BreakpointHit {
+            seq: mark.seq,
+            offset: journal.event(mark.seq).ok().and_then(|e| e.offset),
+            note: on_transport(&mark.note, transport),
+        })
+        .collect())
+}
+
+/// A downgrade mark's note, said of one transport.
+fn on_transport(note: &str, transport: Transport) -> String {
+    format!("{note} on {}", transport.as_str())
+}
+
+/// Events that set keyed slot `key` (a compaction summary's key names no slot), read from the
+/// stored bytes: only a record holding the key as text is parsed.
+fn key_changes(journal: &Journal, key: &str) -> Result<Vec<BreakpointHit>, JournalError> {
+    require_iterate(journal)?;
+    let Some(needle) = Needle::new(key) else {
+        return Ok(Vec::new());
+    };
+    let store = journal.store();
+    let id = journal.row().id;
     let mut hits = Vec::new();
-    for event in &iterate.events {
-        projection.apply(event);
-        let EventKind::ContextAdded(_) = &event.kind else {
-            continue;
-        };
-        let Some(item) = projection
-            .last_item
-            .and_then(|(lane, index)| projection.lane(lane).get(index))
-            .filter(|item| item.seq == event.seq)
-        else {
-            continue;
-        };
-        let role = provider_role(item, transport);
-        if role.rule.is_downgrade() {
-            hits.push(BreakpointHit {
-                seq: event.seq,
-                offset: Some(event.offset),
-                note: format!(
-                    "{} ⇣ {} ({}) on {}",
-                    item.role.as_str(),
-                    role.role.as_str(),
-                    role.rule.as_str(),
-                    transport.as_str()
-                ),
-            });
+    store.visit_bytes(id, 0, store.event_count(id)?, |seq, raw| {
+        if needle.find(raw).is_none() {
+            return true;
         }
-    }
+        let event = serde_json::from_slice(raw)
+            .ok()
+            .and_then(|value| event::parse(seq, 0, &value).0);
+        if let Some(hit) = event.as_ref().and_then(|event| key_change(event, key)) {
+            hits.push(hit);
+        }
+        true
+    })?;
     Ok(hits)
 }
 
-/// Events that set keyed slot `key` (a compaction summary's key names no slot).
-fn key_changes(journal: &Journal, key: &str) -> Result<Vec<BreakpointHit>, JournalError> {
-    let iterate = journal.iterate()?;
-    Ok(iterate
-        .events
-        .iter()
-        .filter_map(|event| match &event.kind {
-            EventKind::ContextAdded(context)
-                if context.key.as_deref() == Some(key)
-                    && !(context.role == Role::Developer && context.compaction.is_some()) =>
-            {
-                let preview: String = context.content.chars().take(60).collect();
-                Some(BreakpointHit {
-                    seq: event.seq,
-                    offset: Some(event.offset),
-                    note: format!("{key} ← {}: {preview}", context.role.as_str()),
-                })
-            }
-            _ => None,
-        })
-        .collect())
+/// The hit `event` is when it sets keyed slot `key`.
+fn key_change(event: &IterateEvent, key: &str) -> Option<BreakpointHit> {
+    match &event.kind {
+        EventKind::ContextAdded(context)
+            if context.key.as_deref() == Some(key)
+                && !(context.role == Role::Developer && context.compaction.is_some()) =>
+        {
+            let preview: String = context.content.chars().take(60).collect();
+            Some(BreakpointHit {
+                seq: event.seq,
+                offset: Some(event.offset),
+                note: format!("{key} ← {}: {preview}", context.role.as_str()),
+            })
+        }
+        _ => None,
+    }
+}
+
+fn require_iterate(journal: &Journal) -> Result<(), JournalError> {
+    match journal.dialect() {
+        crate::dialect::Dialect::Iterate => Ok(()),
+        found => Err(JournalError::WrongDialect {
+            found: found.as_str(),
+            wanted: "iterate",
+        }),
+    }
 }
 
 /// The longest common prefix of two byte strings, in bytes.

@@ -5,9 +5,11 @@
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
+use journalscope::breakpoint::Breakpoint;
 use journalscope::dialect::{self, Dialect};
 use journalscope::import::ImportControl;
 use journalscope::iterate::view::Tip;
+use journalscope::iterate::Transport;
 use journalscope::journal::{Journal, JournalError, LoadedViews};
 use journalscope::store::Store;
 
@@ -196,15 +198,14 @@ fn given_a_long_journal_when_opened_unloaded_then_its_ends_show_at_once_and_the_
             "the cache report on {transport:?} is the loaded fold's, without a load"
         );
     }
+    let developer_items = journalscope::search::SearchQuery {
+        role: Some("developer".to_string()),
+        ..Default::default()
+    };
     assert!(
         matches!(
-            journalscope::breakpoint::Breakpoint::NextDowngrade {
-                transport: Some(journalscope::iterate::Transport::Openai),
-            }
-            .hits(&unloaded),
-            Err(journalscope::breakpoint::BreakpointError::Journal(
-                JournalError::Loading
-            ))
+            unloaded.search(&developer_items),
+            Err(JournalError::Loading)
         ),
         "views the store does not answer yet say they wait for the load rather than answer wrong"
     );
@@ -510,4 +511,105 @@ fn given_more_diagnostics_than_a_view_carries_when_imported_then_the_tip_is_the_
             .any(|d| d.code == "compaction-cutoff-not-before-item"),
         "the late fold error is among the latest"
     );
+}
+
+/// The downgrade and key stops a plain fold of the parsed events gives: where an item whose
+/// provider role on `transport` is a downgrade enters the projection, and every event setting
+/// keyed slot `key`.
+fn folded_stops(journal: &Journal, transport: Transport, key: &str) -> (Vec<u64>, Vec<u64>) {
+    use journalscope::iterate::event::{EventKind, Role};
+    let events = journal.iterate_events().expect("loaded");
+    let mut projection = journalscope::iterate::projection::Projection::default();
+    let (mut downgrades, mut keys) = (Vec::new(), Vec::new());
+    for event in events {
+        projection.apply(event);
+        let EventKind::ContextAdded(context) = &event.kind else {
+            continue;
+        };
+        if context.key.as_deref() == Some(key)
+            && !(context.role == Role::Developer && context.compaction.is_some())
+        {
+            keys.push(event.seq);
+        }
+        let entered = projection
+            .last_item
+            .and_then(|(lane, index)| projection.lane(lane).get(index))
+            .filter(|item| item.seq == event.seq);
+        if entered.is_some_and(|item| {
+            journalscope::iterate::roles::provider_role(item, transport)
+                .rule
+                .is_downgrade()
+        }) {
+            downgrades.push(event.seq);
+        }
+    }
+    (downgrades, keys)
+}
+
+fn stops(journal: &Journal, breakpoint: Breakpoint) -> Vec<u64> {
+    breakpoint
+        .hits(journal)
+        .expect("the breakpoint answers from the store")
+        .iter()
+        .map(|hit| hit.seq)
+        .collect()
+}
+
+/// Protects the downgrade breakpoint of one transport and the key breakpoint, which read the
+/// analysis's marks and the stored bytes: on every iterate fixture and on a journal past the
+/// prefix fold, opened without its events, they stop where a fold of every parsed event does.
+#[test]
+fn given_any_iterate_journal_unloaded_then_downgrade_and_key_stops_are_the_folds() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (long_db, long) = long_journal(dir.path(), 21_000, 7);
+    let mut cases = vec![(long_db.clone(), long_db, long)];
+    for (n, path) in iterate_journals().into_iter().enumerate() {
+        let db = dir.path().join(format!("fixture-{n}.sqlite"));
+        let loaded = quiet_open(&path, &db, false);
+        cases.push((path, db, loaded));
+    }
+    for (path, db, loaded) in cases {
+        if loaded.dialect() != Dialect::Iterate {
+            // A broken fixture may read as no dialect at all: it has no iterate stops to check.
+            continue;
+        }
+        let unloaded = quiet_open(&db, &db, true);
+        let keys: std::collections::BTreeSet<String> = loaded
+            .iterate_events()
+            .expect("loaded")
+            .iter()
+            .filter_map(|event| match &event.kind {
+                journalscope::iterate::event::EventKind::ContextAdded(c) => c.key.clone(),
+                _ => None,
+            })
+            .take(20)
+            .collect();
+        for transport in Transport::ALL {
+            for key in keys.iter().map(String::as_str).chain(["no/such-key"]) {
+                let (downgrades, changes) = folded_stops(&loaded, transport, key);
+                assert_eq!(
+                    stops(
+                        &unloaded,
+                        Breakpoint::NextDowngrade {
+                            transport: Some(transport)
+                        }
+                    ),
+                    downgrades,
+                    "{}: downgrades on {transport:?}",
+                    path.display()
+                );
+                assert_eq!(
+                    stops(
+                        &unloaded,
+                        Breakpoint::KeyChanges {
+                            key: key.to_string()
+                        }
+                    ),
+                    changes,
+                    "{}: changes of key {key:?}",
+                    path.display()
+                );
+            }
+        }
+    }
 }

@@ -147,3 +147,49 @@ pub fn provider_role(item: &Item, transport: Transport) -> ProviderRole {
     };
     ProviderRole { role, rule }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_downgrade_is_one_on_every_transport_or_on_none() {
+        // Protects the downgrade breakpoint of one transport, which lists the analysis's
+        // `downgrade` marks (one per item, whichever transport it names).
+        let actors = [
+            None,
+            Some(json!({"type": "agent"})),
+            Some(json!({"type": "github"})),
+            Some(json!({})),
+        ];
+        for role in [Role::System, Role::User, Role::Assistant, Role::Developer] {
+            for actor in &actors {
+                for compaction in [None, Some(json!({"cutoffOffset": 3}))] {
+                    let item = Item {
+                        offset: 1,
+                        seq: 1,
+                        role,
+                        actor: actor.clone(),
+                        key: None,
+                        updates_offset: None,
+                        refs: Vec::new(),
+                        files: Vec::new(),
+                        content: "x".into(),
+                        compaction,
+                        llm_request_offset: None,
+                        coalesced: Vec::new(),
+                    };
+                    let downgraded: Vec<bool> = Transport::ALL
+                        .iter()
+                        .map(|t| provider_role(&item, *t).rule.is_downgrade())
+                        .collect();
+                    assert!(
+                        downgraded.iter().all(|d| *d == downgraded[0]),
+                        "{role:?} by {actor:?}: a downgrade on one transport only: {downgraded:?}"
+                    );
+                }
+            }
+        }
+    }
+}
