@@ -202,12 +202,12 @@ fn given_a_long_journal_when_opened_unloaded_then_its_ends_show_at_once_and_the_
         role: Some("developer".to_string()),
         ..Default::default()
     };
-    assert!(
-        matches!(
-            unloaded.search(&developer_items),
-            Err(JournalError::Loading)
-        ),
-        "views the store does not answer yet say they wait for the load rather than answer wrong"
+    assert_eq!(
+        unloaded
+            .search(&developer_items)
+            .expect("item filters read the stored records"),
+        loaded.search(&developer_items).expect("loaded"),
+        "search's item filters give the loaded fold's hits without a load"
     );
     assert_eq!(
         JournalError::Loading.code(),
@@ -555,11 +555,12 @@ fn stops(journal: &Journal, breakpoint: Breakpoint) -> Vec<u64> {
         .collect()
 }
 
-/// Protects the downgrade breakpoint of one transport and the key breakpoint, which read the
-/// analysis's marks and the stored bytes: on every iterate fixture and on a journal past the
-/// prefix fold, opened without its events, they stop where a fold of every parsed event does.
+/// Protects search's item filters, the downgrade breakpoint of one transport and the key
+/// breakpoint, which read the analysis's marks and the stored records: on every iterate fixture
+/// and on a journal past the prefix fold, opened without its events, they answer as a fold of
+/// every parsed event does.
 #[test]
-fn given_any_iterate_journal_unloaded_then_downgrade_and_key_stops_are_the_folds() {
+fn given_any_iterate_journal_unloaded_then_item_facts_downgrade_and_key_stops_are_the_folds() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (long_db, long) = long_journal(dir.path(), 21_000, 7);
     let mut cases = vec![(long_db.clone(), long_db, long)];
@@ -584,6 +585,15 @@ fn given_any_iterate_journal_unloaded_then_downgrade_and_key_stops_are_the_folds
             })
             .take(20)
             .collect();
+        let store = Store::open(&db).expect("store");
+        assert_eq!(
+            journalscope::search::stored_item_facts(&store, loaded.row().id).expect("reads"),
+            journalscope::search::item_facts(&journalscope::iterate::IterateJournal::from_stored(
+                &store.events(loaded.row().id).expect("events")
+            )),
+            "{}: the item facts read from the store are the loaded fold's",
+            path.display()
+        );
         for transport in Transport::ALL {
             for key in keys.iter().map(String::as_str).chain(["no/such-key"]) {
                 let (downgrades, changes) = folded_stops(&loaded, transport, key);

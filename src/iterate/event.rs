@@ -83,6 +83,15 @@ pub struct IterateEvent {
     pub kind: EventKind,
 }
 
+/// Whether events of type `kind` can change the projection: every other type parses to
+/// [`EventKind::Other`], so a fold may skip such records unread.
+pub fn changes_projection(kind: &str) -> bool {
+    matches!(
+        short_type(kind),
+        Some("context-added" | "llm-request-requested")
+    )
+}
+
 /// Parses what the fold needs from one record. `None` when the record cannot be reduced at all
 /// (not JSON, not an object, no integer offset); the reader has reported why.
 pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<Diagnostic>) {

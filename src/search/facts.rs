@@ -6,10 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::iterate::event::{EventKind, Role};
+use crate::iterate::event::{self, EventKind, IterateEvent, Role};
 use crate::iterate::projection::{compaction_cutoff, Lane};
 use crate::iterate::roles::actor_type;
 use crate::iterate::IterateJournal;
+use crate::store::{Store, StoreError};
 
 use super::SearchQuery;
 
@@ -28,14 +29,61 @@ pub struct ItemFact {
 
 /// One pass over the journal: each item's facts and when publication first reached it.
 pub fn item_facts(journal: &IterateJournal) -> Vec<ItemFact> {
-    let mut facts: Vec<ItemFact> = Vec::new();
-    let mut waiting: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
-    let mut through: Option<i64> = None;
+    let mut fold = FactFold::default();
     for event in &journal.events {
+        fold.add(event);
+    }
+    fold.facts
+}
+
+/// [`item_facts`] read from the store: only the records of the types that can add an item or
+/// reach a boundary are parsed, one at a time, so nothing but the facts is held.
+pub fn stored_item_facts(store: &Store, journal_id: i64) -> Result<Vec<ItemFact>, StoreError> {
+    let types: Vec<String> = store
+        .type_counts(journal_id)?
+        .into_iter()
+        .map(|(kind, _)| kind)
+        .filter(|kind| event::changes_projection(kind))
+        .collect();
+    let seqs = store.seqs_of_types(journal_id, &types)?;
+    let (Some(&first), Some(&last)) = (seqs.first(), seqs.last()) else {
+        return Ok(Vec::new());
+    };
+    let mut wanted = seqs.iter().copied().peekable();
+    let mut fold = FactFold::default();
+    store.visit_bytes(journal_id, first, last + 1, |seq, raw| {
+        while wanted.next_if(|&w| w < seq).is_some() {}
+        if wanted.next_if_eq(&seq).is_none() {
+            return true;
+        }
+        let parsed = serde_json::from_slice(raw)
+            .ok()
+            .and_then(|value| event::parse_owned(seq, 0, value).0);
+        if let Some(event) = parsed {
+            fold.add(&event);
+        }
+        true
+    })?;
+    Ok(fold.facts)
+}
+
+/// The facts so far, and the items publication has not reached yet, by offset.
+#[derive(Default)]
+struct FactFold {
+    facts: Vec<ItemFact>,
+    waiting: BTreeMap<i64, Vec<usize>>,
+    through: Option<i64>,
+}
+
+impl FactFold {
+    fn add(&mut self, event: &IterateEvent) {
         let reached = match &event.kind {
             EventKind::ContextAdded(context) => {
-                waiting.entry(event.offset).or_default().push(facts.len());
-                facts.push(ItemFact {
+                self.waiting
+                    .entry(event.offset)
+                    .or_default()
+                    .push(self.facts.len());
+                self.facts.push(ItemFact {
                     seq: event.seq,
                     offset: event.offset,
                     role: context.role,
@@ -54,18 +102,17 @@ pub fn item_facts(journal: &IterateJournal) -> Vec<ItemFact> {
             EventKind::Other => None,
         };
         if let Some(reached) = reached {
-            let next = through.map_or(reached, |t| t.max(reached));
-            through = Some(next);
-            let later = waiting.split_off(&(next + 1));
-            for index in std::mem::replace(&mut waiting, later)
+            let next = self.through.map_or(reached, |t| t.max(reached));
+            self.through = Some(next);
+            let later = self.waiting.split_off(&(next + 1));
+            for index in std::mem::replace(&mut self.waiting, later)
                 .into_values()
                 .flatten()
             {
-                facts[index].published_by = Some(event.offset);
+                self.facts[index].published_by = Some(event.offset);
             }
         }
     }
-    facts
 }
 
 impl ItemFact {

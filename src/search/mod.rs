@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-pub use facts::{item_facts, ItemFact};
+pub use facts::{item_facts, stored_item_facts, ItemFact};
 use text::Needle;
 
 use crate::journal::{Journal, JournalError};
@@ -174,6 +174,7 @@ impl Journal {
         let facts: Option<HashMap<u64, ItemFact>> = if query.has_item_filter() {
             let facts = match self.iterate() {
                 Ok(iterate) => item_facts(iterate),
+                Err(JournalError::Loading) => stored_item_facts(store, journal_id)?,
                 // Only iterate journals have items: no event passes an item filter.
                 Err(JournalError::WrongDialect { .. }) => Vec::new(),
                 Err(e) => return Err(e),
