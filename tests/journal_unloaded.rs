@@ -587,13 +587,39 @@ fn given_any_iterate_journal_unloaded_then_item_facts_downgrade_and_key_stops_ar
             .collect();
         let store = Store::open(&db).expect("store");
         assert_eq!(
-            journalscope::search::stored_item_facts(&store, loaded.row().id).expect("reads"),
+            journalscope::search::stored_item_facts(
+                &store,
+                loaded.row().id,
+                &journalscope::search::SearchQuery::default()
+            )
+            .expect("reads"),
             journalscope::search::item_facts(&journalscope::iterate::IterateJournal::from_stored(
                 &store.events(loaded.row().id).expect("events")
             )),
             "{}: the item facts read from the store are the loaded fold's",
             path.display()
         );
+        let middle = loaded
+            .event(loaded.event_count() / 2)
+            .ok()
+            .and_then(|event| event.offset);
+        for key in keys.iter().take(3).cloned().map(Some).chain([None]) {
+            for published in [None, Some(true), Some(false)] {
+                let query = journalscope::search::SearchQuery {
+                    role: key.is_none().then(|| "developer".to_string()),
+                    key: key.clone(),
+                    published,
+                    at: published.and(middle),
+                    ..Default::default()
+                };
+                assert_eq!(
+                    unloaded.search(&query).expect("unloaded"),
+                    loaded.search(&query).expect("loaded"),
+                    "{}: the hits of {query:?}",
+                    path.display()
+                );
+            }
+        }
         for transport in Transport::ALL {
             for key in keys.iter().map(String::as_str).chain(["no/such-key"]) {
                 let (downgrades, changes) = folded_stops(&loaded, transport, key);

@@ -29,16 +29,21 @@ pub struct ItemFact {
 
 /// One pass over the journal: each item's facts and when publication first reached it.
 pub fn item_facts(journal: &IterateJournal) -> Vec<ItemFact> {
-    let mut fold = FactFold::default();
+    let mut fold = FactFold::keeping(None);
     for event in &journal.events {
         fold.add(event);
     }
     fold.facts
 }
 
-/// [`item_facts`] read from the store: only the records of the types that can add an item or
-/// reach a boundary are parsed, one at a time, so nothing but the facts is held.
-pub fn stored_item_facts(store: &Store, journal_id: i64) -> Result<Vec<ItemFact>, StoreError> {
+/// [`item_facts`] read from the store, of the items whose role, actor, key and lane `query`
+/// describes: only the records of the types that can add an item or reach a boundary are
+/// parsed, one at a time, so nothing but those items' facts is held.
+pub fn stored_item_facts(
+    store: &Store,
+    journal_id: i64,
+    query: &SearchQuery,
+) -> Result<Vec<ItemFact>, StoreError> {
     let types: Vec<String> = store
         .type_counts(journal_id)?
         .into_iter()
@@ -50,7 +55,7 @@ pub fn stored_item_facts(store: &Store, journal_id: i64) -> Result<Vec<ItemFact>
         return Ok(Vec::new());
     };
     let mut wanted = seqs.iter().copied().peekable();
-    let mut fold = FactFold::default();
+    let mut fold = FactFold::keeping(Some(query));
     store.visit_bytes(journal_id, first, last + 1, |seq, raw| {
         while wanted.next_if(|&w| w < seq).is_some() {}
         if wanted.next_if_eq(&seq).is_none() {
@@ -68,22 +73,28 @@ pub fn stored_item_facts(store: &Store, journal_id: i64) -> Result<Vec<ItemFact>
 }
 
 /// The facts so far, and the items publication has not reached yet, by offset.
-#[derive(Default)]
-struct FactFold {
+struct FactFold<'q> {
+    /// Keeps only the items this query's role, actor, key and lane describe; `None` keeps all.
+    keep: Option<&'q SearchQuery>,
     facts: Vec<ItemFact>,
     waiting: BTreeMap<i64, Vec<usize>>,
     through: Option<i64>,
 }
 
-impl FactFold {
+impl<'q> FactFold<'q> {
+    fn keeping(keep: Option<&'q SearchQuery>) -> FactFold<'q> {
+        FactFold {
+            keep,
+            facts: Vec::new(),
+            waiting: BTreeMap::new(),
+            through: None,
+        }
+    }
+
     fn add(&mut self, event: &IterateEvent) {
         let reached = match &event.kind {
             EventKind::ContextAdded(context) => {
-                self.waiting
-                    .entry(event.offset)
-                    .or_default()
-                    .push(self.facts.len());
-                self.facts.push(ItemFact {
+                let fact = ItemFact {
                     seq: event.seq,
                     offset: event.offset,
                     role: context.role,
@@ -91,7 +102,14 @@ impl FactFold {
                     key: context.key.clone(),
                     lane: Lane::of(context.role),
                     published_by: None,
-                });
+                };
+                if self.keep.is_none_or(|query| fact.is_of_kind(query)) {
+                    self.waiting
+                        .entry(event.offset)
+                        .or_default()
+                        .push(self.facts.len());
+                    self.facts.push(fact);
+                }
                 context
                     .compaction
                     .as_ref()
@@ -119,6 +137,14 @@ impl ItemFact {
     /// Whether this item passes the query's item filters.
     pub fn matches(&self, query: &SearchQuery) -> bool {
         let at = query.at.unwrap_or(i64::MAX);
+        self.is_of_kind(query)
+            && query.published.is_none_or(|wanted| {
+                self.offset <= at && self.published_by.is_some_and(|p| p <= at) == wanted
+            })
+    }
+
+    /// Whether this item has the role, actor, key and lane the query asks for.
+    fn is_of_kind(&self, query: &SearchQuery) -> bool {
         query
             .role
             .as_deref()
@@ -135,8 +161,5 @@ impl ItemFact {
                 .lane
                 .as_deref()
                 .is_none_or(|l| self.lane.as_str() == l)
-            && query.published.is_none_or(|wanted| {
-                self.offset <= at && self.published_by.is_some_and(|p| p <= at) == wanted
-            })
     }
 }

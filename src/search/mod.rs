@@ -174,7 +174,7 @@ impl Journal {
         let facts: Option<HashMap<u64, ItemFact>> = if query.has_item_filter() {
             let facts = match self.iterate() {
                 Ok(iterate) => item_facts(iterate),
-                Err(JournalError::Loading) => stored_item_facts(store, journal_id)?,
+                Err(JournalError::Loading) => stored_item_facts(store, journal_id, query)?,
                 // Only iterate journals have items: no event passes an item filter.
                 Err(JournalError::WrongDialect { .. }) => Vec::new(),
                 Err(e) => return Err(e),
