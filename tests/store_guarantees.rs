@@ -29,11 +29,11 @@ fn journal_file(dir: &Path, count: u64) -> std::path::PathBuf {
     path
 }
 
-#[test]
-fn a_database_from_a_newer_version_is_refused_with_a_clear_message() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let file = journal_file(dir.path(), 3);
-    let db = dir.path().join("journal.sqlite");
+/// A three-event journal imported by the CLI into a database of its own: the journal and the
+/// database.
+fn imported_db(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let file = journal_file(dir, 3);
+    let db = dir.join("journal.sqlite");
     let status = Command::new(BIN)
         .args([
             "import",
@@ -45,6 +45,13 @@ fn a_database_from_a_newer_version_is_refused_with_a_clear_message() {
         .status()
         .expect("import");
     assert!(status.success(), "the journal imports");
+    (file, db)
+}
+
+#[test]
+fn a_database_from_a_newer_version_is_refused_with_a_clear_message() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (file, db) = imported_db(dir.path());
     {
         let store = Store::open(&db).expect("open");
         store
@@ -201,19 +208,7 @@ fn readers_never_see_a_locked_database_while_a_tail_writes_and_agree() {
 #[test]
 fn a_database_with_the_old_search_index_drops_it_and_still_searches() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = journal_file(dir.path(), 3);
-    let db = dir.path().join("journal.sqlite");
-    let imported = Command::new(BIN)
-        .args([
-            "import",
-            &file.to_string_lossy(),
-            "--db",
-            &db.to_string_lossy(),
-        ])
-        .stdout(Stdio::null())
-        .status()
-        .expect("import");
-    assert!(imported.success(), "the journal imports");
+    let (_, db) = imported_db(dir.path());
     {
         let store = Store::open(&db).expect("open");
         store
