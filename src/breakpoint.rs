@@ -147,7 +147,7 @@ impl Breakpoint {
             Breakpoint::NextDowngrade {
                 transport: Some(transport),
             } => {
-                require_iterate(journal)?;
+                journal.expect(crate::dialect::Dialect::Iterate)?;
                 return Ok(marked("downgrade")?.map(|hit| BreakpointHit {
                     note: on_transport(&hit.note, *transport),
                     ..hit
@@ -293,7 +293,7 @@ fn sql_hit(
 /// Both downgrades (an external actor's developer item, a compaction summary) give the same
 /// role on every transport, so the analysis's `downgrade` marks are the hits on each one.
 fn downgrades(journal: &Journal, transport: Transport) -> Result<Vec<BreakpointHit>, JournalError> {
-    require_iterate(journal)?;
+    journal.expect(crate::dialect::Dialect::Iterate)?;
     Ok(journal
         .marks()?
         .into_iter()
@@ -314,7 +314,7 @@ fn on_transport(note: &str, transport: Transport) -> String {
 /// Events that set keyed slot `key` (a compaction summary's key names no slot), read from the
 /// stored bytes: only a record holding the key as text is parsed.
 fn key_changes(journal: &Journal, key: &str) -> Result<Vec<BreakpointHit>, JournalError> {
-    require_iterate(journal)?;
+    journal.expect(crate::dialect::Dialect::Iterate)?;
     let Some(needle) = Needle::new(key) else {
         return Ok(Vec::new());
     };
@@ -351,16 +351,6 @@ fn key_change(event: &IterateEvent, key: &str) -> Option<BreakpointHit> {
             })
         }
         _ => None,
-    }
-}
-
-fn require_iterate(journal: &Journal) -> Result<(), JournalError> {
-    match journal.dialect() {
-        crate::dialect::Dialect::Iterate => Ok(()),
-        found => Err(JournalError::WrongDialect {
-            found: found.as_str(),
-            wanted: "iterate",
-        }),
     }
 }
 

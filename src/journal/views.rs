@@ -154,7 +154,8 @@ impl Journal {
 /// Views of the AG-UI and AgentsKit dialects. Their offsets are positions, so the event at
 /// `seq` has offset `seq + 1`.
 impl Journal {
-    fn expect(&self, dialect: Dialect) -> Result<(), JournalError> {
+    /// Refuses a view of another dialect's journal.
+    pub(crate) fn expect(&self, dialect: Dialect) -> Result<(), JournalError> {
         if self.row.dialect != dialect {
             return Err(JournalError::WrongDialect {
                 found: self.row.dialect.as_str(),
