@@ -12,6 +12,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use journalscope::breakpoint::BreakpointError;
 use journalscope::dialect::Dialect;
 use journalscope::import::{ImportControl, ImportError, ImportProgress, ImportStage};
 use journalscope::iterate::render::{ExportFormat, ExportOptions};
@@ -760,9 +761,9 @@ pub fn run(cli: Cli) -> Result<()> {
             transport,
             json,
         } => {
-            let journal = open(&journal, None)?;
+            let mut journal = open_for(&journal, None, Needs::Store)?;
             require(&journal, Dialect::Iterate, "cache")?;
-            let report = journal.cache_report(transport.into())?;
+            let report = answer(&mut journal, |j| j.cache_report(transport.into()))?;
             if json {
                 output::json(&mut out, &report)?;
             } else {
@@ -824,12 +825,18 @@ pub fn run(cli: Cli) -> Result<()> {
             backward,
             json,
         } => {
-            let journal = open(&journal, None)?;
+            let mut journal = open_for(&journal, None, Needs::Store)?;
             let start = match from {
                 Some(offset) => journal.seq_of_offset(offset)?,
                 None => None,
             };
-            let hit = on.run(&journal, start, !backward)?;
+            let hit = match on.run(&journal, start, !backward) {
+                Err(BreakpointError::Journal(JournalError::Loading)) => {
+                    load(&mut journal)?;
+                    on.run(&journal, start, !backward)?
+                }
+                hit => hit?,
+            };
             output::breakpoint(&mut out, &on, from, !backward, hit.as_ref(), json)?;
         }
         Command::Bookmarks {
