@@ -846,7 +846,7 @@ pub fn run(cli: Cli) -> Result<()> {
             remove,
             json,
         } => {
-            let journal = open(&journal, None)?;
+            let journal = open_for(&journal, None, Needs::Store)?;
             if let (Some(offset), Some(note)) = (add, note.as_deref()) {
                 journal.set_bookmark(seq_at(&journal, offset)?, note)?;
             }
@@ -914,7 +914,7 @@ pub fn run(cli: Cli) -> Result<()> {
             output: file,
             json,
         } => {
-            let journal = open(&journal, None)?;
+            let journal = open_for(&journal, None, Needs::Store)?;
             let range = OffsetRange { from, to };
             match file {
                 Some(file) => {
