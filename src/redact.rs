@@ -444,6 +444,19 @@ fn scheme_credential(bytes: &[u8], after: usize) -> Option<(usize, usize)> {
     (len >= 8).then_some((start, start + len))
 }
 
+/// HTTP authentication schemes whose name an `Authorization` value starts with.
+const AUTH_SCHEMES: &[&str] = &[
+    "bearer",
+    "basic",
+    "digest",
+    "token",
+    "negotiate",
+    "ntlm",
+    "hoba",
+    "mutual",
+    "vapid",
+];
+
 /// After a credential-like name: an optional closing quote, `:` or `=`, and the value. A
 /// header's value keeps its scheme word (`Bearer`) so the kind of credential stays visible.
 fn pair_value(bytes: &[u8], after: usize, header: bool) -> Option<(usize, usize)> {
@@ -476,9 +489,15 @@ fn pair_value(bytes: &[u8], after: usize, header: bool) -> Option<(usize, usize)
     let end = start + bytes[start..end].trim_ascii_end().len();
     let mut start = start;
     if header {
-        // `Bearer abc`: keep the scheme, redact what follows.
+        // `Bearer abc`: keep the scheme, redact what follows. Only a known scheme is kept: any
+        // other first word (a cookie's value) is the secret itself.
         let word = run_len(bytes, start, |b| b.is_ascii_alphabetic());
-        if (1..=10).contains(&word) && bytes.get(start + word) == Some(&b' ') {
+        let scheme = &bytes[start..start + word];
+        if AUTH_SCHEMES
+            .iter()
+            .any(|s| scheme.eq_ignore_ascii_case(s.as_bytes()))
+            && bytes.get(start + word) == Some(&b' ')
+        {
             let after = start + word + 1 + run_len(bytes, start + word + 1, |b| b == b' ');
             if after < end {
                 start = after;
@@ -641,6 +660,19 @@ mod tests {
         assert!(
             JsonPath::parse("a[1").is_err() && JsonPath::parse("$").is_err(),
             "bad paths are refused"
+        );
+    }
+
+    #[test]
+    fn regression_a_header_value_followed_by_a_word_kept_its_first_word() {
+        // A cookie's value followed by more text was read as `Scheme credential`, and the
+        // value itself was kept as if it were the scheme.
+        let out = text("Cookie: aaaa .");
+        assert!(!out.contains("aaaa"), "the cookie value is redacted: {out}");
+        let out = text("Authorization: Bearer abcdefgh123 now");
+        assert!(
+            out.starts_with("Authorization: Bearer [REDACTED") && !out.contains("abcdefgh123"),
+            "a known scheme stays visible, its credential does not: {out}"
         );
     }
 
