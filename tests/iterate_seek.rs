@@ -117,6 +117,67 @@ fn assert_seeks_equal_the_fold(store: &Store, id: i64, step: usize, what: &str) 
     assert!(compared > 10, "{what}: enough offsets were compared");
 }
 
+/// A walk over the requests of a range, from one fold of the stored records, visits the
+/// requests in the range and the one before it, in file order, each rendered as the loaded
+/// journal renders it alone: over the whole journal, from and up to a request in the middle,
+/// and between two offsets that are no request.
+fn assert_walks_equal_the_fold(
+    store: &Store,
+    id: i64,
+    loaded: &IterateJournal,
+    requests: &[i64],
+    what: &str,
+) {
+    use journalscope::iterate::Transport;
+    let middle = requests[requests.len() / 2];
+    let quarter = requests[requests.len() / 4];
+    let ranges = [
+        (None, None),
+        (Some(middle), None),
+        (None, Some(middle)),
+        (Some(quarter + 1), Some(middle - 1)),
+    ];
+    let transports = [Transport::Openai, Transport::WorkersAi];
+    for (from, to) in ranges {
+        let inside: Vec<i64> = requests
+            .iter()
+            .copied()
+            .filter(|o| from.is_none_or(|f| *o >= f) && to.is_none_or(|t| *o <= t))
+            .collect();
+        let before = inside
+            .first()
+            .and_then(|first| requests.iter().copied().filter(|o| o < first).max());
+        let expected: Vec<(i64, Vec<Vec<u8>>)> = before
+            .into_iter()
+            .chain(inside)
+            .map(|offset| {
+                let bodies = transports
+                    .iter()
+                    .map(|t| loaded.request(offset, *t).expect("a request").body())
+                    .collect();
+                (offset, bodies)
+            })
+            .collect();
+        let mut walked = Vec::new();
+        let answered =
+            stored::walk_requests(store, id, (from, to), &transports, |offset, snaps| {
+                walked.push((offset, snaps.iter().map(|s| s.body()).collect::<Vec<_>>()));
+            })
+            .expect("the store reads");
+        assert!(answered.is_some(), "{what}: checkpoints answer a walk");
+        assert_eq!(
+            walked.iter().map(|(o, _)| *o).collect::<Vec<_>>(),
+            expected.iter().map(|(o, _)| *o).collect::<Vec<_>>(),
+            "{what}: a walk over {from:?}..={to:?} visits its requests and the one before"
+        );
+        assert!(
+            walked == expected,
+            "{what}: each request a walk over {from:?}..={to:?} renders is the bytes the loaded \
+             journal renders for it"
+        );
+    }
+}
+
 /// Every request of the journal, rendered from the store, is byte for byte the request a
 /// loaded journal renders, on both transports; an offset that is no request is refused alike.
 fn assert_requests_equal_the_fold(store: &Store, id: i64, what: &str) {
@@ -132,7 +193,7 @@ fn assert_requests_equal_the_fold(store: &Store, id: i64, what: &str) {
         .map(|e| e.offset)
         .collect();
     assert!(!requests.is_empty(), "{what}: the journal has requests");
-    for offset in requests {
+    for &offset in &requests {
         for transport in [Transport::Openai, Transport::WorkersAi] {
             let seek = checkpoint::request_at(store, id, offset, transport)
                 .expect("the store reads")
@@ -158,6 +219,7 @@ fn assert_requests_equal_the_fold(store: &Store, id: i64, what: &str) {
              store equals the loaded journal's"
         );
     }
+    assert_walks_equal_the_fold(store, id, &loaded, &requests, what);
     for transport in [Transport::Openai, Transport::WorkersAi] {
         assert_eq!(
             diff::cache_report_stored(store, id, transport)
@@ -280,6 +342,18 @@ fn given_offsets_that_go_backwards_when_viewed_from_the_store_then_checkpoints_d
         checkpoint::view_at(&store, id, 10).expect("the store reads"),
         None,
         "the records at or before @10 are not a prefix of the file: a checkpoint cannot start them"
+    );
+    let walked = stored::walk_requests(
+        &store,
+        id,
+        (Some(10), None),
+        &[journalscope::iterate::Transport::Openai],
+        |offset, _| panic!("a walk that cannot answer visits nothing, yet visited @{offset}"),
+    )
+    .expect("the store reads");
+    assert!(
+        walked.is_none(),
+        "a walk over the requests cannot start from a checkpoint either"
     );
 }
 

@@ -17,7 +17,7 @@ use journalscope::dialect::Dialect;
 use journalscope::import::{ImportControl, ImportError, ImportProgress, ImportStage};
 use journalscope::iterate::render::{ExportFormat, ExportOptions};
 use journalscope::iterate::Transport;
-use journalscope::journal::{Demo, Journal, JournalError};
+use journalscope::journal::{demo_path, Demo, Journal, JournalError};
 use journalscope::report::{self, OffsetRange};
 use journalscope::store::StoreError;
 use journalscope::{agentskit, agui};
@@ -388,20 +388,10 @@ fn progress_bar(template: &str) -> Option<ProgressBar> {
     Some(bar)
 }
 
-/// What a command needs of an iterate journal. Most commands fold its events, so they are
-/// parsed when it opens; the few the store answers alone skip that, which at a million events
-/// saves seconds and a gigabyte of memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Needs {
-    Store,
-    Events,
-}
-
+/// Opens a journal (importing it first when it is a journal file) without parsing its events:
+/// every command answers from the store, and the rare view that needs every event loaded
+/// (one of a long journal whose offsets do not always increase) loads them through [`answer`].
 fn open(journal: &str, db: Option<&Path>) -> Result<Journal> {
-    open_for(journal, db, Needs::Events)
-}
-
-fn open_for(journal: &str, db: Option<&Path>, needs: Needs) -> Result<Journal> {
     let bar = progress_bar("importing {bar:40} {bytes}/{total_bytes} {msg}");
     let mut report = |p: ImportProgress| {
         if let Some(bar) = &bar {
@@ -425,13 +415,10 @@ fn open_for(journal: &str, db: Option<&Path>, needs: Needs) -> Result<Journal> {
         cancel: None,
     };
     let opened = match Demo::from_argument(journal) {
-        Some(demo) if !Path::new(journal).is_file() => Journal::open_demo(demo, &mut control),
-        _ => Journal::open_unloaded(Path::new(journal), db, &mut control).and_then(|mut opened| {
-            if needs == Needs::Events {
-                opened.load_events(&mut control)?;
-            }
-            Ok(opened)
-        }),
+        Some(demo) if !Path::new(journal).is_file() => {
+            demo_path(demo).and_then(|path| Journal::open_unloaded(&path, None, &mut control))
+        }
+        _ => Journal::open_unloaded(Path::new(journal), db, &mut control),
     };
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -543,7 +530,7 @@ pub fn run(cli: Cli) -> Result<()> {
     let mut out = stdout.lock();
     match cli.command {
         Command::Import { file, db, json } => {
-            let journal = open_for(&file.to_string_lossy(), db.as_deref(), Needs::Store)?;
+            let journal = open(&file.to_string_lossy(), db.as_deref())?;
             output::import(&mut out, &journal, json)?;
         }
         Command::Events {
@@ -553,17 +540,17 @@ pub fn run(cli: Cli) -> Result<()> {
             kind,
             json,
         } => {
-            let journal = open_for(&journal, None, Needs::Store)?;
+            let journal = open(&journal, None)?;
             output::events(&mut out, &journal, from, to, kind.as_deref(), json)?;
         }
         Command::Project { journal, at, json } => {
-            let mut journal = open_for(&journal, None, Needs::Store)?;
+            let mut journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "project")?;
             let view = answer(&mut journal, |journal| journal.projection(at))?;
             output::projection(&mut out, &view, json)?;
         }
         Command::Requests { journal, json } => {
-            let mut journal = open_for(&journal, None, Needs::Store)?;
+            let mut journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "requests")?;
             let requests = answer(&mut journal, Journal::requests)?;
             output::requests(&mut out, &requests, json)?;
@@ -578,7 +565,7 @@ pub fn run(cli: Cli) -> Result<()> {
             exact,
             redact_paths,
         } => {
-            let mut journal = open_for(&journal, None, Needs::Store)?;
+            let mut journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "request")?;
             let transport = transport.into();
             let snapshot = answer(&mut journal, |journal| journal.request(at, transport))?;
@@ -664,7 +651,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 .with_context(|| format!("writing manual pages into {}", dir.display()))?;
         }
         Command::Diagnostics { journal, json } => {
-            let journal = open_for(&journal, None, Needs::Store)?;
+            let journal = open(&journal, None)?;
             output::diagnostics(&mut out, &journal.diagnostics()?, json)?;
         }
         Command::State {
@@ -736,7 +723,7 @@ pub fn run(cli: Cli) -> Result<()> {
             to_transport,
             json,
         } => {
-            let mut journal = open_for(&journal, None, Needs::Store)?;
+            let mut journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "diff")?;
             let to = match to {
                 Some(to) => to,
@@ -761,7 +748,7 @@ pub fn run(cli: Cli) -> Result<()> {
             transport,
             json,
         } => {
-            let mut journal = open_for(&journal, None, Needs::Store)?;
+            let mut journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "cache")?;
             let report = answer(&mut journal, |j| j.cache_report(transport.into()))?;
             if json {
@@ -783,7 +770,7 @@ pub fn run(cli: Cli) -> Result<()> {
             limit,
             json,
         } => {
-            let mut journal = open_for(&journal, None, Needs::Store)?;
+            let mut journal = open(&journal, None)?;
             let search = journalscope::search::SearchQuery {
                 text: Some(query),
                 types: kind,
@@ -805,13 +792,20 @@ pub fn run(cli: Cli) -> Result<()> {
             max_rows,
             json,
         } => {
-            let journal = open(&journal, None)?;
-            let result = journal.sql(&journalscope::console::ConsoleQuery {
+            let mut journal = open(&journal, None)?;
+            let console = journalscope::console::ConsoleQuery {
                 sql: query,
                 at,
                 max_rows: Some(max_rows),
                 timeout_ms: None,
-            })?;
+            };
+            let result = match journal.sql(&console) {
+                Err(journalscope::console::ConsoleError::Journal(JournalError::Loading)) => {
+                    load(&mut journal)?;
+                    journal.sql(&console)?
+                }
+                answered => answered?,
+            };
             if json {
                 output::json(&mut out, &result)?;
             } else {
@@ -825,7 +819,7 @@ pub fn run(cli: Cli) -> Result<()> {
             backward,
             json,
         } => {
-            let mut journal = open_for(&journal, None, Needs::Store)?;
+            let mut journal = open(&journal, None)?;
             let start = match from {
                 Some(offset) => journal.seq_of_offset(offset)?,
                 None => None,
@@ -846,7 +840,7 @@ pub fn run(cli: Cli) -> Result<()> {
             remove,
             json,
         } => {
-            let journal = open_for(&journal, None, Needs::Store)?;
+            let journal = open(&journal, None)?;
             if let (Some(offset), Some(note)) = (add, note.as_deref()) {
                 journal.set_bookmark(seq_at(&journal, offset)?, note)?;
             }
@@ -869,10 +863,12 @@ pub fn run(cli: Cli) -> Result<()> {
             transport,
             json,
         } => {
-            let journal = open(&journal, None)?;
+            let mut journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "sizes")?;
-            let sizes =
-                report::context_sizes(&journal, OffsetRange { from, to }, transport.into())?;
+            let range = OffsetRange { from, to };
+            let sizes = answer(&mut journal, |journal| {
+                report::context_sizes(journal, range, transport.into())
+            })?;
             output::sizes(&mut out, &sizes, json)?;
         }
         Command::Report {
@@ -882,8 +878,9 @@ pub fn run(cli: Cli) -> Result<()> {
             output: file,
             json,
         } => {
-            let journal = open(&journal, None)?;
-            let model = report::build(&journal, OffsetRange { from, to })?;
+            let mut journal = open(&journal, None)?;
+            let range = OffsetRange { from, to };
+            let model = answer(&mut journal, |journal| report::build(journal, range))?;
             if json {
                 output::json(&mut out, &model)?;
             } else {
@@ -914,7 +911,7 @@ pub fn run(cli: Cli) -> Result<()> {
             output: file,
             json,
         } => {
-            let journal = open_for(&journal, None, Needs::Store)?;
+            let journal = open(&journal, None)?;
             let range = OffsetRange { from, to };
             match file {
                 Some(file) => {

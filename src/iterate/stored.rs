@@ -1,10 +1,12 @@
 //! The request and compaction panes read from the store: each side of them is the checkpoint
 //! before an offset and a fold of at most a checkpoint's spacing of stored records, so they
-//! answer at any offset of a journal of any size without loading it.
+//! answer at any offset of a journal of any size without loading it. A walk over the requests
+//! of a range folds its stored records once, from the checkpoint before it.
 
 use super::checkpoint::{event_at, projection_through, request_at, resume, seekable_records};
 use super::diff::request_before_stored;
-use super::event::EventKind;
+use super::event::{self, EventKind};
+use super::render::{render, RequestSnapshot};
 use super::view::{
     compaction_view_of, cutoff_of, request_view_of, CompactionSides, CompactionView, IterateError,
     RequestView,
@@ -90,4 +92,65 @@ pub fn compaction_at(
         },
         |_| cutoff_is_request,
     )))
+}
+
+/// Records a walk reads from the store at a time.
+const READ_SLICE: u64 = 4_096;
+
+/// Every request with an offset in `from..=to` (either end open), and the request before the
+/// first of them, each rendered on every one of `transports`, in file order: `visit` gets the
+/// request's offset and its snapshots. One fold of the stored records serves them all,
+/// started from the checkpoint before the earlier request, so a walk reads only the records
+/// its range covers and holds one slice of them. `None` when the checkpoints cannot answer
+/// (none were kept for every record, or offsets do not increase).
+pub fn walk_requests(
+    store: &Store,
+    journal_id: i64,
+    (from, to): (Option<i64>, Option<i64>),
+    transports: &[Transport],
+    mut visit: impl FnMut(i64, Vec<RequestSnapshot>),
+) -> Result<Option<()>, StoreError> {
+    let Some(end) = seekable_records(store, journal_id, to.unwrap_or(i64::MAX))? else {
+        return Ok(None);
+    };
+    let start = match from.and_then(|from| from.checked_sub(1)) {
+        Some(before) => {
+            let first = store.records_through_offset(journal_id, before)?;
+            store
+                .next_mark(journal_id, "request", Some(first), false)?
+                .unwrap_or(first)
+        }
+        None => 0,
+    };
+    let Some(analyser) = resume(store, journal_id, start)? else {
+        return Ok(None);
+    };
+    let mut projection = analyser.projection;
+    for slice in store.slices(journal_id, start, end, READ_SLICE) {
+        for record in &slice? {
+            let Some(value) = record.json() else {
+                continue;
+            };
+            let (Some(event), _) = event::parse_owned(record.seq, record.line, value) else {
+                continue;
+            };
+            projection.apply(&event);
+            if let EventKind::RequestRequested { model } = &event.kind {
+                let snapshots = transports
+                    .iter()
+                    .map(|transport| {
+                        render(
+                            &projection,
+                            event.offset,
+                            model.clone(),
+                            event.created_at.as_deref(),
+                            *transport,
+                        )
+                    })
+                    .collect();
+                visit(event.offset, snapshots);
+            }
+        }
+    }
+    Ok(Some(()))
 }

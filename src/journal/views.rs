@@ -140,6 +140,26 @@ impl Journal {
         Ok(self.request(request_offset, transport)?.body())
     }
 
+    /// Every request with an offset in `range` (either end open) and the request before the
+    /// first of them, rendered on each of `transports`, from one fold of the stored records;
+    /// false (and `visit` never called) when the checkpoints cannot answer.
+    pub fn walk_requests(
+        &self,
+        range: (Option<i64>, Option<i64>),
+        transports: &[Transport],
+        visit: impl FnMut(i64, Vec<crate::iterate::render::RequestSnapshot>),
+    ) -> Result<bool, JournalError> {
+        self.expect(Dialect::Iterate)?;
+        Ok(crate::iterate::stored::walk_requests(
+            &self.store,
+            self.row.id,
+            range,
+            transports,
+            visit,
+        )?
+        .is_some())
+    }
+
     /// The compaction pane, from the checkpoints where they answer (the loaded journal's fold
     /// otherwise).
     pub fn compaction(&self, offset: i64) -> Result<CompactionView, JournalError> {

@@ -178,6 +178,8 @@ fn stable_prefix(snapshot: &RequestSnapshot) -> Vec<u8> {
 
 /// The context sizes of every request in `range`, measured on `transport`. Each request is
 /// compared with the one before it in the journal, even when that one is outside the range.
+/// One fold of the stored records from the checkpoint before the range renders them all;
+/// where the checkpoints cannot answer, each request is asked for in turn.
 pub fn context_sizes(
     journal: &Journal,
     range: OffsetRange,
@@ -187,8 +189,27 @@ pub fn context_sizes(
         return Ok(Vec::new());
     }
     let requests = journal.requests()?;
+    let summaries: std::collections::HashMap<i64, &RequestSummary> =
+        requests.iter().map(|r| (r.offset, r)).collect();
     let mut sizes = Vec::new();
     let mut previous: Option<(i64, RequestSnapshot, Vec<u8>)> = None;
+    let walked = journal.walk_requests(
+        (range.from, range.to),
+        &[transport],
+        |offset, mut snapshots| {
+            let (Some(snapshot), Some(summary)) = (snapshots.pop(), summaries.get(&offset)) else {
+                return;
+            };
+            let body = snapshot.body();
+            if range.contains(offset) {
+                sizes.push(measure(summary, &snapshot, &body, previous.as_ref()));
+            }
+            previous = Some((offset, snapshot, body));
+        },
+    )?;
+    if walked {
+        return Ok(sizes);
+    }
     for (index, summary) in requests.iter().enumerate() {
         let wanted = range.contains(summary.offset);
         let next_wanted = requests
@@ -444,29 +465,27 @@ pub fn build(journal: &Journal, range: OffsetRange) -> Result<Report, JournalErr
                 summary_excerpt: view.summary.as_ref().map(|s| excerpt(&s.content)),
             });
         }
-        for transport in Transport::ALL {
-            let mut found: Vec<ReportDowngrade> = Vec::new();
-            for summary in &summaries {
-                let snapshot = journal.request(summary.offset, transport)?;
-                for item in snapshot.items.iter().filter(|i| i.rule.is_downgrade()) {
-                    if let Some(known) = found
-                        .iter_mut()
-                        .find(|d| d.offset == item.offset && d.rule == item.rule)
-                    {
-                        known.requests += 1;
-                        continue;
-                    }
-                    found.push(ReportDowngrade {
-                        offset: item.offset,
-                        product_role: item.product_role.as_str().to_string(),
-                        provider_role: item.provider_role.as_str().to_string(),
-                        rule: item.rule,
-                        explanation: item.rule.explain().to_string(),
-                        first_request: summary.offset,
-                        requests: 1,
-                    });
-                }
+        let mut found: Vec<Vec<ReportDowngrade>> =
+            Transport::ALL.iter().map(|_| Vec::new()).collect();
+        let mut note = |offset: i64, snapshots: Vec<RequestSnapshot>| {
+            if !range.contains(offset) {
+                return;
             }
+            for (found, snapshot) in found.iter_mut().zip(&snapshots) {
+                note_downgrades(found, offset, snapshot);
+            }
+        };
+        let walked = journal.walk_requests((range.from, range.to), &Transport::ALL, &mut note)?;
+        if !walked {
+            for summary in &summaries {
+                let snapshots = Transport::ALL
+                    .iter()
+                    .map(|transport| journal.request(summary.offset, *transport))
+                    .collect::<Result<Vec<_>, _>>()?;
+                note(summary.offset, snapshots);
+            }
+        }
+        for (transport, mut found) in Transport::ALL.into_iter().zip(found) {
             found.sort_by_key(|d| d.offset);
             downgrades.push(TransportDowngrades {
                 transport,
@@ -493,6 +512,29 @@ pub fn build(journal: &Journal, range: OffsetRange) -> Result<Report, JournalErr
         compactions,
         downgrades,
     })
+}
+
+/// The downgrades of the request at `offset`, counted into `found`: one row per item and
+/// rule, with the first request that sent it and how many did.
+fn note_downgrades(found: &mut Vec<ReportDowngrade>, offset: i64, snapshot: &RequestSnapshot) {
+    for item in snapshot.items.iter().filter(|i| i.rule.is_downgrade()) {
+        if let Some(known) = found
+            .iter_mut()
+            .find(|d| d.offset == item.offset && d.rule == item.rule)
+        {
+            known.requests += 1;
+            continue;
+        }
+        found.push(ReportDowngrade {
+            offset: item.offset,
+            product_role: item.product_role.as_str().to_string(),
+            provider_role: item.provider_role.as_str().to_string(),
+            rule: item.rule,
+            explanation: item.rule.explain().to_string(),
+            first_request: offset,
+            requests: 1,
+        });
+    }
 }
 
 #[cfg(test)]
