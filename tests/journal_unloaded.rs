@@ -2,6 +2,8 @@
 //! one: the projection it shows from the analysis's tip and from short folds of the store must
 //! be the projection a loaded journal shows, and what it cannot show yet says so.
 
+mod common;
+
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -245,6 +247,52 @@ fn given_a_long_journal_when_opened_unloaded_then_its_ends_show_at_once_and_the_
         loaded.requests().expect("loaded"),
         "whole-journal views answer after the install"
     );
+}
+
+#[test]
+fn given_a_long_journal_when_its_offsets_increase_then_no_view_waits_for_a_load_and_when_one_goes_back_then_they_do(
+) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (db, _) = long_journal(dir.path(), 30_000, 5);
+    let unloaded = quiet_open(&db, &db, true);
+    assert!(
+        !unloaded.views_wait_for_load().expect("the store reads"),
+        "the checkpoints answer every view of a journal whose offsets increase: a window never \
+         loads it"
+    );
+
+    let file = dir.path().join("backwards.jsonl");
+    let mut text = Vec::new();
+    journalscope::bench::write_synthetic(&mut text, 30_000, 5).expect("generate");
+    text.extend_from_slice(common::user(3, "out of order").as_bytes());
+    text.push(b'\n');
+    std::fs::write(&file, text).expect("write");
+    let backwards_db = dir.path().join("backwards.sqlite");
+    let mut unloaded = quiet_open(&file, &backwards_db, true);
+    assert!(
+        unloaded.views_wait_for_load().expect("the store reads"),
+        "a journal whose offsets go back cannot start a fold from a checkpoint: its views wait \
+         for the load, so a window starts it at once"
+    );
+    assert!(
+        matches!(
+            unloaded.projection_at_seq(25_000),
+            Err(JournalError::Loading)
+        ),
+        "the middle of such a journal waits for the load"
+    );
+    let views = read_views(&unloaded);
+    assert!(
+        unloaded.install(views).expect("install"),
+        "the load is taken in"
+    );
+    assert!(
+        !unloaded.views_wait_for_load().expect("the store reads"),
+        "loaded, no view waits any more"
+    );
+    unloaded
+        .projection_at_seq(25_000)
+        .expect("the middle answers once loaded");
 }
 
 #[test]

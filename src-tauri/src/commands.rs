@@ -5,7 +5,7 @@
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use journalscope::agentskit::{SnapshotAt, TurnsReport};
@@ -38,6 +38,8 @@ pub struct Session {
     /// The background load of the journal shown, stopped when another one is opened.
     loading: Mutex<Option<LoadTicket>>,
     launch_path: Option<String>,
+    /// The running app, for the load a view that needs every event starts.
+    app: OnceLock<AppHandle>,
 }
 
 /// Which journal a background load reads, and the flag that stops it.
@@ -55,6 +57,11 @@ impl Session {
         }
     }
 
+    /// Gives the session the running app, once it runs.
+    pub fn attach(&self, app: AppHandle) {
+        let _ = self.app.set(app);
+    }
+
     /// Stops the background load of the journal opened before, if it still runs.
     fn stop_loading(&self) {
         if let Some(ticket) = self
@@ -64,6 +71,18 @@ impl Session {
             .take()
         {
             ticket.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Loads the shown journal's events in the background when some of its views wait for
+    /// them (see [`Journal::views_wait_for_load`]); the store answers the others.
+    pub(crate) fn load_shown_if_views_wait(&self, app: &AppHandle) {
+        let waits = self
+            .lock()
+            .as_ref()
+            .is_some_and(|journal| journal.views_wait_for_load().unwrap_or(true));
+        if waits {
+            self.load_shown_in_background(app);
         }
     }
 
@@ -95,13 +114,24 @@ impl Session {
         self.journal.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Runs a query on the shown journal. A view that needs every event loaded (the middle
+    /// of a long journal whose offsets do not always increase) answers `loading`; should no
+    /// load be running for it, this starts one.
     pub(crate) fn with<T>(
         &self,
         f: impl FnOnce(&Journal) -> Result<T, JournalError>,
     ) -> Result<T, IpcError> {
-        let guard = self.lock();
-        let journal = guard.as_ref().ok_or_else(IpcError::no_journal)?;
-        f(journal).map_err(ipc_error)
+        let answer = {
+            let guard = self.lock();
+            let journal = guard.as_ref().ok_or_else(IpcError::no_journal)?;
+            f(journal)
+        };
+        if matches!(answer, Err(JournalError::Loading)) {
+            if let Some(app) = self.app.get() {
+                self.load_shown_in_background(app);
+            }
+        }
+        answer.map_err(ipc_error)
     }
 }
 
@@ -136,7 +166,7 @@ async fn import(
     let cancel = session.cancel.clone();
     cancel.store(false, Ordering::Relaxed);
     // The shown journal's load would take a core from the import; should the import fail, the
-    // shown journal loads again (below).
+    // shown journal loads again (below), if its views need it.
     session.stop_loading();
     let emitter = app.clone();
     let opened = tauri::async_runtime::spawn_blocking(move || {
@@ -166,21 +196,21 @@ async fn import(
     let (info, journal) = match opened {
         Ok(opened) => opened,
         Err(e) => {
-            session.load_shown_in_background(&app);
+            session.load_shown_if_views_wait(&app);
             return Err(e);
         }
     };
     *session.lock() = Some(journal);
     set_title(&app, &info);
-    session.load_shown_in_background(&app);
+    session.load_shown_if_views_wait(&app);
     Ok(info)
 }
 
 /// Parses an opened iterate journal's events on a thread of its own and installs them, telling
 /// the window how far it got: the window shows the journal meanwhile, and the views that need
-/// every event (the middle of a long journal, requests, compactions) answer once it ends. A
-/// load already running for the same journal goes on (a live tail's appends are taken in when
-/// it installs); one for another journal stops.
+/// every event (those of a long journal whose offsets do not always increase) answer once it
+/// ends. A load already running for the same journal goes on (a live tail's appends are taken
+/// in when it installs); one for another journal stops.
 fn load_views_in_background(app: &AppHandle, load: ViewsLoad) {
     let session = app.state::<Session>();
     let stop = Arc::new(AtomicBool::new(false));

@@ -26,6 +26,11 @@ pub fn run() {
         .plugin(tauri_plugin_clipboard_manager::init())
         .manage(Session::new(launch_path))
         .manage(live::Live::default())
+        .setup(|app| {
+            use tauri::Manager;
+            app.state::<Session>().attach(app.handle().clone());
+            Ok(())
+        })
         .invoke_handler(tauri::generate_handler![
             live::follow_journal,
             live::connect_stream,

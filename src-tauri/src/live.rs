@@ -449,8 +449,9 @@ impl Watcher {
         let ours = shown
             .as_ref()
             .is_some_and(|info| Path::new(&info.db_path) == self.db);
-        // A new generation comes back unloaded, its events loaded in the background: parsing a
-        // large journal here would hold the window's journal for seconds.
+        // A new generation comes back unloaded, its events loaded in the background if its
+        // views need them: parsing a large journal here would hold the window's journal for
+        // seconds.
         let (journal, reset) = match guard.take() {
             Some(journal) if ours => match journal.reload_unloaded() {
                 Ok(journal) => (journal, pending.reset),
@@ -458,7 +459,7 @@ impl Watcher {
                     // The journal was consumed by the failed reload: open it afresh.
                     *guard = open_unloaded(&self.db).ok();
                     drop(guard);
-                    session.load_shown_in_background(&self.app);
+                    session.load_shown_if_views_wait(&self.app);
                     return Err(e);
                 }
             },
@@ -482,7 +483,7 @@ impl Watcher {
         let info = journal.info()?;
         *guard = Some(journal);
         drop(guard);
-        session.load_shown_in_background(&self.app);
+        session.load_shown_if_views_wait(&self.app);
         self.opened = true;
         if reset {
             if let Some(window) = self.app.get_webview_window("main") {

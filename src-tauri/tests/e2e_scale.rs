@@ -1,9 +1,10 @@
-//! The window on a large journal (issue 7): a generated 200,000-event iterate journal is opened
-//! in the app, then the test prints how long the journal took to show after its import, how
-//! fast a held `j` steps (measured in the page), how long frames took meanwhile, and whether
-//! scrolling the whole list keeps the DOM bounded. Figures are printed, never asserted as
-//! timings (a shared 2-core machine); what is asserted is correctness (every step lands, the
-//! last offset shows) and that the list stays virtualised (a bounded number of row elements).
+//! The window on a large journal: a generated 200,000-event iterate journal is opened in the
+//! app, then the test prints how long the journal took to show after its import, how fast a
+//! held `j` steps (measured in the page), how long frames took meanwhile, the app's memory
+//! after the views of 1,000 random offsets, and whether scrolling the whole list keeps the DOM
+//! bounded. Figures are printed, never asserted as timings (a shared 2-core machine); what is
+//! asserted is correctness (every step lands, the last offset shows, no view waits for a load)
+//! and that the list stays virtualised (a bounded number of row elements).
 //!
 //! The journals come from `journalscope gen --events N --seed S -o FILE` (the library's
 //! `gen::write_journal`, same bytes, when the CLI binary is not built).
@@ -19,11 +20,20 @@ use serde_json::Value;
 mod common;
 use common::*;
 
-const EVENTS: u64 = 200_000;
+/// Events in the generated journal, unless `JOURNALSCOPE_SCALE_EVENTS` asks for another size
+/// (a million, say, to measure the app's memory at the size the benchmarks use).
+fn events() -> u64 {
+    std::env::var("JOURNALSCOPE_SCALE_EVENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200_000)
+}
 /// `j` presses sent in one burst, as a held key's auto-repeat would send them.
 const PRESSES: usize = 300;
 /// Row elements the list may hold at once: a screenful plus overscan, far below the journal.
 const ROW_BOUND: u64 = 200;
+/// Views asked for at random offsets before the app's memory is read.
+const RANDOM_OFFSETS: u64 = 1_000;
 
 /// Writes `events` events of `dialect` with `journalscope gen` (the library generator it runs
 /// when the CLI binary is not built).
@@ -67,8 +77,9 @@ fn ms(v: &Value) -> f64 {
 }
 
 /// From the end of the import to the first frame showing the list and the projection, from the
-/// marks the UI leaves (session.svelte.ts); then `G` to the projection at the last offset, both
-/// before the events are loaded for stepping; then how long that load took.
+/// marks the UI leaves (session.svelte.ts); then `G` to the projection at the last offset and a
+/// go-to to the middle, each answered from the store (the journal's offsets increase, so no
+/// view waits for every event to load).
 async fn time_to_visible(c: &Client) -> Outcome {
     // The shown mark waits for a frame, which can come after the list is already there.
     let _ = wait_until(
@@ -88,7 +99,7 @@ async fn time_to_visible(c: &Client) -> Outcome {
         eprintln!("scale: import finished → first view: not measured (the page has no marks)");
     } else {
         eprintln!(
-            "scale: import finished → list and first projection shown: {shown:.0} ms, before the events load for stepping ({} rows in the DOM)",
+            "scale: import finished → list and first projection shown: {shown:.0} ms ({} rows in the DOM)",
             marks[2]
         );
     }
@@ -113,32 +124,12 @@ async fn time_to_visible(c: &Client) -> Outcome {
         "scale: G → projection at the last offset @{last} shown: {:.0} ms (includes WebDriver round trips)",
         started.elapsed().as_secs_f64() * 1000.0
     );
-    screenshot(c, "scale-01b-last-while-loading").await?;
+    screenshot(c, "scale-01b-last").await?;
     title_bar_is_one_line(c).await?;
-    middle_while_loading(c).await?;
-    // The events load for stepping in the background; held `j` below is timed on the loaded
-    // journal.
-    wait_until_within(
-        c,
-        "the events to load for stepping",
-        "return performance.getEntriesByName('journalscope:views-loaded').length > 0 && !document.querySelector('[data-testid=views-progress]');",
-        Duration::from_secs(120),
-    )
-    .await?;
-    let loaded = js(
-        c,
-        "const m = (n) => performance.getEntriesByName(n)[0]?.startTime ?? NaN;          return m('journalscope:views-loaded') - m('journalscope:imported');",
-    )
-    .await?;
-    eprintln!(
-        "scale: import finished → every event loaded for stepping: {:.0} ms (in the background)",
-        ms(&loaded)
-    );
-    Ok(())
+    middle(c).await
 }
 
-/// At 1280 px, with a long file name, the live controls and (while it lasts) the load's
-/// figure, the title bar keeps to one line: it used to wrap the file name, the event count and
+/// At 1280 px, with a long file name and the live controls, the title bar keeps to one line: it used to wrap the file name, the event count and
 /// the offsets onto two lines and push the whole window down.
 async fn title_bar_is_one_line(c: &Client) -> Outcome {
     let sizes = js(
@@ -149,16 +140,14 @@ async fn title_bar_is_one_line(c: &Client) -> Outcome {
          return { bar: bar.getBoundingClientRect().height, lowestTop: Math.max(...kids.map((r) => r.top)), \
                   highestBottom: Math.min(...kids.map((r) => r.bottom)), \
                   name: name.getBoundingClientRect().height, \
-                  wrapped: [...bar.querySelectorAll('span')].filter((t) => t.getBoundingClientRect().height >= 1.5 * (parseFloat(getComputedStyle(t).lineHeight) || 20)).map((t) => t.textContent.trim()), \
-                  loading: !!document.querySelector('[data-testid=views-progress]') };",
+                  wrapped: [...bar.querySelectorAll('span')].filter((t) => t.getBoundingClientRect().height >= 1.5 * (parseFloat(getComputedStyle(t).lineHeight) || 20)).map((t) => t.textContent.trim()) };",
     )
     .await?;
     let figure = |key: &str| sizes[key].as_f64().unwrap_or(f64::NAN);
     eprintln!(
-        "scale: title bar {:.0} px high, the file name {:.0} px (load figure shown: {})",
+        "scale: title bar {:.0} px high, the file name {:.0} px",
         figure("bar"),
         figure("name"),
-        sizes["loading"]
     );
     // On one line, every item starts above the bottom of every other.
     if figure("lowestTop") >= figure("highestBottom") || figure("lowestTop").is_nan() {
@@ -173,38 +162,22 @@ async fn title_bar_is_one_line(c: &Client) -> Outcome {
     Ok(())
 }
 
-/// Goes to the middle of the journal while its events may still be loading: the centre says
-/// the view waits (when the load has not ended yet), then shows the view there by itself (the
-/// projection, or the request when the event is one).
-async fn middle_while_loading(c: &Client) -> Outcome {
+/// Goes to the middle of the journal: the view there shows by itself (the projection, or the
+/// request when the event is one), and the centre never says it waits for the journal to load.
+async fn middle(c: &Client) -> Outcome {
     let middle = c
         .execute_async(
             "const done = arguments[arguments.length - 1]; \
              window.__TAURI_INTERNALS__.invoke('events_page', { query: { types: [], text: null, start: arguments[0], limit: 1 } }) \
                .then((p) => done(p.rows[0]?.offset ?? null), () => done(null));",
-            vec![Value::from(EVENTS / 2)],
+            vec![Value::from(events() / 2)],
         )
         .await
         .map_err(err("the middle event"))?
         .as_i64()
         .ok_or("the middle event has an offset")?;
-    js(
-        c,
-        "window.__waited = false; \
-         window.__waitWatch = new MutationObserver(() => { if (document.querySelector('[data-testid=views-loading]')) window.__waited = true; }); \
-         window.__waitWatch.observe(document.body, { childList: true, subtree: true }); return true;",
-    )
-    .await?;
     let started = Instant::now();
     goto(c, middle).await?;
-    let waiting = js(
-        c,
-        "return !!document.querySelector('[data-testid=views-loading]');",
-    )
-    .await?;
-    if waiting == Value::Bool(true) {
-        screenshot(c, "scale-01c-middle-waits-for-load").await?;
-    }
     wait_until_within(
         c,
         "the view in the middle of the journal",
@@ -214,21 +187,111 @@ async fn middle_while_loading(c: &Client) -> Outcome {
         Duration::from_secs(120),
     )
     .await?;
-    let waited = js(
-        c,
-        "window.__waitWatch.disconnect(); return window.__waited;",
-    )
-    .await?;
     eprintln!(
-        "scale: go to @{middle}, the middle, while the events load: its view shown {:.0} ms later; {}",
-        started.elapsed().as_secs_f64() * 1000.0,
-        if waited == Value::Bool(true) {
-            "the centre said it waits for the load until then"
-        } else {
-            "the load had ended before the view was asked for"
-        }
+        "scale: go to @{middle}, the middle: its view shown {:.0} ms later",
+        started.elapsed().as_secs_f64() * 1000.0
     );
     Ok(())
+}
+
+/// Watches, in the page, for any sign that the window loads every event: the title bar's load
+/// figure or the centre's "loading the journal for stepping".
+const LOAD_WATCH: &str = "window.__loadSeen = null; \
+    const seen = () => { for (const id of ['views-progress', 'views-loading']) \
+      if (document.querySelector(`[data-testid=${id}]`)) window.__loadSeen = window.__loadSeen ?? id; }; \
+    seen(); window.__loadWatch = new MutationObserver(seen); \
+    window.__loadWatch.observe(document.body, { childList: true, subtree: true }); return true;";
+
+/// The views of this journal come from the store, so the window never loads its events: the
+/// watch saw no load, the page has no "every event loaded" mark, and the views of 1,000 random
+/// offsets, asked for as stepping asks for them, leave the app's process small. Its resident
+/// size is printed (the target is a benchmark figure, not asserted here).
+async fn never_loads(c: &Client, cache: &Path) -> Outcome {
+    c.update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+        Some(Duration::from_secs(300)),
+        None,
+        None,
+    ))
+    .await
+    .map_err(err("script timeout"))?;
+    let pid = app_pid(cache);
+    let before = pid.and_then(memory_kib);
+    let figures = c
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; const n = arguments[0], count = arguments[1]; \
+             let x = 12345; const next = () => { x = (x * 1103515245 + 12345) % 2147483648; return x % count; }; \
+             (async () => { const t0 = performance.now(); let failed = null; \
+               for (let i = 0; i < n; i++) { \
+                 try { await window.__TAURI_INTERNALS__.invoke('projection_at', { seq: next() }); } \
+                 catch (e) { failed = failed ?? JSON.stringify(e); } } \
+               done({ ms: performance.now() - t0, failed }); })();",
+            vec![Value::from(RANDOM_OFFSETS), Value::from(events())],
+        )
+        .await
+        .map_err(err("views at random offsets"))?;
+    let after = pid.and_then(memory_kib);
+    let mib = |m: Option<(u64, u64)>, peak: bool| {
+        m.map(|(rss, hwm)| format!("{:.0} MiB", (if peak { hwm } else { rss }) as f64 / 1024.0))
+            .unwrap_or_else(|| "not measured".to_string())
+    };
+    eprintln!(
+        "scale: the views at {RANDOM_OFFSETS} random offsets in {:.0} ms ({:.1} ms each, through IPC); the app's process: {} resident before, {} after, {} at its peak",
+        ms(&figures["ms"]),
+        ms(&figures["ms"]) / RANDOM_OFFSETS as f64,
+        mib(before, false),
+        mib(after, false),
+        mib(after, true),
+    );
+    check(
+        figures["failed"].is_null(),
+        &format!(
+            "every view at a random offset answers from the store: {}",
+            figures["failed"]
+        ),
+    )?;
+    let seen = js(
+        c,
+        "window.__loadWatch.disconnect(); \
+         return { seen: window.__loadSeen, loaded: performance.getEntriesByName('journalscope:views-loaded').length };",
+    )
+    .await?;
+    check(
+        seen["seen"].is_null() && seen["loaded"] == 0,
+        &format!("the window never loads the events of a journal its store answers for: {seen}"),
+    )
+}
+
+/// The app's process this harness started: the one that runs the app binary with this
+/// harness's cache directory in its environment (other checkouts may run their own).
+fn app_pid(cache: &Path) -> Option<u32> {
+    let binary = std::fs::canonicalize(app_binary()).ok()?;
+    let wanted = format!("JOURNALSCOPE_CACHE_DIR={}", cache.display());
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let exe = std::fs::read_link(entry.path().join("exe")).ok()?;
+            let environ = std::fs::read(entry.path().join("environ")).ok()?;
+            let ours = exe == binary
+                && environ
+                    .split(|b| *b == 0)
+                    .any(|var| var == wanted.as_bytes());
+            ours.then_some(pid)
+        })
+}
+
+/// A process's resident and peak resident size, in KiB, from `/proc/PID/status`.
+fn memory_kib(pid: u32) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
 }
 
 /// Records, in the page, when the selection changes and how long each animation frame takes.
@@ -486,14 +549,15 @@ async fn cancel_while_analysing(c: &Client, copy: &Path) -> Outcome {
 async fn scale_end_to_end() {
     let scratch = tempfile::tempdir().expect("scratch dir");
     let journal = scratch.path().join("scale-200k.jsonl");
-    generate(&journal, "iterate", EVENTS);
+    generate(&journal, "iterate", events());
     // An iterate journal is analysed while it is stored; an AG-UI one is read back and folded
     // after, which is the stage the cancel scenario needs.
     let copy = scratch.path().join("scale-200k-ag-ui.jsonl");
-    generate(&copy, "ag-ui", EVENTS);
+    generate(&copy, "ag-ui", events());
     let hooks = PathBuf::from("1");
     let harness = Harness::start(&[("JOURNALSCOPE_TEST_HOOKS", &hooks)]);
     let args = [journal.to_string_lossy().into_owned()];
+    let cache = harness.cache.clone();
     let started = Instant::now();
     let limit = Duration::from_secs(600);
     let outcome = scenario_within(
@@ -506,9 +570,15 @@ async fn scale_end_to_end() {
                 "scale: window start + import + first view: {:.1} s (debug build)",
                 started.elapsed().as_secs_f64()
             );
-            let mut r = time_to_visible(&c).await;
+            let mut r = js(&c, LOAD_WATCH).await.map(|_| ());
+            if r.is_ok() {
+                r = time_to_visible(&c).await;
+            }
             if r.is_ok() {
                 r = held_j(&c).await;
+            }
+            if r.is_ok() {
+                r = never_loads(&c, &cache).await;
             }
             if r.is_ok() {
                 r = scroll_all(&c).await;

@@ -350,7 +350,7 @@ pub(super) fn event_at(
 
 /// Whether the checkpoints cover every record and offsets increase through the journal: then
 /// the records at or before an offset are a prefix of the journal.
-pub(super) fn seekable(store: &Store, journal_id: i64) -> Result<bool, StoreError> {
+pub fn seekable(store: &Store, journal_id: i64) -> Result<bool, StoreError> {
     Ok(seekable_records(store, journal_id, i64::MIN)?.is_some())
 }
 

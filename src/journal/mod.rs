@@ -198,6 +198,20 @@ impl Journal {
         Ok(true)
     }
 
+    /// Whether some view of this journal waits for its events: an unloaded iterate journal
+    /// whose checkpoints cannot start a fold at every offset (its offsets do not always
+    /// increase). Every other journal answers every view from the store, and is never loaded
+    /// by a window.
+    pub fn views_wait_for_load(&self) -> Result<bool, JournalError> {
+        if self.is_loaded() {
+            return Ok(false);
+        }
+        Ok(!crate::iterate::checkpoint::seekable(
+            &self.store,
+            self.row.id,
+        )?)
+    }
+
     /// Whether every view answers, or some wait for [`Journal::install`].
     pub fn is_loaded(&self) -> bool {
         self.views_load().is_none()
