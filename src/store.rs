@@ -1482,6 +1482,32 @@ impl Store {
         Ok(seq.map(|s| s as u64))
     }
 
+    /// The `n`th event (counting from 1) after `from` (before it, going back) with a mark of
+    /// `kind`, or the farthest there is when fewer lie that way; `None` when none does.
+    pub fn nth_mark(
+        &self,
+        journal_id: i64,
+        kind: &str,
+        from: u64,
+        forward: bool,
+        n: u64,
+    ) -> Result<Option<u64>, StoreError> {
+        let sql = if forward {
+            "SELECT max(seq) FROM (SELECT seq FROM marks WHERE journal_id = ?1 AND kind = ?2
+               AND seq > ?3 ORDER BY seq LIMIT ?4)"
+        } else {
+            "SELECT min(seq) FROM (SELECT seq FROM marks WHERE journal_id = ?1 AND kind = ?2
+               AND seq < ?3 ORDER BY seq DESC LIMIT ?4)"
+        };
+        let seq: Option<i64> = self
+            .conn
+            .prepare_cached(sql)?
+            .query_row(params![journal_id, kind, clamp(from), clamp(n)], |row| {
+                row.get(0)
+            })?;
+        Ok(seq.map(|s| s as u64))
+    }
+
     /// The first mark of each of `kinds` in each span of `bin_width` events, in file order: a
     /// timeline's marks, thinned by SQLite instead of reading every mark.
     pub fn thinned_marks(

@@ -178,6 +178,43 @@ fn assert_walks_equal_the_fold(
     }
 }
 
+/// The cache report of a window of requests around one, read from the store, is the loaded
+/// journal's whole report cut to that window: the same entries, each still set against the
+/// request before it (inside the window or not), and totals over the window alone.
+fn assert_windows_equal_the_fold(
+    store: &Store,
+    id: i64,
+    loaded: &IterateJournal,
+    requests: &[i64],
+    what: &str,
+) {
+    use journalscope::iterate::Transport;
+    let whole = loaded
+        .cache_report(Transport::Openai)
+        .expect("a cache report");
+    let middle = requests.len() / 2;
+    for (index, before, after) in [(middle, 3, 2), (0, 5, 1), (requests.len() - 1, 1, 4)] {
+        let range = stored::requests_around(store, id, requests[index], (before, after))
+            .expect("the store reads");
+        let first = requests[index.saturating_sub(before as usize)];
+        let last = requests[(index + after as usize).min(requests.len() - 1)];
+        assert_eq!(
+            range,
+            (Some(first), Some(last)),
+            "{what}: {before} requests before @{} and {after} after it, as far as there are",
+            requests[index]
+        );
+        let window = diff::cache_report_stored(store, id, Transport::Openai, range)
+            .expect("the store reads")
+            .unwrap_or_else(|| panic!("{what}: the store answers a window's cache report"));
+        assert_eq!(
+            window,
+            diff::cache_report_within(whole.clone(), range),
+            "{what}: the window {range:?} from the store is the whole report cut to it"
+        );
+    }
+}
+
 /// Every request of the journal, rendered from the store, is byte for byte the request a
 /// loaded journal renders, on both transports; an offset that is no request is refused alike.
 fn assert_requests_equal_the_fold(store: &Store, id: i64, what: &str) {
@@ -220,9 +257,10 @@ fn assert_requests_equal_the_fold(store: &Store, id: i64, what: &str) {
         );
     }
     assert_walks_equal_the_fold(store, id, &loaded, &requests, what);
+    assert_windows_equal_the_fold(store, id, &loaded, &requests, what);
     for transport in [Transport::Openai, Transport::WorkersAi] {
         assert_eq!(
-            diff::cache_report_stored(store, id, transport)
+            diff::cache_report_stored(store, id, transport, (None, None))
                 .expect("the store reads")
                 .unwrap_or_else(|| panic!("{what}: the store answers the cache report")),
             loaded.cache_report(transport).expect("a cache report"),

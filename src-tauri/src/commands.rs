@@ -30,6 +30,9 @@ use crate::recent;
 /// Only the end-to-end tests set it: WebDriver cannot drive a native dialog.
 pub const EXPORT_PATH_ENV: &str = "JOURNALSCOPE_EXPORT_PATH";
 
+/// Requests a cache report may take on either side of the one it is about.
+const MAX_REPORT_WINDOW: u32 = 2_000;
+
 /// The opened journal and the import in flight, shared by every command.
 #[derive(Default)]
 pub struct Session {
@@ -594,6 +597,11 @@ pub async fn request_diff(
 pub async fn cache_report(
     session: State<'_, Session>,
     transport: Transport,
+    around: i64,
+    before: u32,
+    after: u32,
 ) -> Result<journalscope::iterate::diff::CacheReport, IpcError> {
-    session.with(|j| j.cache_report(transport))
+    // A pane draws a bar per request: a window of requests, however long the journal.
+    let (before, after) = (before.min(MAX_REPORT_WINDOW), after.min(MAX_REPORT_WINDOW));
+    session.with(|j| j.cache_report_around(transport, around, (before.into(), after.into())))
 }

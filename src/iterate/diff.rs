@@ -967,56 +967,62 @@ impl CacheReportBuilder {
     }
 }
 
-/// `IterateJournal::cache_report`, read from the store in one pass: the stored records are
-/// folded slice by slice, each request rendered as the fold reaches it and set against the one
-/// before, so memory holds a slice, two requests and the report. `None` when offsets do not
-/// increase through the journal (the report then needs the loaded journal's rules for a
-/// request's events).
+/// `IterateJournal::cache_report`, read from the store in one pass, for the requests with an
+/// offset in `range` (either end open): the stored records from the request before the first
+/// of them are folded slice by slice, each request rendered as the fold reaches it and set
+/// against the one before, so memory holds a slice, two requests and the report. `None` when
+/// offsets do not increase through the journal (the report then needs the loaded journal's
+/// rules for a request's events).
 pub fn cache_report_stored(
     store: &Store,
     journal_id: i64,
     transport: Transport,
+    range: (Option<i64>, Option<i64>),
 ) -> Result<Option<CacheReport>, StoreError> {
-    if !checkpoint::seekable(store, journal_id)? {
-        return Ok(None);
-    }
     let mut report = CacheReportBuilder::default();
-    let mut projection = Projection::default();
     let mut previous: Option<RequestSnapshot> = None;
     let mut changes = Changes::default();
-    let records = store.event_count(journal_id)?;
-    for slice in store.slices(journal_id, 0, records, READ_SLICE) {
-        for record in &slice? {
-            let Some(value) = record.json() else {
-                continue;
-            };
-            let (Some(event), _) = event::parse_owned(record.seq, record.line, value) else {
-                continue;
-            };
-            projection.apply(&event);
-            changes.note_compaction(&projection);
-            let EventKind::RequestRequested { model } = &event.kind else {
-                continue;
-            };
-            let snapshot = super::render::render(
-                &projection,
-                event.offset,
-                model.clone(),
-                event.created_at.as_deref(),
-                transport,
-            );
-            let mut between = std::mem::take(&mut changes);
-            if let Some(before) = &previous {
-                between.note_system_additions(&projection, before.request_offset);
-            }
+    let inside = |offset: i64| {
+        range.0.is_none_or(|from| offset >= from) && range.1.is_none_or(|to| offset <= to)
+    };
+    let folded = super::stored::fold_range(store, journal_id, range, |projection, event| {
+        changes.note_compaction(projection);
+        let EventKind::RequestRequested { model } = &event.kind else {
+            return;
+        };
+        let snapshot = super::render::render(
+            projection,
+            event.offset,
+            model.clone(),
+            event.created_at.as_deref(),
+            transport,
+        );
+        let mut between = std::mem::take(&mut changes);
+        if let Some(before) = &previous {
+            between.note_system_additions(projection, before.request_offset);
+        }
+        if inside(event.offset) {
             report.add(
                 previous.as_ref().map(|before| (before, &between)),
                 &snapshot,
             );
-            previous = Some(snapshot);
         }
-    }
-    Ok(Some(report.finish(transport)))
+        previous = Some(snapshot);
+    })?;
+    Ok(folded.map(|()| report.finish(transport)))
+}
+
+/// `report`'s entries for the requests with an offset in `range`, and their totals.
+pub fn cache_report_within(report: CacheReport, range: (Option<i64>, Option<i64>)) -> CacheReport {
+    let entries = report
+        .requests
+        .into_iter()
+        .filter(|e| {
+            range.0.is_none_or(|from| e.request_offset >= from)
+                && range.1.is_none_or(|to| e.request_offset <= to)
+        })
+        .collect();
+    CacheReportBuilder { entries }.finish(report.transport)
 }
 
 /// The request before the request at `offset` in file order, read from the store's request

@@ -5,7 +5,8 @@
 
 use super::checkpoint::{event_at, projection_through, request_at, resume, seekable_records};
 use super::diff::request_before_stored;
-use super::event::{self, EventKind};
+use super::event::{self, EventKind, IterateEvent};
+use super::projection::Projection;
 use super::render::{render, RequestSnapshot};
 use super::view::{
     compaction_view_of, cutoff_of, request_view_of, CompactionSides, CompactionView, IterateError,
@@ -97,18 +98,16 @@ pub fn compaction_at(
 /// Records a walk reads from the store at a time.
 const READ_SLICE: u64 = 4_096;
 
-/// Every request with an offset in `from..=to` (either end open), and the request before the
-/// first of them, each rendered on every one of `transports`, in file order: `visit` gets the
-/// request's offset and its snapshots. One fold of the stored records serves them all,
-/// started from the checkpoint before the earlier request, so a walk reads only the records
-/// its range covers and holds one slice of them. `None` when the checkpoints cannot answer
-/// (none were kept for every record, or offsets do not increase).
-pub fn walk_requests(
+/// The stored records from the request before the first one in `from..=to` (either end
+/// open) through `to`, each parsed and folded in turn onto the projection the checkpoint before
+/// them starts: `visit` sees the projection after each event. So a fold over a range reads
+/// only the records its range covers, holding one slice of them. `None` when the checkpoints
+/// cannot answer (none were kept for every record, or offsets do not increase).
+pub(super) fn fold_range(
     store: &Store,
     journal_id: i64,
     (from, to): (Option<i64>, Option<i64>),
-    transports: &[Transport],
-    mut visit: impl FnMut(i64, Vec<RequestSnapshot>),
+    mut visit: impl FnMut(&Projection, &IterateEvent),
 ) -> Result<Option<()>, StoreError> {
     let Some(end) = seekable_records(store, journal_id, to.unwrap_or(i64::MAX))? else {
         return Ok(None);
@@ -135,22 +134,69 @@ pub fn walk_requests(
                 continue;
             };
             projection.apply(&event);
-            if let EventKind::RequestRequested { model } = &event.kind {
-                let snapshots = transports
-                    .iter()
-                    .map(|transport| {
-                        render(
-                            &projection,
-                            event.offset,
-                            model.clone(),
-                            event.created_at.as_deref(),
-                            *transport,
-                        )
-                    })
-                    .collect();
-                visit(event.offset, snapshots);
-            }
+            visit(&projection, &event);
         }
     }
     Ok(Some(()))
+}
+
+/// Every request with an offset in `from..=to` (either end open), and the request before the
+/// first of them, each rendered on every one of `transports`, in file order: `visit` gets the
+/// request's offset and its snapshots. One [`fold_range`] serves them all. `None` when the
+/// checkpoints cannot answer.
+pub fn walk_requests(
+    store: &Store,
+    journal_id: i64,
+    range: (Option<i64>, Option<i64>),
+    transports: &[Transport],
+    mut visit: impl FnMut(i64, Vec<RequestSnapshot>),
+) -> Result<Option<()>, StoreError> {
+    fold_range(store, journal_id, range, |projection, event| {
+        if let EventKind::RequestRequested { model } = &event.kind {
+            let snapshots = transports
+                .iter()
+                .map(|transport| {
+                    render(
+                        projection,
+                        event.offset,
+                        model.clone(),
+                        event.created_at.as_deref(),
+                        *transport,
+                    )
+                })
+                .collect();
+            visit(event.offset, snapshots);
+        }
+    })
+}
+
+/// The offsets of the requests `before` requests before the one at `request_offset` and
+/// `after` requests after it (as far as there are), from the request marks: the range a
+/// window of requests around one covers.
+pub fn requests_around(
+    store: &Store,
+    journal_id: i64,
+    request_offset: i64,
+    (before, after): (u64, u64),
+) -> Result<(Option<i64>, Option<i64>), StoreError> {
+    let Some(seq) = store.seq_at_offset(journal_id, request_offset)? else {
+        return Ok((None, None));
+    };
+    let offset_of = |seq: Option<u64>| -> Result<Option<i64>, StoreError> {
+        match seq {
+            Some(seq) => store.offset_at_or_before_seq(journal_id, seq),
+            None => Ok(None),
+        }
+    };
+    let first = match before {
+        0 => Some(request_offset),
+        n => offset_of(store.nth_mark(journal_id, "request", seq, false, n)?)?
+            .or(Some(request_offset)),
+    };
+    let last = match after {
+        0 => Some(request_offset),
+        n => offset_of(store.nth_mark(journal_id, "request", seq, true, n)?)?
+            .or(Some(request_offset)),
+    };
+    Ok((first, last))
 }

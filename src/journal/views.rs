@@ -297,10 +297,41 @@ impl Journal {
         &self,
         transport: Transport,
     ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
+        self.cache_report_within(transport, (None, None))
+    }
+
+    /// The cache report of a window of requests: the `before` requests before the one at
+    /// `request_offset`, it, and the `after` after it. A pane shows this much of a journal
+    /// of any size, reading only the records the window covers.
+    pub fn cache_report_around(
+        &self,
+        transport: Transport,
+        request_offset: i64,
+        (before, after): (u64, u64),
+    ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
         self.expect(Dialect::Iterate)?;
-        match crate::iterate::diff::cache_report_stored(&self.store, self.row.id, transport)? {
+        let range = crate::iterate::stored::requests_around(
+            &self.store,
+            self.row.id,
+            request_offset,
+            (before, after),
+        )?;
+        self.cache_report_within(transport, range)
+    }
+
+    fn cache_report_within(
+        &self,
+        transport: Transport,
+        range: (Option<i64>, Option<i64>),
+    ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
+        use crate::iterate::diff;
+        self.expect(Dialect::Iterate)?;
+        match diff::cache_report_stored(&self.store, self.row.id, transport, range)? {
             Some(report) => Ok(report),
-            None => Ok(self.iterate()?.cache_report(transport)?),
+            None => Ok(diff::cache_report_within(
+                self.iterate()?.cache_report(transport)?,
+                range,
+            )),
         }
     }
 }

@@ -98,7 +98,8 @@ export const backend = {
   /** `from` null: the request before `to`. `fromTransport` null: the same as `to`'s. */
   requestDiff: (from: number | null, to: number, transport: Transport, fromTransport: Transport | null = null) =>
     call<RequestDiff>("request_diff", { from, to, transport, fromTransport }),
-  cacheReport: (transport: Transport) => call<CacheReport>("cache_report", { transport }),
+  cacheReport: (transport: Transport, around: number, before: number, after: number) =>
+    call<CacheReport>("cache_report", { transport, around, before, after }),
   search: (query: SearchQuery) => call<SearchResult>("search", { query }),
   sqlQuery: (query: ConsoleQuery) => call<ConsoleResult>("sql_query", { query }),
   runBreakpoint: (breakpoint: Breakpoint, from: number | null, forward: boolean) =>
