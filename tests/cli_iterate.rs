@@ -67,6 +67,84 @@ fn import_reports_counts_dialect_and_diagnostics_in_text_and_json() {
 }
 
 #[test]
+fn import_names_the_contract_each_journal_follows_and_where_it_changes() {
+    let cli = Cli::new();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/iterate");
+    // (fixture, contract, version, the diagnostic codes the contract leaves, and how many)
+    type Case = (
+        &'static str,
+        &'static str,
+        Value,
+        &'static [(&'static str, u64)],
+    );
+    let cases: [Case; 4] = [
+        ("basic", "seed", Value::Null, &[]),
+        (
+            "contract-sections-8",
+            "sections",
+            json!("8.0.0"),
+            &[("sections-contract", 1)],
+        ),
+        (
+            "contract-agent-loop",
+            "agent-loop",
+            Value::Null,
+            &[("agent-loop-contract", 1)],
+        ),
+        (
+            "contract-mixed",
+            "sections",
+            json!("8.0.0"),
+            &[("sections-contract", 1), ("contract-changed", 2)],
+        ),
+    ];
+    for (fixture, contract, version, codes) in cases {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let db = dir.path().join("journal.sqlite");
+        let file = fixtures.join(format!("{fixture}.jsonl"));
+        let value = cli.json(&["import", s(&file), "--db", s(&db), "--json"]);
+        assert_eq!(
+            (value["contract"].clone(), value["contractVersion"].clone()),
+            (json!(contract), version.clone()),
+            "{fixture}: the contract and the version its requests were stamped with"
+        );
+        for (code, count) in codes {
+            assert_eq!(
+                value["diagnostics"]["byCode"][code],
+                json!(count),
+                "{fixture}: {code} is said where the contract shows or changes"
+            );
+        }
+        let text = cli.ok(&["import", s(&file), "--db", s(&db)]);
+        let label = match version.as_str() {
+            Some(version) => format!("contract   {contract} {version}"),
+            None => format!("contract   {contract}"),
+        };
+        assert!(
+            text.contains(&label),
+            "{fixture}: the text form names the contract: {text}"
+        );
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("journal.sqlite");
+    let mixed = fixtures.join("contract-mixed.jsonl");
+    cli.ok(&["import", s(&mixed), "--db", s(&db)]);
+    let found = cli.json(&["diagnostics", s(&db), "--json"]);
+    let changes: Vec<i64> = found
+        .as_array()
+        .expect("a list of diagnostics")
+        .iter()
+        .filter(|d| d["code"] == "contract-changed")
+        .filter_map(|d| d["offset"].as_i64())
+        .collect();
+    assert_eq!(
+        changes,
+        vec![5, 7],
+        "the change is said at the first request of each new contract: seed → 7.0.0 → 8.0.0"
+    );
+}
+
+#[test]
 fn a_file_that_grew_imports_only_its_tail() {
     let cli = Cli::new();
     let dir = tempfile::tempdir().expect("temp dir");

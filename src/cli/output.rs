@@ -40,6 +40,8 @@ pub fn import(out: &mut dyn Write, journal: &Journal, as_json: bool) -> Result<(
                 "events": info.event_count,
                 "firstOffset": info.first_offset,
                 "lastOffset": info.last_offset,
+                "contract": info.contract.as_ref().map(|c| c.name),
+                "contractVersion": info.contract.as_ref().and_then(|c| c.version.clone()),
                 "diagnostics": {"errors": info.errors, "warnings": info.warnings, "byCode": by_code},
             }),
         );
@@ -58,6 +60,9 @@ pub fn import(out: &mut dyn Write, journal: &Journal, as_json: bool) -> Result<(
         info.dialect.as_str(),
         info.framing
     )?;
+    if let Some(contract) = &info.contract {
+        writeln!(out, "  contract   {}", contract.label())?;
+    }
     writeln!(out, "  events     {}", info.event_count)?;
     writeln!(
         out,

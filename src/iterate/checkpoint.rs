@@ -19,7 +19,7 @@ use crate::store::{Store, StoreError};
 
 /// The encoding's version: a checkpoint of another one is never read, and the views fold
 /// from the records instead.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// Records between two checkpoints at least. A view folds at most this many records after
 /// its checkpoint; measured with `journalscope bench`, a few hundred keep a seek within a few
@@ -55,6 +55,7 @@ struct State {
     history: Vec<ItemRef>,
     checkpointing: Checkpointing,
     since_request: SinceRequest,
+    contract: super::contract::ContractSeen,
 }
 
 /// Diagnostics as a checkpoint keeps them: all counted, the latest listed.
@@ -141,6 +142,7 @@ pub(super) fn encode(analyser: &mut Analyser) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) 
         history: projection.history.iter().map(ItemRef::of).collect(),
         checkpointing: analyser.checkpointing.clone(),
         since_request: analyser.since_request,
+        contract: analyser.contract.clone(),
     };
     // Serialising plain data into a vector does not fail.
     let bytes = serde_json::to_vec(&state).unwrap_or_default();
@@ -210,6 +212,7 @@ fn decode(store: &Store, journal_id: i64, bytes: &[u8]) -> Result<Option<Analyse
         },
         checkpointing: state.checkpointing,
         since_request: state.since_request,
+        contract: state.contract,
         ..Analyser::default()
     }))
 }

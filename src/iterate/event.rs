@@ -81,6 +81,8 @@ pub struct IterateEvent {
     pub offset: i64,
     pub created_at: Option<String>,
     pub kind: EventKind,
+    /// What the event shows of the contract its journal follows.
+    pub contract: Option<super::contract::Signal>,
 }
 
 /// Whether events of type `kind` can change the projection: every other type parses to
@@ -138,6 +140,7 @@ pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<D
             offset,
             created_at,
             kind,
+            contract: super::contract::signal(value),
         }),
         diagnostics,
     )

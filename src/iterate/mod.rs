@@ -2,6 +2,7 @@
 //! request events into the projection the model sees, and rendering request snapshots.
 
 pub mod checkpoint;
+pub mod contract;
 pub mod diff;
 pub mod event;
 pub mod projection;

@@ -870,6 +870,8 @@ pub struct Analyser {
     pub(super) checkpointing: Checkpointing,
     /// What the next request's row counts since the request before it.
     pub(super) since_request: SinceRequest,
+    /// What the events so far showed of the journal's contract.
+    pub(super) contract: super::contract::ContractSeen,
 }
 
 /// Counted for a request's row since the request before it.
@@ -1023,6 +1025,25 @@ impl Analyser {
             kind: kind.to_string(),
             note,
         };
+        let step = self.contract.note(
+            event.contract.as_ref(),
+            matches!(event.kind, EventKind::RequestRequested { .. }),
+        );
+        if let Some((before, now)) = step.now {
+            self.analysis.marks.push(mark("contract", now.label()));
+            // Said once per family: a version seen later changes the mark, not the warning.
+            if before.name != now.name {
+                if let Some(d) = super::contract::folding_diagnostic(event, &now) {
+                    self.analysis.diagnostics.push((event.seq, d));
+                }
+            }
+        }
+        if let Some((before, now)) = step.changed {
+            self.analysis.diagnostics.push((
+                event.seq,
+                super::contract::change_diagnostic(event, &before, &now),
+            ));
+        }
         match &event.kind {
             EventKind::RequestRequested { model } => self.analysis.marks.push(mark(
                 "request",

@@ -49,6 +49,8 @@ pub struct JournalInfo {
     #[ts(type = "number")]
     pub warnings: u64,
     pub import_kind: ImportKind,
+    /// The iterate contract the journal follows; `None` for the other dialects.
+    pub contract: Option<crate::iterate::contract::Contract>,
 }
 
 pub struct Journal {
@@ -406,7 +408,27 @@ impl Journal {
             errors,
             warnings,
             import_kind: self.import_kind,
+            contract: self.contract()?,
         })
+    }
+
+    /// The iterate contract the journal follows, from the last `contract` mark the analysis
+    /// left (each marks where the contract the events show changed); seed when there is none.
+    pub fn contract(&self) -> Result<Option<crate::iterate::contract::Contract>, JournalError> {
+        use crate::iterate::contract::Contract;
+        if self.row.dialect != Dialect::Iterate {
+            return Ok(None);
+        }
+        let Some(seq) = self.store.next_mark(self.row.id, "contract", None, false)? else {
+            return Ok(Some(Contract::seed()));
+        };
+        let marked = self.store.marks_between(self.row.id, seq, seq + 1)?;
+        Ok(marked
+            .iter()
+            .rev()
+            .filter(|m| m.kind == "contract")
+            .find_map(|m| Contract::from_label(&m.note))
+            .or_else(|| Some(Contract::seed())))
     }
 
     /// Every diagnostic, read from the store: for the whole-journal lists that ask for them.

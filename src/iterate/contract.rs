@@ -1,0 +1,430 @@
+//! Which of iterate's contracts a journal follows: the seed contract, the later "sections"
+//! contract (7.0.0, 8.0.0), or the agents-app loop that neither describes. Each event says what
+//! it shows of its contract ([`signal`]); the fold carries what the events so far showed
+//! ([`ContractSeen`]) and takes the first rule that matches, as the sections contract's
+//! "telling the contracts apart" says: the loop's marks first, then any sign of sections, and
+//! seed when there is none.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use super::event::IterateEvent;
+use crate::diagnostic::Diagnostic;
+
+/// The contract's family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export)]
+pub enum ContractName {
+    Seed,
+    Sections,
+    AgentLoop,
+}
+
+impl ContractName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContractName::Seed => "seed",
+            ContractName::Sections => "sections",
+            ContractName::AgentLoop => "agent-loop",
+        }
+    }
+}
+
+/// A journal's contract, with the version its requests were stamped with (sections), or `8`
+/// when only the 8.0.0 payloads (no role, platform, worker or model actors) show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Contract {
+    pub name: ContractName,
+    pub version: Option<String>,
+}
+
+impl Contract {
+    pub fn seed() -> Contract {
+        Contract {
+            name: ContractName::Seed,
+            version: None,
+        }
+    }
+
+    /// `seed`, `sections 8.0.0`, `agent-loop`: the form a mark's note keeps.
+    pub fn label(&self) -> String {
+        match &self.version {
+            Some(version) => format!("{} {version}", self.name.as_str()),
+            None => self.name.as_str().to_string(),
+        }
+    }
+
+    /// Reads a [`Contract::label`] back.
+    pub fn from_label(label: &str) -> Option<Contract> {
+        let (name, version) = match label.split_once(' ') {
+            Some((name, version)) => (name, Some(version.to_string())),
+            None => (label, None),
+        };
+        let name = match name {
+            "seed" => ContractName::Seed,
+            "sections" => ContractName::Sections,
+            "agent-loop" => ContractName::AgentLoop,
+            _ => return None,
+        };
+        Some(Contract { name, version })
+    }
+}
+
+/// What one event shows of its contract.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Signal {
+    /// `agent/create-requested`, `itx/run-requested`, or a request with `triggerOffset`.
+    AgentLoop,
+    /// A request stamped 7.0.0 or later, a `context-rewritten`, a section payload, a payload
+    /// without a role, or a platform, worker or model actor.
+    Sections {
+        /// The request's `contractVersion`, when it is 7 or later.
+        version: Option<String>,
+        /// A sign of 8.0.0 itself: a payload without a role, or an 8.0.0 actor.
+        v8: bool,
+    },
+}
+
+/// The major number of a `contractVersion` such as `"8.0.0"`.
+fn major(version: &str) -> Option<u64> {
+    version.split('.').next()?.trim().parse().ok()
+}
+
+/// Whether `kind` is `name` as a whole path segment at its end (`…/agent/create-requested`).
+fn names(kind: &str, name: &str) -> bool {
+    kind.strip_suffix(name)
+        .is_some_and(|rest| rest.is_empty() || rest.ends_with('/') || rest.ends_with('.'))
+}
+
+/// What the record `value` shows of its contract, if anything.
+pub fn signal(value: &Value) -> Option<Signal> {
+    let kind = value.get("type").and_then(Value::as_str)?;
+    let payload = value.get("payload");
+    if names(kind, "agent/create-requested") || names(kind, "itx/run-requested") {
+        return Some(Signal::AgentLoop);
+    }
+    let last = kind.rsplit('/').next().unwrap_or(kind);
+    match last {
+        "llm-request-requested" => {
+            let payload = payload?;
+            if payload.get("triggerOffset").is_some() {
+                return Some(Signal::AgentLoop);
+            }
+            let version = payload.get("contractVersion").and_then(|v| match v {
+                Value::String(text) => Some(text.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })?;
+            let major = major(&version)?;
+            (major >= 7).then_some(Signal::Sections {
+                v8: major >= 8,
+                version: Some(version),
+            })
+        }
+        "context-rewritten" => Some(Signal::Sections {
+            version: None,
+            v8: false,
+        }),
+        "context-added" => {
+            let payload = payload?.as_object()?;
+            let actor_v8 = payload
+                .get("actor")
+                .and_then(|a| a.get("type"))
+                .and_then(Value::as_str)
+                .is_some_and(|t| matches!(t, "platform" | "worker" | "model"));
+            let roleless = !payload.contains_key("role");
+            let section = payload.get("kind").and_then(Value::as_str) == Some("section");
+            (actor_v8 || roleless || section).then_some(Signal::Sections {
+                version: None,
+                v8: actor_v8 || roleless,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// What a journal's events have shown of its contract so far, as the fold carries it and a
+/// checkpoint keeps it.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContractSeen {
+    agent_loop: bool,
+    sections: bool,
+    v8: bool,
+    /// The highest `contractVersion` 7 or later seen on a request.
+    version: Option<String>,
+    /// The contract the last request followed.
+    last_request: Option<Contract>,
+}
+
+/// What taking one event in changed.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ContractStep {
+    /// The journal's contract before the event and after it, when the event changed it.
+    pub now: Option<(Contract, Contract)>,
+    /// This request follows another contract than the request before it: (before, now).
+    pub changed: Option<(Contract, Contract)>,
+}
+
+impl ContractSeen {
+    /// The first rule that matches the events so far.
+    pub fn contract(&self) -> Contract {
+        if self.agent_loop {
+            return Contract {
+                name: ContractName::AgentLoop,
+                version: None,
+            };
+        }
+        if self.sections {
+            return Contract {
+                name: ContractName::Sections,
+                version: self
+                    .version
+                    .clone()
+                    .or_else(|| self.v8.then(|| "8".to_string())),
+            };
+        }
+        Contract::seed()
+    }
+
+    /// Takes one event's signal in; `request` says whether the event is a request.
+    pub fn note(&mut self, signal: Option<&Signal>, request: bool) -> ContractStep {
+        let before = self.contract();
+        match signal {
+            Some(Signal::AgentLoop) => self.agent_loop = true,
+            Some(Signal::Sections { version, v8 }) => {
+                self.sections = true;
+                self.v8 |= *v8;
+                if let Some(version) = version {
+                    let higher = self
+                        .version
+                        .as_deref()
+                        .is_none_or(|seen| major(version) > major(seen));
+                    if higher {
+                        self.version = Some(version.clone());
+                    }
+                }
+            }
+            None => {}
+        }
+        let now = self.contract();
+        let mut step = ContractStep::default();
+        if now != before {
+            step.now = Some((before, now.clone()));
+        }
+        if request {
+            if let Some(last) = self.last_request.take().filter(|last| *last != now) {
+                step.changed = Some((last, now.clone()));
+            }
+            self.last_request = Some(now);
+        }
+        step
+    }
+}
+
+/// Said where a journal turns out to follow a contract other than seed: its views are the seed
+/// contract's fold, which is not what iterate sent under it.
+pub fn folding_diagnostic(event: &IterateEvent, contract: &Contract) -> Option<Diagnostic> {
+    match contract.name {
+        ContractName::Seed => None,
+        ContractName::Sections => Some(Diagnostic::warning(
+            event.line,
+            Some(event.offset),
+            "sections-contract",
+            format!(
+                "this journal follows iterate's sections contract ({}); its projection and \
+                 requests are folded by the seed contract's rules, which differ (sections, \
+                 supersedes, rewrites, request stamps)",
+                contract.version.as_deref().unwrap_or("no version stamped")
+            ),
+        )),
+        ContractName::AgentLoop => Some(Diagnostic::error(
+            event.line,
+            Some(event.offset),
+            "agent-loop-contract",
+            "this journal was written by iterate's agents-app loop, which neither the seed nor \
+             the sections contract describes; its projection and requests are not what the \
+             model saw",
+        )),
+    }
+}
+
+/// Said at a request that follows another contract than the request before it.
+pub fn change_diagnostic(event: &IterateEvent, before: &Contract, now: &Contract) -> Diagnostic {
+    Diagnostic::warning(
+        event.line,
+        Some(event.offset),
+        "contract-changed",
+        format!(
+            "the journal changes contract at this request: the requests before it followed {}, \
+             this one follows {}",
+            before.label(),
+            now.label()
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn request(payload: Value) -> Value {
+        json!({"offset": 1, "type": "https://events.iterate.com/agent/llm-request-requested", "payload": payload})
+    }
+
+    #[test]
+    fn given_each_sign_of_a_contract_when_read_then_the_event_shows_it() {
+        let cases = [
+            (
+                json!({"type": "agent/create-requested"}),
+                Some(Signal::AgentLoop),
+            ),
+            (
+                json!({"type": "https://x/itx/run-requested"}),
+                Some(Signal::AgentLoop),
+            ),
+            (
+                request(json!({"triggerOffset": 3})),
+                Some(Signal::AgentLoop),
+            ),
+            (
+                request(json!({"contractVersion": "8.0.0"})),
+                Some(Signal::Sections {
+                    version: Some("8.0.0".into()),
+                    v8: true,
+                }),
+            ),
+            (
+                request(json!({"contractVersion": "7.0.0"})),
+                Some(Signal::Sections {
+                    version: Some("7.0.0".into()),
+                    v8: false,
+                }),
+            ),
+            (request(json!({"contractVersion": "6.1.0"})), None),
+            (request(json!({"model": "gpt-5"})), None),
+            (
+                json!({"type": "agent/context-rewritten", "payload": {"op": "delete", "key": "*"}}),
+                Some(Signal::Sections {
+                    version: None,
+                    v8: false,
+                }),
+            ),
+            (
+                json!({"type": "context-added", "payload": {"content": "hi", "actor": {"type": "user"}}}),
+                Some(Signal::Sections {
+                    version: None,
+                    v8: true,
+                }),
+            ),
+            (
+                json!({"type": "context-added", "payload": {"role": "system", "kind": "section", "key": "k"}}),
+                Some(Signal::Sections {
+                    version: None,
+                    v8: false,
+                }),
+            ),
+            (
+                json!({"type": "context-added", "payload": {"role": "assistant", "actor": {"type": "model"}}}),
+                Some(Signal::Sections {
+                    version: None,
+                    v8: true,
+                }),
+            ),
+            (
+                json!({"type": "context-added", "payload": {"role": "user", "actor": {"type": "github"}}}),
+                None,
+            ),
+            (json!({"type": "agent/created-requested"}), None),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(
+                signal(&value),
+                expected,
+                "what {value} shows of its contract"
+            );
+        }
+    }
+
+    #[test]
+    fn given_events_of_several_contracts_then_the_first_rule_that_matches_wins() {
+        let mut seen = ContractSeen::default();
+        assert_eq!(seen.contract(), Contract::seed(), "no sign is seed");
+        let sections = Signal::Sections {
+            version: Some("7.0.0".into()),
+            v8: false,
+        };
+        let step = seen.note(Some(&sections), true);
+        assert_eq!(
+            step.now.map(|(_, c)| c.label()),
+            Some("sections 7.0.0".to_string()),
+            "a stamped request makes the journal sections"
+        );
+        assert_eq!(step.changed, None, "the first request changes nothing");
+        let later = Signal::Sections {
+            version: Some("8.0.0".into()),
+            v8: true,
+        };
+        let step = seen.note(Some(&later), true);
+        assert_eq!(
+            step.changed.map(|(a, b)| (a.label(), b.label())),
+            Some(("sections 7.0.0".to_string(), "sections 8.0.0".to_string())),
+            "a request of another version than the one before changes contract"
+        );
+        let older = Signal::Sections {
+            version: Some("7.0.0".into()),
+            v8: false,
+        };
+        assert_eq!(
+            seen.note(Some(&older), false).now,
+            None,
+            "the highest version seen stays"
+        );
+        let step = seen.note(Some(&Signal::AgentLoop), false);
+        assert_eq!(
+            step.now.map(|(_, c)| c.name),
+            Some(ContractName::AgentLoop),
+            "the agents-app loop wins over sections, wherever it shows"
+        );
+        for contract in [
+            seen.contract(),
+            Contract::seed(),
+            Contract {
+                name: ContractName::Sections,
+                version: Some("8.0.0".into()),
+            },
+        ] {
+            assert_eq!(
+                Contract::from_label(&contract.label()),
+                Some(contract.clone()),
+                "a label reads back"
+            );
+        }
+    }
+
+    #[test]
+    fn given_a_seed_request_then_a_sections_one_when_noted_then_the_change_is_told() {
+        let mut seen = ContractSeen::default();
+        assert_eq!(
+            seen.note(None, true),
+            ContractStep::default(),
+            "a seed request"
+        );
+        let step = seen.note(
+            Some(&Signal::Sections {
+                version: Some("8.0.0".into()),
+                v8: true,
+            }),
+            true,
+        );
+        assert_eq!(
+            step.changed.map(|(a, b)| (a.label(), b.label())),
+            Some(("seed".to_string(), "sections 8.0.0".to_string())),
+            "requests that followed seed, then one stamped 8.0.0"
+        );
+    }
+}
