@@ -251,6 +251,48 @@ async fn scrub(c: &Client) -> Outcome {
     )
 }
 
+/// A journal of iterate's sections contract: the title bar names the contract, which its
+/// views are not folded by, and a journal of the seed contract names none.
+async fn contract_named(c: &Client) -> Outcome {
+    wait_opened(c, "contract-sections-8.jsonl").await?;
+    let named = js(
+        c,
+        "const t = document.querySelector('[data-testid=contract]'); \
+         return t ? { text: t.textContent.trim(), name: t.dataset.contract, title: t.title } : null;",
+    )
+    .await?;
+    check(
+        named["text"] == "sections 8.0.0" && named["name"] == "sections",
+        &format!("the title bar names the sections contract and its version: {named}"),
+    )?;
+    check(
+        named["title"]
+            .as_str()
+            .is_some_and(|t| t.contains("diagnostics")),
+        &format!("its tooltip says where to read why: {named}"),
+    )?;
+    screenshot(c, "app-05a-sections-contract").await?;
+    // The demo, opened from the home screen as a user opens it.
+    wait_for(c, "[data-testid=home]")
+        .await?
+        .click()
+        .await
+        .map_err(err("home"))?;
+    wait_for(c, "[data-testid=demo-iterate]")
+        .await?
+        .click()
+        .await
+        .map_err(err("the iterate demo"))?;
+    wait_until(
+        c,
+        "the seed journal's title bar to name no contract",
+        "const f = document.querySelector('[data-testid=file-name]'); \
+         return !!f && f.textContent === 'iterate-demo.jsonl' && !document.querySelector('[data-testid=contract]');",
+    )
+    .await
+    .map(drop)
+}
+
 fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -308,6 +350,17 @@ async fn app_end_to_end() {
     out.push(
         scenario(port, "app-04-scrubber", &[], |c| async move {
             let r = scrub(&c).await;
+            (c, r)
+        })
+        .await,
+    );
+    let sections = workspace()
+        .join("tests/fixtures/iterate/contract-sections-8.jsonl")
+        .to_string_lossy()
+        .into_owned();
+    out.push(
+        scenario(port, "app-05-contract", &[sections], |c| async move {
+            let r = contract_named(&c).await;
             (c, r)
         })
         .await,
