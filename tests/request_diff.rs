@@ -327,4 +327,14 @@ fn the_demo_shows_a_republished_system_prompt_and_a_compaction() {
         cache["unexpectedBreaks"], 0,
         "the demo has no unexpected break"
     );
+    let range = cli.json(&["cache", "demo", "--from", "20", "--to", "28", "--json"]);
+    assert_eq!(
+        range["requests"],
+        Value::Array(vec![cache["requests"][1].clone()]),
+        "a range keeps its requests, each still set against the request before it (@21 against @8)"
+    );
+    assert_eq!(
+        range["totalBodyBytes"], cache["requests"][1]["bodyBytes"],
+        "and totals them alone"
+    );
 }

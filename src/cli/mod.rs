@@ -230,6 +230,13 @@ enum Command {
     /// Prefix stability: each request's cached prefix against the ideal, breaks explained.
     Cache {
         journal: String,
+        /// Only the requests at or after this offset (the first is still set against the
+        /// request before it).
+        #[arg(long)]
+        from: Option<i64>,
+        /// Only the requests at or before this offset.
+        #[arg(long)]
+        to: Option<i64>,
         #[arg(long, value_enum, default_value_t = TransportArg::Openai)]
         transport: TransportArg,
         #[arg(long)]
@@ -744,13 +751,17 @@ pub fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Cache {
+            from,
+            to,
             journal,
             transport,
             json,
         } => {
             let mut journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "cache")?;
-            let report = answer(&mut journal, |j| j.cache_report(transport.into()))?;
+            let report = answer(&mut journal, |j| {
+                j.cache_report_range(transport.into(), (from, to))
+            })?;
             if json {
                 output::json(&mut out, &report)?;
             } else {

@@ -297,7 +297,7 @@ impl Journal {
         &self,
         transport: Transport,
     ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
-        self.cache_report_within(transport, (None, None))
+        self.cache_report_range(transport, (None, None))
     }
 
     /// The cache report of a window of requests: the `before` requests before the one at
@@ -316,10 +316,12 @@ impl Journal {
             request_offset,
             (before, after),
         )?;
-        self.cache_report_within(transport, range)
+        self.cache_report_range(transport, range)
     }
 
-    fn cache_report_within(
+    /// The cache report of the requests with an offset in `range` (either end open), the
+    /// first of them still set against the request before it.
+    pub fn cache_report_range(
         &self,
         transport: Transport,
         range: (Option<i64>, Option<i64>),
