@@ -382,15 +382,7 @@ impl Journal {
     }
 
     pub fn info(&self) -> Result<JournalInfo, JournalError> {
-        let (first_offset, last_offset): (Option<i64>, Option<i64>) = self
-            .store
-            .connection()
-            .query_row(
-                "SELECT min(offset), max(offset) FROM events WHERE journal_id = ?1",
-                [self.row.id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .map_err(StoreError::from)?;
+        let (first_offset, last_offset) = self.store.offset_span(self.row.id)?;
         let (errors, warnings) = self.store.diagnostic_counts(self.row.id)?;
         let path = PathBuf::from(&self.row.source_path);
         Ok(JournalInfo {

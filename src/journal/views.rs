@@ -6,7 +6,6 @@ use crate::iterate::view::{
     CompactionView, IterateError, ProjectionView, RequestSummary, RequestView,
 };
 use crate::iterate::{IterateJournal, Transport};
-use crate::store::StoreError;
 
 use super::{Journal, JournalError};
 
@@ -50,16 +49,9 @@ impl Journal {
         if let Some(view) = crate::iterate::checkpoint::view_at(&self.store, self.row.id, at)? {
             return Ok(view);
         }
-        let beyond_prefix: bool = self
-            .store
-            .connection()
-            .query_row(
-                "SELECT EXISTS (SELECT 1 FROM events
-                  WHERE journal_id = ?1 AND offset <= ?2 AND seq >= ?3)",
-                rusqlite::params![self.row.id, at, PREFIX_FOLD_LIMIT as i64],
-                |r| r.get(0),
-            )
-            .map_err(StoreError::from)?;
+        let beyond_prefix =
+            self.store
+                .any_at_or_before_offset_from(self.row.id, at, PREFIX_FOLD_LIMIT)?;
         if beyond_prefix {
             return Err(JournalError::Loading);
         }

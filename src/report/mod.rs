@@ -22,7 +22,6 @@ use crate::iterate::roles::Rule;
 use crate::iterate::view::RequestSummary;
 use crate::iterate::Transport;
 use crate::journal::{Journal, JournalError};
-use crate::store::StoreError;
 
 /// An offset range, both ends inclusive; a missing end is unbounded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, Serialize, TS)]
@@ -63,17 +62,7 @@ impl OffsetRange {
     /// those without an offset (unreadable lines) that sit between two selected ones, or
     /// before the first / after the last when that end of the range is open.
     pub fn seqs(&self, journal: &Journal) -> Result<Vec<u64>, JournalError> {
-        let conn = journal.store().connection();
-        let mut stmt = conn
-            .prepare("SELECT seq, offset FROM events WHERE journal_id = ?1 ORDER BY seq")
-            .map_err(StoreError::from)?;
-        let rows: Vec<(u64, Option<i64>)> = stmt
-            .query_map([journal.row().id], |r| {
-                Ok((r.get::<_, i64>(0)? as u64, r.get::<_, Option<i64>>(1)?))
-            })
-            .map_err(StoreError::from)?
-            .collect::<Result<_, _>>()
-            .map_err(StoreError::from)?;
+        let rows = journal.store().seq_offsets(journal.row().id)?;
         let inside = |o: &Option<i64>| o.is_some_and(|o| self.contains(o));
         let first = match self.from {
             None => Some(0),
@@ -411,18 +400,11 @@ pub fn build(journal: &Journal, range: OffsetRange) -> Result<Report, JournalErr
     };
     let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
     let offsets: std::collections::HashMap<u64, i64> = {
-        let conn = journal.store().connection();
-        let mut stmt = conn
-            .prepare("SELECT seq, offset FROM events WHERE journal_id = ?1 AND offset IS NOT NULL")
-            .map_err(StoreError::from)?;
-        let rows: Vec<(u64, i64)> = stmt
-            .query_map([journal.row().id], |r| {
-                Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)?))
-            })
-            .map_err(StoreError::from)?
-            .collect::<Result<_, _>>()
-            .map_err(StoreError::from)?;
-        rows.into_iter().filter(|(seq, _)| selected(*seq)).collect()
+        let rows = journal.store().seq_offsets(journal.row().id)?;
+        rows.into_iter()
+            .filter_map(|(seq, offset)| Some((seq, offset?)))
+            .filter(|(seq, _)| selected(*seq))
+            .collect()
     };
     let marks: Vec<ReportMark> = journal
         .marks()?

@@ -1,6 +1,11 @@
 //! The SQLite store: raw events append-only (the verbatim bytes of every record and where it
-//! sat in the file) plus derived, rebuildable tables (fold diagnostics, marks, full-text
-//! index). WAL mode; migrations are append-only and numbered.
+//! sat in the file), derived, rebuildable tables (fold diagnostics, marks, checkpoints, request
+//! rows), and the user's bookmarks. WAL mode; migrations are append-only and numbered. It is
+//! the only code that writes SQL.
+
+mod bookmarks;
+
+pub use bookmarks::BookmarkRow;
 
 use std::path::{Path, PathBuf};
 
@@ -722,6 +727,41 @@ impl Store {
             [journal_id],
             |row| row.get::<_, i64>(0),
         )? as u64)
+    }
+
+    /// The lowest and the highest offset a journal holds.
+    pub fn offset_span(&self, journal_id: i64) -> Result<(Option<i64>, Option<i64>), StoreError> {
+        Ok(self.conn.query_row(
+            "SELECT min(offset), max(offset) FROM events WHERE journal_id = ?1",
+            [journal_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?)
+    }
+
+    /// Every event's seq and offset (`None` for a record without one), in file order.
+    pub fn seq_offsets(&self, journal_id: i64) -> Result<Vec<(u64, Option<i64>)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT seq, offset FROM events WHERE journal_id = ?1 ORDER BY seq")?;
+        let rows = stmt.query_map([journal_id], |r| {
+            Ok((r.get::<_, i64>(0)? as u64, r.get::<_, Option<i64>>(1)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Whether an event at or before `offset` lies at seq `from` or later.
+    pub fn any_at_or_before_offset_from(
+        &self,
+        journal_id: i64,
+        offset: i64,
+        from: u64,
+    ) -> Result<bool, StoreError> {
+        Ok(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM events
+              WHERE journal_id = ?1 AND offset <= ?2 AND seq >= ?3)",
+            params![journal_id, offset, clamp(from)],
+            |r| r.get(0),
+        )?)
     }
 
     /// The highest offset a journal holds, for resuming its reader.
@@ -1654,6 +1694,51 @@ mod tests {
             "past the last record, no empty slices follow"
         );
         assert!(seqs(2, 2, 8).is_empty(), "an empty range reads nothing");
+    }
+
+    #[test]
+    fn given_marks_when_the_nth_one_either_way_is_asked_then_the_farthest_there_is_answers() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("old.sqlite");
+        version_5_database(&path);
+        let store = Store::open(&path).expect("migrates");
+        let mark = |seq| Mark {
+            seq,
+            kind: "request".to_string(),
+            note: String::new(),
+        };
+        store
+            .append_analysis(
+                1,
+                &Analysis {
+                    marks: vec![mark(0), mark(1)],
+                    ..Analysis::default()
+                },
+            )
+            .expect("marks stored");
+        let nth = |from, forward, n| {
+            store
+                .nth_mark(1, "request", from, forward, n)
+                .expect("reads")
+        };
+        assert_eq!(
+            nth(1, false, 1),
+            Some(0),
+            "the first request before event 1"
+        );
+        assert_eq!(
+            nth(1, false, 5),
+            Some(0),
+            "fewer than five before: the farthest"
+        );
+        assert_eq!(nth(0, true, 1), Some(1), "the first request after event 0");
+        assert_eq!(
+            nth(0, true, 3),
+            Some(1),
+            "fewer than three after: the farthest"
+        );
+        assert_eq!(nth(1, true, 1), None, "none after the last");
+        assert_eq!(nth(0, false, 1), None, "none before the first");
     }
 
     #[test]
