@@ -41,6 +41,7 @@ describe("role colouring", () => {
       "unpublished",
     ]);
     expect(badgeText("compaction")).toBe("C");
+    expect(badgeText("contract"), "where a journal's contract shows, a glyph rather than a cut word").toBe("§");
   });
 });
 

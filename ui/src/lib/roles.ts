@@ -66,6 +66,8 @@ export function badgeText(kind: string): string {
       return "○";
     case "coalesced":
       return "⟲";
+    case "contract":
+      return "§";
     case "accepted":
       return "✓";
     case "duplicate":
