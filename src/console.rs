@@ -159,15 +159,39 @@ impl Console {
                WHERE m.journal_id = {id} AND m.kind = 'compaction';
              CREATE TEMP VIEW bookmarks AS
                SELECT seq, offset, note, created_at FROM main.bookmarks WHERE journal_id = {id};
-             CREATE TEMP TABLE requests (seq INTEGER, offset INTEGER, model TEXT, created_at TEXT,
-               published_through INTEGER, newly_published INTEGER, items INTEGER,
-               compactions_before INTEGER);
              CREATE TEMP TABLE items (lane TEXT, position INTEGER, offset INTEGER, seq INTEGER,
                role TEXT, actor TEXT, key TEXT, updates_offset INTEGER, published INTEGER,
                openai_role TEXT, workers_ai_role TEXT, header TEXT, content TEXT);"
         ))
         .map_err(sql_err)?;
-        if journal.dialect() == crate::dialect::Dialect::Iterate {
+        let iterate = journal.dialect() == crate::dialect::Dialect::Iterate;
+        let analysed = iterate
+            && crate::dialect::is_current(journal.store(), id, crate::dialect::Dialect::Iterate)
+                .map_err(JournalError::from)?;
+        if analysed {
+            // The analysis keeps a row per request: the view reads them where they are, where
+            // copying them took seconds at a million events before any statement ran.
+            conn.execute_batch(&format!(
+                "CREATE TEMP VIEW requests AS
+                   SELECT seq, json_extract(row, '$.offset') AS offset,
+                          json_extract(row, '$.model') AS model,
+                          json_extract(row, '$.createdAt') AS created_at,
+                          json_extract(row, '$.publishedThrough') AS published_through,
+                          json_extract(row, '$.newlyPublished') AS newly_published,
+                          json_extract(row, '$.items') AS items,
+                          json_extract(row, '$.compactionsBefore') AS compactions_before
+                   FROM main.request_rows WHERE journal_id = {id};"
+            ))
+            .map_err(sql_err)?;
+        } else {
+            conn.execute_batch(
+                "CREATE TEMP TABLE requests (seq INTEGER, offset INTEGER, model TEXT,
+                   created_at TEXT, published_through INTEGER, newly_published INTEGER,
+                   items INTEGER, compactions_before INTEGER);",
+            )
+            .map_err(sql_err)?;
+        }
+        if iterate && !analysed {
             let mut insert = conn
                 .prepare("INSERT INTO temp.requests VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
                 .map_err(sql_err)?;
@@ -185,6 +209,8 @@ impl Console {
                     ])
                     .map_err(sql_err)?;
             }
+        }
+        if iterate {
             let view = journal.projection(at.unwrap_or(i64::MAX))?;
             let mut insert = conn
                 .prepare(

@@ -275,6 +275,34 @@ fn given_the_console_then_its_views_answer_for_this_journal() {
         ],
         "the requests view"
     );
+    let every_column = sql(
+        &journal,
+        "SELECT seq, offset, model, created_at, published_through, newly_published, items, \
+         compactions_before FROM requests ORDER BY seq",
+    )
+    .expect("every column of the requests view");
+    let expected: Vec<Vec<serde_json::Value>> = journal
+        .requests()
+        .expect("requests")
+        .into_iter()
+        .map(|r| {
+            vec![
+                serde_json::json!(journal.seq_of_offset(r.offset).expect("seq")),
+                serde_json::json!(r.offset),
+                serde_json::json!(r.model),
+                serde_json::json!(r.created_at),
+                serde_json::json!(r.published_through),
+                serde_json::json!(r.newly_published),
+                serde_json::json!(r.items),
+                serde_json::json!(r.compactions_before),
+            ]
+        })
+        .collect();
+    assert_eq!(
+        every_column.rows, expected,
+        "the requests view reads the analysis's rows and gives what the request list gives, \
+         column by column"
+    );
     let items = journal
         .sql(&ConsoleQuery {
             sql: "SELECT lane, offset FROM items ORDER BY lane DESC, position".to_string(),
