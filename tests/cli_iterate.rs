@@ -89,7 +89,7 @@ fn import_names_the_contract_each_journal_follows_and_where_it_changes() {
             "contract-agent-loop",
             "agent-loop",
             Value::Null,
-            &[("agent-loop-contract", 1)],
+            &[("contract-not-folded", 1)],
         ),
         (
             "contract-mixed",
@@ -141,6 +141,60 @@ fn import_names_the_contract_each_journal_follows_and_where_it_changes() {
         changes,
         vec![5, 7],
         "the change is said at the first request of each new contract: seed → 7.0.0 → 8.0.0"
+    );
+}
+
+#[test]
+fn a_journal_of_a_contract_that_is_not_folded_lists_every_event_and_builds_no_request() {
+    let cli = Cli::new();
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/iterate/contract-agent-loop.jsonl");
+    let events = cli.json(&["events", s(&file), "--json"]);
+    assert_eq!(
+        events.as_array().map(Vec::len),
+        Some(4),
+        "every event is stored and listed: {events}"
+    );
+    let view = cli.json(&["project", s(&file), "--at", "2", "--json"]);
+    assert_eq!(
+        (
+            view["rules"].clone(),
+            view["system"].clone(),
+            view["history"].clone()
+        ),
+        (json!("not-folded"), json!([]), json!([])),
+        "no lanes at any offset, even before the loop shows: {view}"
+    );
+    let request = cli.run(&["request", s(&file), "--at", "3"]);
+    let stderr = String::from_utf8_lossy(&request.stderr);
+    assert!(
+        !request.status.success() && stderr.contains("does not fold yet"),
+        "a request of the loop says why it has no body: {stderr}"
+    );
+    let text = cli.ok(&["project", s(&file), "--at", "3"]);
+    assert!(
+        text.contains("does not fold yet") && !text.contains("SYSTEM LANE"),
+        "the text form says so instead of showing lanes: {text}"
+    );
+}
+
+#[test]
+fn a_sections_request_that_opened_nothing_has_no_body_and_says_why() {
+    let cli = Cli::new();
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/iterate/sections/loop.jsonl");
+    let request = cli.run(&["request", s(&file), "--at", "2"]);
+    let stderr = String::from_utf8_lossy(&request.stderr);
+    assert!(
+        !request.status.success() && stderr.contains("sent nothing"),
+        "the request @2 had no trigger: {stderr}"
+    );
+    let text = cli.ok(&["project", s(&file), "--at", "7"]);
+    assert!(
+        text.contains("STANDING DOCUMENT")
+            && text.contains("LIST")
+            && text.contains("sent through @4"),
+        "the projection names the sections contract's parts: {text}"
     );
 }
 

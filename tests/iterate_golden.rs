@@ -1,6 +1,7 @@
 //! Golden outputs of `journalscope project --json` and `request --json` on the small journals in
 //! tests/fixtures/iterate/. Each expected file was reviewed by hand against interpretation.md
-//! §1 before it was committed.
+//! §1 (seed journals) or iterate-sections-contract.md (those under `sections/`) before it was
+//! committed.
 //!
 //! To rewrite the expectations after an intended change, run
 //! `JOURNALSCOPE_BLESS=1 cargo test --test iterate_golden` and review the diff.
@@ -30,6 +31,20 @@ const CASES: &[(&str, &str, i64, Option<&str>)] = &[
     ("birth", "project", 6, None),
     ("birth", "request", 5, Some("openai")),
     ("birth", "request", 7, Some("workers-ai")),
+    // The sections contract, reviewed against iterate-sections-contract.md §3 to §5.
+    ("sections/keyed", "project", 7, None),
+    ("sections/keyed", "request", 9, Some("openai")),
+    ("sections/keyed", "request", 13, Some("openai")),
+    ("sections/rewrite", "project", 12, None),
+    ("sections/rewrite", "request", 14, Some("openai")),
+    ("sections/rewrite", "request", 18, Some("openai")),
+    ("sections/roleless", "request", 12, Some("openai")),
+    ("sections/roleless", "request", 12, Some("workers-ai")),
+    ("sections/loop", "project", 15, None),
+    ("sections/loop", "request", 9, Some("openai")),
+    ("sections/loop", "request", 15, Some("openai")),
+    ("sections/compaction", "project", 12, None),
+    ("sections/compaction", "request", 14, Some("openai")),
 ];
 
 fn fixtures() -> PathBuf {

@@ -271,6 +271,14 @@ async fn contract_named(c: &Client) -> Outcome {
             .is_some_and(|t| t.contains("diagnostics")),
         &format!("its tooltip says where to read why: {named}"),
     )?;
+    wait_until(
+        c,
+        "the projection to show the standing document and the list",
+        "const a = document.querySelector('[data-testid=first-lane]'); \
+         const b = document.querySelector('[data-testid=second-lane]'); \
+         return !!a && !!b && a.textContent === 'Standing document' && b.textContent === 'List';",
+    )
+    .await?;
     screenshot(c, "app-05a-sections-contract").await?;
     // The demo, opened from the home screen as a user opens it.
     wait_for(c, "[data-testid=home]")
@@ -291,6 +299,20 @@ async fn contract_named(c: &Client) -> Outcome {
     )
     .await
     .map(drop)
+}
+
+async fn not_folded(c: &Client) -> Outcome {
+    wait_opened(c, "contract-agent-loop.jsonl").await?;
+    wait_until(
+        c,
+        "the projection to say the journal is not folded, with no lanes, and every event listed",
+        "const n = document.querySelector('[data-testid=not-folded]'); \
+         return !!n && n.textContent.includes('does not fold yet') \
+           && !document.querySelector('[data-testid=first-lane]') \
+           && document.querySelectorAll('[data-testid=event-row]').length === 4;",
+    )
+    .await?;
+    screenshot(c, "app-06-not-folded").await
 }
 
 fn file_name(path: &Path) -> String {
@@ -361,6 +383,17 @@ async fn app_end_to_end() {
     out.push(
         scenario(port, "app-05-contract", &[sections], |c| async move {
             let r = contract_named(&c).await;
+            (c, r)
+        })
+        .await,
+    );
+    let agent_loop = workspace()
+        .join("tests/fixtures/iterate/contract-agent-loop.jsonl")
+        .to_string_lossy()
+        .into_owned();
+    out.push(
+        scenario(port, "app-06-not-folded", &[agent_loop], |c| async move {
+            let r = not_folded(&c).await;
             (c, r)
         })
         .await,

@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use journalscope::diagnostic::{Diagnostic, Severity};
+use journalscope::iterate::projection::Rules;
 use journalscope::iterate::render::RequestSnapshot;
 use journalscope::iterate::view::{ItemView, ProjectionView, RequestSummary};
 use journalscope::journal::Journal;
@@ -120,7 +121,8 @@ fn indent(text: &str, prefix: &str) -> String {
         .join("\n")
 }
 
-fn item_text(out: &mut dyn Write, item: &ItemView) -> Result<()> {
+fn item_text(out: &mut dyn Write, item: &ItemView, rules: Option<Rules>) -> Result<()> {
+    let sections = rules.is_some();
     let openai = &item.provider_roles.openai;
     let workers = &item.provider_roles.workers_ai;
     let roles = if openai.role == workers.role {
@@ -139,10 +141,17 @@ fn item_text(out: &mut dyn Write, item: &ItemView) -> Result<()> {
         .and_then(|t| t.as_str())
         .map(|t| format!(" actor {t}"))
         .unwrap_or_default();
-    let state = if item.published {
-        "published"
+    let state = match (item.published, sections) {
+        (true, false) => "published",
+        (false, false) => "UNPUBLISHED",
+        (true, true) => "sent",
+        (false, true) => "UNSENT",
+    };
+    // A sections-contract message has no header unless the machinery wrote it.
+    let header = if sections && !item.header.starts_with('@') {
+        format!("@{} {}", item.offset, item.header)
     } else {
-        "UNPUBLISHED"
+        item.header.clone()
     };
     let coalesced = if item.coalesced.is_empty() {
         String::new()
@@ -153,7 +162,7 @@ fn item_text(out: &mut dyn Write, item: &ItemView) -> Result<()> {
     writeln!(
         out,
         "  {}  [{}{actor} {roles} · {state}{coalesced}]",
-        item.header,
+        header.trim_end(),
         item.role.as_str()
     )?;
     writeln!(out, "{}", indent(&item.content, "      "))?;
@@ -164,14 +173,36 @@ pub fn projection(out: &mut dyn Write, view: &ProjectionView, as_json: bool) -> 
     if as_json {
         return json(out, view);
     }
-    writeln!(
-        out,
-        "projection @{} · published through {} · {} system, {} history",
-        view.at,
-        offset_text(view.published_through),
-        view.system.len(),
-        view.history.len()
-    )?;
+    match view.rules {
+        None => {
+            writeln!(
+                out,
+                "projection @{} · published through {} · {} system, {} history",
+                view.at,
+                offset_text(view.published_through),
+                view.system.len(),
+                view.history.len()
+            )?;
+        }
+        Some(Rules::Sections) => {
+            writeln!(
+                out,
+                "projection @{} · sections contract · sent through {} · {} standing, {} in the list",
+                view.at,
+                offset_text(view.published_through),
+                view.system.len(),
+                view.history.len()
+            )?;
+        }
+        Some(Rules::NotFolded) | Some(Rules::Seed) => {
+            writeln!(
+                out,
+                "projection @{} · this journal follows a contract Journalscope does not fold yet: \
+                 its events are listed and searchable, but no projection is built",
+                view.at
+            )?;
+        }
+    }
     if let Some(pending) = &view.pending {
         let offsets: Vec<String> = pending.offsets.iter().map(|o| format!("@{o}")).collect();
         writeln!(
@@ -181,13 +212,19 @@ pub fn projection(out: &mut dyn Write, view: &ProjectionView, as_json: bool) -> 
             offsets.join(", ")
         )?;
     }
-    writeln!(out, "\nSYSTEM LANE")?;
-    for item in &view.system {
-        item_text(out, item)?;
-    }
-    writeln!(out, "\nHISTORY LANE")?;
-    for item in &view.history {
-        item_text(out, item)?;
+    let (first, second) = match view.rules {
+        None => ("SYSTEM LANE", "HISTORY LANE"),
+        Some(_) => ("STANDING DOCUMENT", "LIST"),
+    };
+    if view.rules != Some(Rules::NotFolded) {
+        writeln!(out, "\n{first}")?;
+        for item in &view.system {
+            item_text(out, item, view.rules)?;
+        }
+        writeln!(out, "\n{second}")?;
+        for item in &view.history {
+            item_text(out, item, view.rules)?;
+        }
     }
     if !view.diagnostics.is_empty() {
         writeln!(out, "\nDIAGNOSTICS")?;
@@ -243,14 +280,13 @@ pub fn request(out: &mut dyn Write, snapshot: &RequestSnapshot, as_json: bool) -
         snapshot.transport.as_str(),
         snapshot.messages.len()
     )?;
-    let last = snapshot.messages.len().saturating_sub(1);
     for (index, message) in snapshot.messages.iter().enumerate() {
+        // Every message after the protocol stands for an item, but the seed contract's last
+        // one, which gives the request's time.
+        let item = index.checked_sub(1).and_then(|i| snapshot.items.get(i));
         let label = if index == 0 {
             "protocol".to_string()
-        } else if index == last {
-            "request time".to_string()
-        } else {
-            let item = &snapshot.items[index - 1];
+        } else if let Some(item) = item {
             if item.provider_role == item.product_role {
                 format!("{} item @{}", item.lane, item.offset)
             } else {
@@ -269,6 +305,8 @@ pub fn request(out: &mut dyn Write, snapshot: &RequestSnapshot, as_json: bool) -
                     item.rule.as_str()
                 )
             }
+        } else {
+            "request time".to_string()
         };
         writeln!(out, "\n── {} ── {label}", message.role.as_str())?;
         writeln!(out, "{}", message.content)?;

@@ -66,6 +66,8 @@ fn cause_line(cause: &BreakCause) -> String {
         BreakCause::KeyedSlotRepublished { .. } => "keyed-slot-republished",
         BreakCause::ModelChange { .. } => "model-change",
         BreakCause::TransportChange { .. } => "transport-change",
+        BreakCause::ContextRewritten { .. } => "context-rewritten",
+        BreakCause::SectionSuperseded { .. } => "section-superseded",
         BreakCause::Unexpected { .. } => "UNEXPECTED",
     };
     format!("{kind}: {}", cause.explain())

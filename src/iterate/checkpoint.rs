@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::event::{self, EventKind};
-use super::projection::{Item, Projection, RequestOffsets};
+use super::event::{self, EventKind, Rewrite};
+use super::projection::{Item, LoopState, Projection, RequestOffsets, Rules};
 use super::view::{Analyser, Checkpointing, DiagnosticTail, LeftOut, ProjectionView, SinceRequest};
 use crate::derived::{Analysis, FoldWatch, WATCH_EVERY};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -19,7 +19,7 @@ use crate::store::{Store, StoreError};
 
 /// The encoding's version: a checkpoint of another one is never read, and the views fold
 /// from the records instead.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 /// Records between two checkpoints at least. A view folds at most this many records after
 /// its checkpoint; measured with `journalscope bench`, a few hundred keep a seek within a few
@@ -56,6 +56,10 @@ struct State {
     checkpointing: Checkpointing,
     since_request: SinceRequest,
     contract: super::contract::ContractSeen,
+    #[serde(default)]
+    rules: Rules,
+    #[serde(default)]
+    loop_state: LoopState,
 }
 
 /// Diagnostics as a checkpoint keeps them: all counted, the latest listed.
@@ -143,6 +147,8 @@ pub(super) fn encode(analyser: &mut Analyser) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) 
         checkpointing: analyser.checkpointing.clone(),
         since_request: analyser.since_request,
         contract: analyser.contract.clone(),
+        rules: projection.rules,
+        loop_state: projection.loop_state,
     };
     // Serialising plain data into a vector does not fail.
     let bytes = serde_json::to_vec(&state).unwrap_or_default();
@@ -180,14 +186,16 @@ fn decode(store: &Store, journal_id: i64, bytes: &[u8]) -> Result<Option<Analyse
         state.unordered.into_iter().collect::<BTreeSet<_>>(),
     );
     let (Some(system), Some(history)) = (
-        items(store, journal_id, &state.system)?,
-        items(store, journal_id, &state.history)?,
+        items(store, journal_id, &state.system, state.rules)?,
+        items(store, journal_id, &state.history, state.rules)?,
     ) else {
         return Ok(None);
     };
     let fold_listed = state.fold.latest.len() as u64;
     let fold_errors_listed = errors_in(&state.fold.latest);
     let projection = Projection::restore(
+        state.rules,
+        state.loop_state,
         system,
         history,
         state.published_through,
@@ -217,11 +225,14 @@ fn decode(store: &Store, journal_id: i64, bytes: &[u8]) -> Result<Option<Analyse
     }))
 }
 
-/// Items rebuilt from the records they name; `None` when one no longer reads as an item.
+/// Items rebuilt from the records they name, as the fold under `rules` made them: a context
+/// item from its `context-added`, a request stamp from its request, a rewritten section from
+/// its `context-rewritten`. `None` when one no longer reads as an item.
 fn items(
     store: &Store,
     journal_id: i64,
     refs: &[ItemRef],
+    rules: Rules,
 ) -> Result<Option<Vec<Item>>, StoreError> {
     let mut items = Vec::with_capacity(refs.len());
     for r in refs {
@@ -234,10 +245,17 @@ fn items(
         let (Some(event), _) = event::parse_owned(r.seq, line, value) else {
             return Ok(None);
         };
-        let EventKind::ContextAdded(context) = &event.kind else {
-            return Ok(None);
+        let mut item = match (&event.kind, rules) {
+            (EventKind::ContextAdded(context), Rules::Sections) => {
+                Item::from_sections_context(&event, context)
+            }
+            (EventKind::ContextAdded(context), _) => Item::from_context(&event, context),
+            (EventKind::RequestRequested { .. }, Rules::Sections) => Item::stamp(&event),
+            (EventKind::ContextRewritten(Rewrite::Replace { key, content }), Rules::Sections) => {
+                Item::from_rewrite(&event, key, content)
+            }
+            _ => return Ok(None),
         };
-        let mut item = Item::from_context(&event, context);
         item.updates_offset = r.updates;
         item.coalesced = r.coalesced.clone();
         if r.summary {
@@ -310,6 +328,9 @@ pub fn request_at(
     let Some(analyser) = resume(store, journal_id, records)? else {
         return Ok(None);
     };
+    if let Err(error) = super::view::check_sent(&analyser.projection, request_offset) {
+        return Ok(Some(Err(error)));
+    }
     Ok(Some(Ok(super::render::render(
         &analyser.projection,
         request_offset,

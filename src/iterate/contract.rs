@@ -225,30 +225,43 @@ impl ContractSeen {
     }
 }
 
-/// Said where a journal turns out to follow a contract other than seed: its views are the seed
-/// contract's fold, which is not what iterate sent under it.
+/// Said where a journal turns out to follow a contract other than seed: the fold goes on from
+/// there by that contract's rules, or, for the agents-app loop, stops.
 pub fn folding_diagnostic(event: &IterateEvent, contract: &Contract) -> Option<Diagnostic> {
     match contract.name {
         ContractName::Seed => None,
-        ContractName::Sections => Some(Diagnostic::warning(
+        ContractName::Sections => Some(Diagnostic::info(
             event.line,
             Some(event.offset),
             "sections-contract",
             format!(
-                "this journal follows iterate's sections contract ({}); its projection and \
-                 requests are folded by the seed contract's rules, which differ (sections, \
-                 supersedes, rewrites, request stamps)",
+                "this journal follows iterate's sections contract ({}): from here it is folded \
+                 by that contract's rules (one list of sections, messages and request stamps)",
                 contract.version.as_deref().unwrap_or("no version stamped")
             ),
         )),
         ContractName::AgentLoop => Some(Diagnostic::error(
             event.line,
             Some(event.offset),
-            "agent-loop-contract",
-            "this journal was written by iterate's agents-app loop, which neither the seed nor \
-             the sections contract describes; its projection and requests are not what the \
-             model saw",
+            "contract-not-folded",
+            format!(
+                "this journal follows a contract Journalscope does not fold yet: iterate's \
+                 agents-app loop ({}), which sends Responses-API items and which neither the \
+                 seed nor the sections contract describes; its events are stored, listed and \
+                 searchable, but no projection or request is built from them",
+                signal_name(event)
+            ),
         )),
+    }
+}
+
+/// What showed the agents-app loop at `event`.
+fn signal_name(event: &IterateEvent) -> String {
+    match &event.kind {
+        super::event::EventKind::RequestRequested { .. } => {
+            format!("a request with triggerOffset at @{}", event.offset)
+        }
+        _ => format!("an agents-app event at @{}", event.offset),
     }
 }
 

@@ -19,7 +19,7 @@ use ts_rs::TS;
 
 use super::checkpoint;
 use super::event::{self, EventKind, Role};
-use super::projection::{Lane, Projection};
+use super::projection::{Lane, Projection, Rules};
 use super::render::{Message, RequestSnapshot};
 use super::roles::Transport;
 use super::view::{IterateError, IterateJournal};
@@ -92,6 +92,25 @@ pub enum BreakCause {
     },
     /// The two requests are rendered for different transports, whose roles differ.
     TransportChange { from: Transport, to: Transport },
+    /// A sections-contract `context-rewritten` replaced or deleted sections the earlier
+    /// request sent (or, for `*`, the whole list).
+    ContextRewritten {
+        #[ts(type = "number")]
+        offset: i64,
+        op: String,
+        key: Option<String>,
+        #[ts(type = "number[]")]
+        removed: Vec<i64>,
+    },
+    /// A sections-contract section appended after a send, superseding the sent one: it leaves
+    /// the prefix as it was and adds the new text after it.
+    SectionSuperseded {
+        #[ts(type = "number")]
+        offset: i64,
+        key: String,
+        #[ts(type = "number")]
+        supersedes: i64,
+    },
     /// No cause in the journal explains the first differing message: published content was
     /// rewritten, which the projection rules forbid.
     Unexpected {
@@ -138,6 +157,25 @@ impl BreakCause {
                 "transport changed from {} to {}: roles map differently",
                 from.as_str(),
                 to.as_str()
+            ),
+            BreakCause::ContextRewritten {
+                offset,
+                op,
+                key,
+                removed,
+            } => format!(
+                "context-rewritten @{offset} ({op}{}) removed {} item(s) from the list",
+                key.as_deref()
+                    .map(|k| format!(" key={k:?}"))
+                    .unwrap_or_default(),
+                removed.len()
+            ),
+            BreakCause::SectionSuperseded {
+                offset,
+                key,
+                supersedes,
+            } => format!(
+                "section key={key:?} superseded at @{offset} (supersedes=\"@{supersedes}\")"
             ),
             BreakCause::Unexpected {
                 message,
@@ -315,8 +353,21 @@ impl Changes {
         Ok(Some(changes))
     }
 
-    /// The compaction the event just folded applied, if any.
+    /// The compaction or rewrite the event just folded applied, if any.
     fn note_compaction(&mut self, projection: &Projection) {
+        // A replace that only appended changes nothing already sent.
+        if let Some(rewrite) = projection
+            .last_rewrite
+            .as_ref()
+            .filter(|r| !r.removed.is_empty())
+        {
+            self.compactions.push(BreakCause::ContextRewritten {
+                offset: rewrite.offset,
+                op: rewrite.op.to_string(),
+                key: rewrite.key.clone(),
+                removed: rewrite.removed.clone(),
+            });
+        }
         if let Some(applied) = &projection.last_compaction {
             let mut removed = applied.dropped.clone();
             removed.extend(&applied.collapsed);
@@ -329,8 +380,25 @@ impl Changes {
         }
     }
 
-    /// The system items added after `lo`.
+    /// The system items added after `lo`; under the sections contract, the sections that
+    /// superseded a sent one.
     fn note_system_additions(&mut self, projection: &Projection, lo: i64) {
+        if projection.rules != Rules::Seed {
+            for item in &projection.history {
+                if let (Some(key), Some(supersedes), true) =
+                    (&item.key, item.updates_offset, item.is_section())
+                {
+                    if item.offset > lo {
+                        self.system_additions.push(BreakCause::SectionSuperseded {
+                            offset: item.offset,
+                            key: key.clone(),
+                            supersedes,
+                        });
+                    }
+                }
+            }
+            return;
+        }
         for item in projection.lane(Lane::System) {
             if item.offset <= lo {
                 continue;
@@ -405,11 +473,25 @@ pub fn diff_snapshots(
     } else {
         (to, from)
     };
-    let ideal_messages = earlier.messages.len().saturating_sub(1);
-    let ideal_bytes = message_starts(earlier)
-        .get(ideal_messages)
-        .copied()
-        .unwrap_or(0);
+    // The protocol and every item: the seed contract's last message, the request's time, is
+    // never reused, while a sections request ends with its stamp, which every later one keeps.
+    let sections = !earlier.items.is_empty() && earlier.items.len() + 1 == earlier.messages.len();
+    let ideal_messages = if sections {
+        earlier.messages.len()
+    } else {
+        earlier.messages.len().saturating_sub(1)
+    };
+    let earlier_body = if earlier.request_offset == from.request_offset {
+        &from_body
+    } else {
+        &to_body
+    };
+    let ideal_bytes = match message_starts(earlier).get(ideal_messages) {
+        Some(start) => *start,
+        // Every message: the body up to its closing `]}`.
+        None if ideal_messages > 0 => earlier_body.len().saturating_sub(2) as u64,
+        None => 0,
+    };
     let model_changed = from.model != to.model;
     let reused = if model_changed {
         0
@@ -503,6 +585,8 @@ fn classify(
         .is_some_and(|m| m.content == earlier.messages[at].content);
     let offset_of = |cause: &BreakCause| match cause {
         BreakCause::Compaction { offset, .. }
+        | BreakCause::ContextRewritten { offset, .. }
+        | BreakCause::SectionSuperseded { offset, .. }
         | BreakCause::SystemLaneUpdate { offset, .. }
         | BreakCause::KeyedSlotRepublished { offset, .. } => Some(*offset),
         _ => None,
@@ -534,10 +618,21 @@ fn classify(
                 found = changes
                     .compactions
                     .iter()
-                    .find(|c| matches!(c, BreakCause::Compaction { removed, .. } if removed.contains(&old)))
+                    .find(|c| matches!(c,
+                        BreakCause::Compaction { removed, .. } | BreakCause::ContextRewritten { removed, .. }
+                        if removed.contains(&old)))
                     .cloned();
             }
         }
+    }
+    if found.is_none() {
+        // The sections contract's standing document is one message of many sections: a
+        // rewrite of any of them changes it.
+        found = changes
+            .compactions
+            .iter()
+            .find(|c| matches!(c, BreakCause::ContextRewritten { .. }))
+            .cloned();
     }
     let mut causes = Vec::new();
     match found {
@@ -893,7 +988,12 @@ impl IterateJournal {
         let mut report = CacheReportBuilder::default();
         let mut previous: Option<RequestSnapshot> = None;
         for offset in self.request_offsets() {
-            let snapshot = self.request(offset, transport)?;
+            let snapshot = match self.request(offset, transport) {
+                Ok(snapshot) => snapshot,
+                // A request that sent nothing has no prefix to compare.
+                Err(IterateError::NotSent(..)) => continue,
+                Err(error) => return Err(error),
+            };
             let changes = previous
                 .as_ref()
                 .map(|before| Changes::between(self, before.request_offset, offset));
@@ -990,6 +1090,9 @@ pub fn cache_report_stored(
         let EventKind::RequestRequested { model } = &event.kind else {
             return;
         };
+        if super::view::check_sent(projection, event.offset).is_err() {
+            return;
+        }
         let snapshot = super::render::render(
             projection,
             event.offset,

@@ -61,6 +61,64 @@ pub struct ContextAdded {
     pub llm_request_offset: Option<i64>,
     /// The raw `compaction` object, when present.
     pub compaction: Option<Value>,
+    /// Whether the payload names its role; a sections-contract payload may leave it to be
+    /// derived from its actor, and `role` is then that derived role.
+    pub stated_role: bool,
+}
+
+impl ContextAdded {
+    /// The role the sections contract gives the item: a key makes it system, a compaction
+    /// summary user; with no actor the stated role stands (user when none is stated); the
+    /// platform, agent, script and worker actors are developer, the model is assistant, and
+    /// every other actor is user.
+    pub fn derived_role(&self) -> Role {
+        derive_role(
+            self.role,
+            self.key.is_some(),
+            self.compaction.is_some(),
+            self.actor.as_ref(),
+        )
+    }
+}
+
+/// [`ContextAdded::derived_role`] from the fields an item keeps.
+pub fn derive_role(stated: Role, keyed: bool, summary: bool, actor: Option<&Value>) -> Role {
+    if keyed {
+        return Role::System;
+    }
+    if summary {
+        return Role::User;
+    }
+    let Some(actor) = actor else {
+        return stated;
+    };
+    match actor.get("type").and_then(Value::as_str) {
+        Some("platform" | "agent" | "script" | "worker") => Role::Developer,
+        Some("model") => Role::Assistant,
+        _ => Role::User,
+    }
+}
+
+/// What a `context-rewritten` does to the sections of the list.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rewrite {
+    /// Every section of `key` gives way to one fresh section holding `content`.
+    Replace {
+        key: String,
+        content: std::sync::Arc<str>,
+    },
+    /// Every section of `key` goes.
+    Delete { key: String },
+    /// The whole list goes: sections, messages and stamps.
+    DeleteAll,
+}
+
+/// How a request ended, as `llm-request-settled` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settlement {
+    Succeeded,
+    Failed,
+    Cancelled,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -69,6 +127,13 @@ pub enum EventKind {
     RequestRequested {
         model: Option<String>,
     },
+    ContextRewritten(Rewrite),
+    RequestSettled {
+        request: Option<i64>,
+        settlement: Settlement,
+    },
+    Paused,
+    Resumed,
     /// Known or unknown events that do not change the projection.
     Other,
 }
@@ -90,7 +155,14 @@ pub struct IterateEvent {
 pub fn changes_projection(kind: &str) -> bool {
     matches!(
         short_type(kind),
-        Some("context-added" | "llm-request-requested")
+        Some(
+            "context-added"
+                | "llm-request-requested"
+                | "context-rewritten"
+                | "llm-request-settled"
+                | "paused"
+                | "resumed"
+        )
     )
 }
 
@@ -131,6 +203,31 @@ pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<D
                 .and_then(Value::as_str)
                 .map(str::to_string),
         },
+        Some("context-rewritten") => {
+            match parse_rewrite(line, offset, object.get("payload"), &mut diagnostics) {
+                Some(rewrite) => EventKind::ContextRewritten(rewrite),
+                None => EventKind::Other,
+            }
+        }
+        Some("llm-request-settled") => {
+            let payload = object.get("payload");
+            let status = payload
+                .and_then(|p| p.get("result"))
+                .and_then(|r| r.get("status"))
+                .and_then(Value::as_str);
+            EventKind::RequestSettled {
+                request: payload
+                    .and_then(|p| p.get("requestOffset").or_else(|| p.get("llmRequestOffset")))
+                    .and_then(Value::as_i64),
+                settlement: match status {
+                    Some("failed") => Settlement::Failed,
+                    Some("cancelled") => Settlement::Cancelled,
+                    _ => Settlement::Succeeded,
+                },
+            }
+        }
+        Some("paused") => EventKind::Paused,
+        Some("resumed") => EventKind::Resumed,
         _ => EventKind::Other,
     };
     (
@@ -153,9 +250,15 @@ pub fn parse_owned(
     line: u64,
     mut value: Value,
 ) -> (Option<IterateEvent>, Vec<Diagnostic>) {
+    let context = value
+        .get("type")
+        .and_then(Value::as_str)
+        .and_then(short_type)
+        == Some("context-added");
     let content = match value
         .get_mut("payload")
         .and_then(|payload| payload.get_mut("content"))
+        .filter(|_| context)
     {
         Some(Value::String(text)) => Some(std::mem::take(text)),
         _ => None,
@@ -184,8 +287,8 @@ fn parse_context(
         ));
         return None;
     };
-    let role = match payload.get("role").and_then(Value::as_str) {
-        Some(text) => match Role::parse(text) {
+    let role = match payload.get("role").filter(|role| !role.is_null()) {
+        Some(Value::String(text)) => match Role::parse(text) {
             Some(role) => role,
             None => {
                 diagnostics.push(Diagnostic::error(
@@ -197,16 +300,19 @@ fn parse_context(
                 return None;
             }
         },
-        None => {
+        Some(other) => {
             diagnostics.push(Diagnostic::error(
                 line,
                 Some(offset),
                 "invalid-role",
-                "context-added has no role: ignored",
+                format!("role {other} is not a string: ignored"),
             ));
             return None;
         }
+        // The sections contract derives it: see below.
+        None => Role::User,
     };
+    let stated_role = payload.get("role").is_some_and(|role| !role.is_null());
     let content = match payload.get("content") {
         Some(Value::String(text)) => text.clone(),
         None | Some(Value::Null) => {
@@ -269,7 +375,11 @@ fn parse_context(
             ),
         ));
     }
-    let llm_request_offset = match payload.get("llmRequestOffset") {
+    // 8.0.0 puts the request a model turn answers on its actor.
+    let llm_request_offset = match payload
+        .get("llmRequestOffset")
+        .or_else(|| payload.get("actor").and_then(|a| a.get("llmRequestOffset")))
+    {
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) if n.is_i64() => n.as_i64(),
         Some(other) => {
@@ -300,7 +410,7 @@ fn parse_context(
             Behaviour::AfterCurrentRequest
         }
     };
-    Some(ContextAdded {
+    let mut context = ContextAdded {
         role,
         content: content.into(),
         key,
@@ -310,7 +420,56 @@ fn parse_context(
         behaviour,
         llm_request_offset,
         compaction: payload.get("compaction").filter(|c| !c.is_null()).cloned(),
-    })
+        stated_role,
+    };
+    if !stated_role {
+        context.role = context.derived_role();
+    }
+    Some(context)
+}
+
+/// A `context-rewritten` payload; `None`, reported, when it breaks the op's rules: replace
+/// needs content and a real key, `"*"` is delete-only and delete takes no content.
+fn parse_rewrite(
+    line: u64,
+    offset: i64,
+    payload: Option<&Value>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Rewrite> {
+    let payload = payload.and_then(Value::as_object);
+    let field = |name: &str| payload.and_then(|p| p.get(name)).filter(|v| !v.is_null());
+    let op = field("op").and_then(Value::as_str);
+    let key = field("key").and_then(Value::as_str);
+    let content = field("content");
+    let rewrite = match (op, key, content) {
+        (Some("delete"), Some("*"), None) => Ok(Rewrite::DeleteAll),
+        (Some("delete"), Some(key), None) => Ok(Rewrite::Delete {
+            key: key.to_string(),
+        }),
+        (Some("delete"), Some(_), Some(_)) => Err("a delete takes no content".to_string()),
+        (Some("replace"), Some("*"), _) => Err("\"*\" can only be deleted".to_string()),
+        (Some("replace"), Some(key), Some(Value::String(text))) => Ok(Rewrite::Replace {
+            key: key.to_string(),
+            content: text.as_str().into(),
+        }),
+        (Some("replace"), Some(_), Some(_)) => Err("replace content is not a string".to_string()),
+        (Some("replace"), Some(_), None) => Err("a replace needs content".to_string()),
+        (Some("replace" | "delete"), None, _) => Err("it names no key".to_string()),
+        (Some(other), _, _) => Err(format!("op {other:?} is neither replace nor delete")),
+        (None, _, _) => Err("it has no op".to_string()),
+    };
+    match rewrite {
+        Ok(rewrite) => Some(rewrite),
+        Err(reason) => {
+            diagnostics.push(Diagnostic::warning(
+                line,
+                Some(offset),
+                "invalid-rewrite",
+                format!("context-rewritten skipped: {reason}"),
+            ));
+            None
+        }
+    }
 }
 
 #[cfg(test)]
@@ -325,6 +484,7 @@ mod tests {
             r#"{"offset":3,"type":"context-added","payload":{"role":"user"}}"#,
             r#"{"offset":4,"type":"context-added","payload":{"role":"wizard","content":"x"}}"#,
             r#"{"offset":5,"type":"llm-request-requested","payload":{"model":"m","content":"not a context item"}}"#,
+            r#"{"offset":5,"type":"context-rewritten","payload":{"op":"replace","key":"k","content":"kept"}}"#,
             r#"{"offset":"6","type":"context-added","payload":"not an object"}"#,
             r#"{"type":"context-added","payload":{"role":"user","content":"no offset"}}"#,
             r#"["not an object"]"#,

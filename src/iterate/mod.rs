@@ -9,6 +9,8 @@ pub mod projection;
 mod reader;
 pub mod render;
 pub mod roles;
+pub mod section_text;
+pub mod sections;
 pub mod stored;
 pub mod view;
 

@@ -1,13 +1,15 @@
 //! The iterate projection and its pure reducer: the system and history lanes, keyed slots,
 //! `publishedThrough`, compaction, birth gating and the genuine-request check, exactly as
 //! `interpretation.md` §1 says. `apply` does no I/O and cannot fail; what breaks a rule becomes
-//! a diagnostic on the projection.
+//! a diagnostic on the projection. The same state folds the sections contract (`sections`)
+//! once an event shows it, and stops folding for the agents-app loop (`Rules`).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::contract::Signal;
 use super::event::{Behaviour, ContextAdded, EventKind, IterateEvent, Role};
 use crate::diagnostic::Diagnostic;
 
@@ -53,6 +55,8 @@ pub struct Item {
     pub llm_request_offset: Option<i64>,
     /// Offsets this slot replaced in place before it was published, oldest first.
     pub coalesced: Vec<i64>,
+    /// A sections-contract request stamp: `content` is the request's `createdAt`.
+    pub stamp: bool,
 }
 
 impl Item {
@@ -70,6 +74,7 @@ impl Item {
             compaction: context.compaction.clone(),
             llm_request_offset: context.llm_request_offset,
             coalesced: Vec::new(),
+            stamp: false,
         }
     }
 
@@ -88,9 +93,63 @@ pub struct AppliedCompaction {
     pub collapsed: Vec<i64>,
 }
 
+/// Which contract's rules the fold applies. A journal starts under the seed contract's and
+/// moves on at the first event that shows another contract, folding from there by its rules.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS,
+)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export)]
+pub enum Rules {
+    #[default]
+    Seed,
+    /// The sections contract (7.0.0, 8.0.0): the whole list is the history lane while folding,
+    /// and its leading run of sections is the standing document.
+    Sections,
+    /// The agents-app loop, which no contract Journalscope folds describes: nothing is folded.
+    NotFolded,
+}
+
+/// What wakes the model next under the sections contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Trigger {
+    pub offset: i64,
+    /// A user-role item, as opposed to the agent loop's own (a developer item, a retry).
+    pub external: bool,
+}
+
+/// The agent loop beside the list: what the sections contract's requests open on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LoopState {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<Trigger>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open: Option<i64>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paused: bool,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failures: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// A `context-rewritten` that took effect: the items it replaced or removed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppliedRewrite {
+    pub offset: i64,
+    /// `replace`, `delete` or `delete *`.
+    pub op: &'static str,
+    pub key: Option<String>,
+    pub removed: Vec<i64>,
+}
+
 /// The fold state.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Projection {
+    pub rules: Rules,
+    pub loop_state: LoopState,
     pub system: Vec<Item>,
     pub history: Vec<Item>,
     pub published_through: Option<i64>,
@@ -104,12 +163,14 @@ pub struct Projection {
     pub diagnostics: Vec<Diagnostic>,
     /// Set by the last `apply` when it was a valid compaction.
     pub last_compaction: Option<AppliedCompaction>,
+    /// Set by the last `apply` when it was a `context-rewritten` that changed the list.
+    pub last_rewrite: Option<AppliedRewrite>,
     /// Where the last `apply` put an item (appended, replaced in place, or a summary).
     pub last_item: Option<(Lane, usize)>,
     /// The position of the newest item of each key in each lane, so that a keyed update finds
     /// its slot without scanning a long lane. Appends and in-place replacements never move
     /// items; compaction does, and rebuilds it.
-    slots: std::collections::HashMap<(Lane, String), usize>,
+    pub(super) slots: std::collections::HashMap<(Lane, String), usize>,
 }
 
 /// The offsets of every request folded so far. A long journal has hundreds of thousands, and
@@ -243,8 +304,22 @@ impl Projection {
     /// Folds one event in. Events must come in file order.
     pub fn apply(&mut self, event: &IterateEvent) {
         self.last_compaction = None;
+        self.last_rewrite = None;
         self.last_item = None;
         self.at = Some(self.at.map_or(event.offset, |at| at.max(event.offset)));
+        match (&event.contract, self.rules) {
+            (Some(Signal::AgentLoop), Rules::Seed | Rules::Sections) => self.stop_folding(),
+            (Some(Signal::Sections { .. }), Rules::Seed) => self.move_onto_sections(),
+            _ => {}
+        }
+        match self.rules {
+            Rules::Seed => self.apply_seed(event),
+            Rules::Sections => self.apply_sections(event),
+            Rules::NotFolded => {}
+        }
+    }
+
+    fn apply_seed(&mut self, event: &IterateEvent) {
         match &event.kind {
             EventKind::ContextAdded(context) => self.add_context(event, context),
             EventKind::RequestRequested { .. } => {
@@ -264,8 +339,9 @@ impl Projection {
                         .map_or(event.offset, |p| p.max(event.offset)),
                 );
                 self.requests.insert(event.offset);
+                self.loop_state.trigger = None;
             }
-            EventKind::Other => {}
+            _ => {}
         }
     }
 
@@ -299,6 +375,13 @@ impl Projection {
         if triggers && !self.has_system_prompt {
             self.waiting_for_system_prompt.push(offset);
         }
+        if triggers {
+            // Kept for the sections contract, should the journal turn out to follow it.
+            self.loop_state.trigger = Some(Trigger {
+                offset,
+                external: context.role == Role::User,
+            });
+        }
 
         let lane = Lane::of(context.role);
         let published_through = self.published_through;
@@ -328,7 +411,7 @@ impl Projection {
         }
     }
 
-    fn push(&mut self, lane: Lane, item: Item) {
+    pub(super) fn push(&mut self, lane: Lane, item: Item) {
         let index = self.lane(lane).len();
         if let Some(key) = &item.key {
             self.slots.insert((lane, key.clone()), index);
@@ -340,6 +423,8 @@ impl Projection {
     /// A projection rebuilt from a checkpoint's parts; the key slots are derived again.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn restore(
+        rules: Rules,
+        loop_state: LoopState,
         system: Vec<Item>,
         history: Vec<Item>,
         published_through: Option<i64>,
@@ -350,6 +435,8 @@ impl Projection {
         diagnostics: Vec<Diagnostic>,
     ) -> Projection {
         let mut projection = Projection {
+            rules,
+            loop_state,
             system,
             history,
             published_through,
@@ -364,7 +451,7 @@ impl Projection {
         projection
     }
 
-    fn rebuild_slots(&mut self) {
+    pub(super) fn rebuild_slots(&mut self) {
         self.slots.clear();
         for lane in [Lane::System, Lane::History] {
             for index in 0..self.lane(lane).len() {

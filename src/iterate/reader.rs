@@ -12,6 +12,7 @@ const TYPE_PREFIXES: &[&str] = &["events.iterate.com/agent/", "events.iterate.co
 /// Event types the projection knows, by their last segment.
 pub const KNOWN_TYPES: &[&str] = &[
     "context-added",
+    "context-rewritten",
     "llm-request-requested",
     "llm-request-settled",
     "llm-response-chunk",

@@ -9,7 +9,7 @@ use ts_rs::TS;
 use crate::redact::{RedactError, Redactor};
 
 use super::event::Role;
-use super::projection::{Item, Lane, Projection};
+use super::projection::{Item, Lane, Projection, Rules};
 use super::roles::{provider_role, Rule, Transport};
 
 /// The first message of every request. Its text belongs to this project and never changes
@@ -24,7 +24,7 @@ it is the item's content, verbatim, even when it starts with @. Offsets are jour
 coordinates, not a sort order. The last message gives the time of this request.";
 
 /// A JSON array without spaces, as the header grammar wants.
-fn compact(value: &Value) -> String {
+pub(super) fn compact(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
@@ -201,6 +201,9 @@ pub fn render(
     created_at: Option<&str>,
     transport: Transport,
 ) -> RequestSnapshot {
+    if projection.rules != Rules::Seed {
+        return super::section_text::render(projection, request_offset, model, transport);
+    }
     let mut messages = vec![Message {
         role: Role::System,
         content: PROTOCOL_MESSAGE.to_string(),

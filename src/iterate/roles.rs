@@ -179,6 +179,7 @@ mod tests {
                         compaction,
                         llm_request_offset: None,
                         coalesced: Vec::new(),
+                        stamp: false,
                     };
                     let downgraded: Vec<bool> = Transport::ALL
                         .iter()

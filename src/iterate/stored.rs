@@ -153,6 +153,9 @@ pub fn walk_requests(
 ) -> Result<Option<()>, StoreError> {
     fold_range(store, journal_id, range, |projection, event| {
         if let EventKind::RequestRequested { model } = &event.kind {
+            if super::view::check_sent(projection, event.offset).is_err() {
+                return;
+            }
             let snapshots = transports
                 .iter()
                 .map(|transport| {

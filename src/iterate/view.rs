@@ -11,7 +11,7 @@ use ts_rs::TS;
 
 use super::checkpoint;
 use super::event::{self, EventKind, IterateEvent, Role};
-use super::projection::{compaction_cutoff, fold_through, Item, Lane, Projection};
+use super::projection::{compaction_cutoff, fold_through, Item, Lane, Projection, Rules};
 use super::render::{self, header_line, RequestSnapshot};
 use super::roles::{provider_role, ProviderRole, Rule, Transport};
 use crate::derived::{Analysis, CheckpointCover, FoldWatch, Mark, TipRow, WATCH_EVERY};
@@ -26,6 +26,29 @@ pub enum IterateError {
     NotACompaction(i64),
     #[error("request @{0} is the first request: there is no earlier one to diff against")]
     NoEarlierRequest(i64),
+    #[error("request @{0} sent nothing: {1}")]
+    NotSent(i64, String),
+}
+
+/// Whether the request at `offset` sent what the projection folded through it holds, and why
+/// not: a sections-contract request that opened nothing, or a journal that is not folded.
+pub fn check_sent(projection: &Projection, offset: i64) -> Result<(), IterateError> {
+    match projection.rules {
+        Rules::Seed => Ok(()),
+        Rules::Sections if projection.requests.contains(&offset) => Ok(()),
+        Rules::Sections => Err(IterateError::NotSent(
+            offset,
+            "under the sections contract it opened no request (no pending trigger, a request \
+             still open, or the agent paused), so it has no body"
+                .to_string(),
+        )),
+        Rules::NotFolded => Err(IterateError::NotSent(
+            offset,
+            "this journal follows a contract Journalscope does not fold yet, so no request is \
+             built from it"
+                .to_string(),
+        )),
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -121,6 +144,12 @@ pub struct ProjectionView {
     #[ts(type = "number | null")]
     pub published_through: Option<i64>,
     pub pending: Option<Pending>,
+    /// The contract rules the projection was folded by, when they are not the seed
+    /// contract's: under the sections contract `system` is the standing document and
+    /// `history` the rest of the list; a journal that is not folded has neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub rules: Option<Rules>,
     pub system: Vec<ItemView>,
     pub history: Vec<ItemView>,
     /// The latest diagnostics through `at`, at most [`VIEW_DIAGNOSTICS`], in file order.
@@ -136,6 +165,18 @@ pub struct ProjectionView {
 }
 
 impl ProjectionView {
+    /// The view of a journal whose contract is not folded: no lanes, its diagnostics kept.
+    pub fn not_folded(self) -> ProjectionView {
+        ProjectionView {
+            rules: Some(Rules::NotFolded),
+            published_through: None,
+            pending: None,
+            system: Vec::new(),
+            history: Vec::new(),
+            ..self
+        }
+    }
+
     /// A view kept before the counts existed (a stored tip) lists every diagnostic and counts
     /// none: counts them, then keeps the latest.
     pub fn fit_diagnostics(&mut self) {
@@ -572,6 +613,7 @@ impl IterateJournal {
             return Err(IterateError::NotARequest(request_offset));
         };
         let projection = self.projection_for_request(event);
+        check_sent(&projection, request_offset)?;
         Ok(render::render(
             &projection,
             request_offset,
@@ -1101,7 +1143,7 @@ impl Analyser {
                     }
                 }
             }
-            EventKind::Other => {}
+            _ => {}
         }
     }
 
@@ -1222,6 +1264,27 @@ fn diagnostics_through(
 
 fn view_of(projection: &Projection, at: i64, diagnostics: ViewDiagnostics) -> ProjectionView {
     let through = projection.published_through;
+    let (system, history): (&[Item], &[Item]) = match projection.rules {
+        Rules::Seed => (&projection.system, &projection.history),
+        Rules::Sections | Rules::NotFolded => {
+            projection.history.split_at(projection.standing_len())
+        }
+    };
+    let item_view = |item: &Item| {
+        let mut view = ItemView::of(item, through);
+        if projection.rules != Rules::Seed {
+            view.header = super::section_text::item_header(item);
+            let wire = |transport| {
+                let (role, rule) = super::section_text::wire_role(item, transport);
+                ProviderRole { role, rule }
+            };
+            view.provider_roles = ProviderRoles {
+                openai: wire(Transport::Openai),
+                workers_ai: wire(Transport::WorkersAi),
+            };
+        }
+        view
+    };
     ProjectionView {
         at,
         published_through: through,
@@ -1229,16 +1292,9 @@ fn view_of(projection: &Projection, at: i64, diagnostics: ViewDiagnostics) -> Pr
             reason: "waiting-for-system-prompt".to_string(),
             offsets: projection.waiting_for_system_prompt.clone(),
         }),
-        system: projection
-            .system
-            .iter()
-            .map(|i| ItemView::of(i, through))
-            .collect(),
-        history: projection
-            .history
-            .iter()
-            .map(|i| ItemView::of(i, through))
-            .collect(),
+        rules: (projection.rules != Rules::Seed).then_some(projection.rules),
+        system: system.iter().map(item_view).collect(),
+        history: history.iter().map(item_view).collect(),
         diagnostics: diagnostics.latest,
         diagnostic_count: diagnostics.count,
         error_count: diagnostics.errors,
@@ -1448,6 +1504,7 @@ mod tests {
             at: 150,
             published_through: None,
             pending: None,
+            rules: None,
             system: Vec::new(),
             history: Vec::new(),
             diagnostics: all.clone(),

@@ -54,6 +54,7 @@ impl JournalError {
             JournalError::Iterate(IterateError::NotARequest(_)) => "not-a-request",
             JournalError::Iterate(IterateError::NotACompaction(_)) => "not-a-compaction",
             JournalError::Iterate(IterateError::NoEarlierRequest(_)) => "no-earlier-request",
+            JournalError::Iterate(IterateError::NotSent(..)) => "request-not-sent",
             JournalError::WrongDialect { .. } => "wrong-dialect",
             JournalError::NoSuchEvent(_) => "no-such-event",
             JournalError::Loading => "loading",

@@ -33,10 +33,38 @@ impl Journal {
     }
 
     pub fn projection(&self, at: i64) -> Result<ProjectionView, JournalError> {
-        match self.iterate() {
-            Err(JournalError::Loading) => self.unloaded_projection(at),
-            loaded => Ok(loaded?.projection_view(at)),
+        let view = match self.iterate() {
+            Err(JournalError::Loading) => self.unloaded_projection(at)?,
+            loaded => loaded?.projection_view(at),
+        };
+        // The fold learns the contract as its events show it; the journal knows it whole, and
+        // a journal of the agents-app loop is not folded at any offset, even before it shows.
+        if self.not_folded()? {
+            return Ok(view.not_folded());
         }
+        Ok(view)
+    }
+
+    /// Whether the journal follows a contract Journalscope does not fold.
+    fn not_folded(&self) -> Result<bool, JournalError> {
+        use crate::iterate::contract::ContractName;
+        Ok(self
+            .contract()?
+            .is_some_and(|contract| contract.name == ContractName::AgentLoop))
+    }
+
+    /// The error every request of a journal that is not folded gives.
+    fn not_folded_request(&self, request_offset: i64) -> Result<(), JournalError> {
+        if self.not_folded()? {
+            return Err(IterateError::NotSent(
+                request_offset,
+                "this journal follows a contract Journalscope does not fold yet, so no request \
+                 is built from it"
+                    .to_string(),
+            )
+            .into());
+        }
+        Ok(())
     }
 
     /// The projection at `at` of a journal not loaded yet: the tip's, at or past the last
@@ -88,6 +116,7 @@ impl Journal {
         request_offset: i64,
         transport: Transport,
     ) -> Result<crate::iterate::render::RequestSnapshot, JournalError> {
+        self.not_folded_request(request_offset)?;
         match self.iterate() {
             Err(JournalError::Loading) => {
                 match crate::iterate::checkpoint::request_at(
@@ -112,6 +141,7 @@ impl Journal {
         transport: Transport,
     ) -> Result<RequestView, JournalError> {
         self.expect(Dialect::Iterate)?;
+        self.not_folded_request(request_offset)?;
         match crate::iterate::stored::request_view_at(
             &self.store,
             self.row.id,
@@ -229,6 +259,7 @@ impl Journal {
         to: i64,
         transports: (Transport, Transport),
     ) -> Result<crate::iterate::diff::RequestDiff, JournalError> {
+        self.not_folded_request(to)?;
         let journal = match self.iterate() {
             Err(JournalError::Loading) => return self.unloaded_request_diff(from, to, transports),
             loaded => loaded?,

@@ -117,7 +117,7 @@ impl<'q> FactFold<'q> {
                     .and_then(|c| compaction_cutoff(event.offset, c).ok())
             }
             EventKind::RequestRequested { .. } => Some(event.offset),
-            EventKind::Other => None,
+            _ => None,
         };
         if let Some(reached) = reached {
             let next = self.through.map_or(reached, |t| t.max(reached));

@@ -77,6 +77,53 @@ pub fn compaction(offset: i64, cutoff: Value, content: &str) -> String {
     )
 }
 
+/// A sections-contract section (8.0.0): keyed, by the platform, no role.
+pub fn section(offset: i64, key: &str, content: &str) -> String {
+    ctx(
+        offset,
+        json!({"kind": "section", "key": key, "content": content, "actor": {"type": "platform"}}),
+    )
+}
+
+/// A sections-contract message (8.0.0): no role, only an actor of `actor_type`.
+pub fn said(offset: i64, actor_type: &str, content: &str) -> String {
+    ctx(
+        offset,
+        json!({"content": content, "actor": {"type": actor_type}}),
+    )
+}
+
+/// The model's output for `request` (8.0.0 puts the request on the actor).
+pub fn model_reply(offset: i64, request: i64, content: &str) -> String {
+    ctx(
+        offset,
+        json!({"content": content, "actor": {"type": "model", "llmRequestOffset": request}}),
+    )
+}
+
+/// A request stamped with a sections `contractVersion`.
+pub fn stamped_request(offset: i64, version: &str) -> String {
+    event(
+        offset,
+        "llm-request-requested",
+        json!({"model": "test-model", "contractVersion": version}),
+    )
+}
+
+/// A `context-rewritten` line.
+pub fn rewrite(offset: i64, payload: Value) -> String {
+    event(offset, "context-rewritten", payload)
+}
+
+/// `llm-request-settled` for `request` with `status` (succeeded, failed, cancelled).
+pub fn settled(offset: i64, request: i64, status: &str) -> String {
+    event(
+        offset,
+        "llm-request-settled",
+        json!({"requestOffset": request, "result": {"status": status}}),
+    )
+}
+
 /// Reads lines as the importer does: one record a line, the iterate reader's checks included.
 pub fn stored(lines: &[String]) -> Vec<StoredEvent> {
     let mut reader = Reader::new(Dialect::Iterate);

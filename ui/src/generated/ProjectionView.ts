@@ -2,11 +2,18 @@
 import type { Diagnostic } from "./Diagnostic";
 import type { ItemView } from "./ItemView";
 import type { Pending } from "./Pending";
+import type { Rules } from "./Rules";
 
 /**
  * The projection at an offset: `project --json`.
  */
-export type ProjectionView = { at: number, publishedThrough: number | null, pending: Pending | null, system: Array<ItemView>, history: Array<ItemView>, 
+export type ProjectionView = { at: number, publishedThrough: number | null, pending: Pending | null, 
+/**
+ * The contract rules the projection was folded by, when they are not the seed
+ * contract's: under the sections contract `system` is the standing document and
+ * `history` the rest of the list; a journal that is not folded has neither.
+ */
+rules?: Rules, system: Array<ItemView>, history: Array<ItemView>, 
 /**
  * The latest diagnostics through `at`, at most [`VIEW_DIAGNOSTICS`], in file order.
  */

@@ -51,6 +51,10 @@ export function causeKindLabel(cause: BreakCause): string {
       return "model change";
     case "transport-change":
       return "transport change";
+    case "context-rewritten":
+      return "context rewritten";
+    case "section-superseded":
+      return "section superseded";
     case "unexpected":
       return "unexpected";
   }
@@ -70,6 +74,13 @@ export function causeLinks(cause: BreakCause): { label: string; offset: number }
       return [
         { label: `item @${cause.offset}`, offset: cause.offset },
         { label: `updates=@${cause.updates}`, offset: cause.updates },
+      ];
+    case "context-rewritten":
+      return [{ label: `rewrite @${cause.offset}`, offset: cause.offset }];
+    case "section-superseded":
+      return [
+        { label: `section @${cause.offset}`, offset: cause.offset },
+        { label: `supersedes @${cause.supersedes}`, offset: cause.supersedes },
       ];
     default:
       return [];
