@@ -192,6 +192,10 @@ impl ContractSeen {
 
     /// Takes one event's signal in; `request` says whether the event is a request.
     pub fn note(&mut self, signal: Option<&Signal>, request: bool) -> ContractStep {
+        // Most events show nothing and are no request: nothing can change.
+        if signal.is_none() && !request {
+            return ContractStep::default();
+        }
         let before = self.contract();
         match signal {
             Some(Signal::AgentLoop) => self.agent_loop = true,
