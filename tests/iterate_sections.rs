@@ -121,16 +121,13 @@ fn given_updates_after_each_of_several_sends_when_folded_then_each_supersedes_th
 
 #[test]
 fn given_the_seed_contracts_prompt_key_when_folded_then_it_is_one_section_like_any_other() {
-    let journal = journal(&[
+    let lines = [
         section(1, "agent/system-prompt", "p"),
         said(2, "user", "go"),
         stamped_request(3, "8.0.0"),
-    ]);
-    let diagnostics = diagnostics(&[
-        section(1, "agent/system-prompt", "p"),
-        said(2, "user", "go"),
-        stamped_request(3, "8.0.0"),
-    ]);
+    ];
+    let journal = journal(&lines);
+    let diagnostics = diagnostics(&lines);
     assert!(
         diagnostics
             .iter()

@@ -46,6 +46,17 @@ pub fn render_ref(reference: &Value) -> String {
     }
 }
 
+/// Appends ` refs=[…]` to a header when there are refs: each written as [`render_ref`] says,
+/// as one compact JSON array (the grammar of both contracts' headers).
+pub(super) fn push_refs(header: &mut String, refs: &[Value]) {
+    if refs.is_empty() {
+        return;
+    }
+    let refs: Vec<Value> = refs.iter().map(|r| Value::String(render_ref(r))).collect();
+    header.push_str(" refs=");
+    header.push_str(&compact(&Value::Array(refs)));
+}
+
 /// The header line: `@<offset>`, then ` key=`, ` updates=@`, ` refs=` when present.
 pub fn header_line(item: &Item) -> String {
     let mut header = format!("@{}", item.offset);
@@ -56,15 +67,7 @@ pub fn header_line(item: &Item) -> String {
     if let Some(updates) = item.updates_offset {
         header.push_str(&format!(" updates=@{updates}"));
     }
-    if !item.refs.is_empty() {
-        let refs: Vec<Value> = item
-            .refs
-            .iter()
-            .map(|r| Value::String(render_ref(r)))
-            .collect();
-        header.push_str(" refs=");
-        header.push_str(&compact(&Value::Array(refs)));
-    }
+    push_refs(&mut header, &item.refs);
     header
 }
 

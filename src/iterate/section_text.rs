@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::event::Role;
 use super::projection::{Item, Projection};
-use super::render::{compact, render_ref, Message, RenderedItem, RequestSnapshot};
+use super::render::{compact, push_refs, Message, RenderedItem, RequestSnapshot};
 use super::roles::{actor_type, Rule, Transport};
 
 /// The first message of every sections-contract request. Upstream's text is opaque to this
@@ -88,15 +88,7 @@ pub fn message_header(item: &Item) -> Option<String> {
         header.push_str(" actor=");
         header.push_str(&label);
     }
-    if !item.refs.is_empty() {
-        let refs: Vec<Value> = item
-            .refs
-            .iter()
-            .map(|r| Value::String(render_ref(r)))
-            .collect();
-        header.push_str(" refs=");
-        header.push_str(&compact(&Value::Array(refs)));
-    }
+    push_refs(&mut header, &item.refs);
     Some(header)
 }
 
