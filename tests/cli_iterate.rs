@@ -811,3 +811,30 @@ fn project_shows_the_latest_diagnostics_and_counts_every_one_in_text_and_json() 
         "the latest are listed, the earliest are not:\n{shown}"
     );
 }
+
+#[test]
+fn a_sections_journal_is_viewed_by_its_contract_before_its_events_show_it() {
+    let cli = Cli::new();
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/iterate/sections/rewrite.jsonl");
+    // The 7.0.0 stamp first shows at the request @4; @1 to @3 carry stated roles only.
+    let view = cli.json(&["project", s(&file), "--at", "3", "--json"]);
+    let offsets = |lane: &str| -> Vec<i64> {
+        view[lane]
+            .as_array()
+            .expect("a lane")
+            .iter()
+            .filter_map(|item| item["offset"].as_i64())
+            .collect()
+    };
+    assert_eq!(
+        (view["rules"].clone(), offsets("system"), offsets("history")),
+        (json!("sections"), vec![1, 2], vec![3]),
+        "the standing document and the list, not the seed lanes: {view}"
+    );
+    assert_eq!(
+        view["system"][0]["header"],
+        json!("<section key=\"style\">"),
+        "a section reads as the contract writes it"
+    );
+}

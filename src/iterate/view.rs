@@ -165,6 +165,47 @@ pub struct ProjectionView {
 }
 
 impl ProjectionView {
+    /// The view of a sections-contract journal at an offset before its events showed the
+    /// contract: the seed fold's lanes moved onto the sections list, as the fold moves them
+    /// where the contract shows (which, before the first request, is the list the sections
+    /// fold builds). A view already folded by other rules is returned as it is.
+    pub fn under_sections(self) -> ProjectionView {
+        if self.rules.is_some() {
+            return self;
+        }
+        let item = |view: ItemView| Item {
+            offset: view.offset,
+            seq: 0,
+            role: view.role,
+            actor: view.actor,
+            key: view.key,
+            updates_offset: view.updates_offset,
+            refs: view.refs,
+            files: view.files,
+            content: view.content.into(),
+            compaction: view.compaction,
+            llm_request_offset: view.llm_request_offset,
+            coalesced: view.coalesced,
+            stamp: false,
+        };
+        let mut projection = Projection {
+            system: self.system.into_iter().map(item).collect(),
+            history: self.history.into_iter().map(item).collect(),
+            published_through: self.published_through,
+            ..Projection::default()
+        };
+        projection.move_onto_sections();
+        view_of(
+            &projection,
+            self.at,
+            ViewDiagnostics {
+                latest: self.diagnostics,
+                count: self.diagnostic_count,
+                errors: self.error_count,
+            },
+        )
+    }
+
     /// The view of a journal whose contract is not folded: no lanes, its diagnostics kept.
     pub fn not_folded(self) -> ProjectionView {
         ProjectionView {

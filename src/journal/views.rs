@@ -37,12 +37,14 @@ impl Journal {
             Err(JournalError::Loading) => self.unloaded_projection(at)?,
             loaded => loaded?.projection_view(at),
         };
-        // The fold learns the contract as its events show it; the journal knows it whole, and
-        // a journal of the agents-app loop is not folded at any offset, even before it shows.
-        if self.not_folded()? {
-            return Ok(view.not_folded());
-        }
-        Ok(view)
+        // The fold learns the contract as its events show it; the journal knows it whole, so
+        // its views follow that contract at every offset, before the events showed it too.
+        use crate::iterate::contract::ContractName;
+        Ok(match self.contract()?.map(|contract| contract.name) {
+            Some(ContractName::AgentLoop) => view.not_folded(),
+            Some(ContractName::Sections) => view.under_sections(),
+            _ => view,
+        })
     }
 
     /// Whether the journal follows a contract Journalscope does not fold.
