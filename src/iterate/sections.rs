@@ -253,8 +253,6 @@ impl Projection {
                 dropped.push(item.offset);
             }
         }
-        drop(key_order);
-        drop(newest);
         self.history = rebuilt;
         self.rebuild_slots();
         self.last_compaction = Some(AppliedCompaction {
