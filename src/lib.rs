@@ -23,4 +23,3 @@ pub mod source;
 pub mod source_ends;
 pub mod store;
 pub mod tail;
-pub mod text_match;

@@ -97,7 +97,7 @@ fn regression_ag_ui_databases_kept_the_diagnostics_of_older_rules_until_reimport
     // when the database looks as an older version left it (its diagnostics from older rules,
     // no record of the rules),
     store
-        .connection()
+        .inspection_connection()
         .execute_batch("DELETE FROM checkpoint_cover; DELETE FROM fold_diagnostics;")
         .expect("age the database");
     assert!(

@@ -58,13 +58,13 @@ fn check(db: &Path, expected: &[String], moment: &str) -> usize {
     }
     let store = Store::open(db).unwrap_or_else(|e| panic!("{moment}: the database opens: {e}"));
     let integrity: String = store
-        .connection()
+        .inspection_connection()
         .query_row("PRAGMA integrity_check", [], |row| row.get(0))
         .expect("integrity_check runs");
     assert_eq!(integrity, "ok", "{moment}: the database is intact");
     let ids: Vec<i64> = {
         let mut stmt = store
-            .connection()
+            .inspection_connection()
             .prepare("SELECT id FROM journals ORDER BY id")
             .expect("prepare");
         let rows = stmt
@@ -296,7 +296,7 @@ fn a_tail_killed_at_random_moments_resumes_without_gaps_or_duplicates() {
     kill(child);
     let store = Store::open(&db).expect("open");
     let generations: i64 = store
-        .connection()
+        .inspection_connection()
         .query_row(
             "SELECT count(*) FROM journals WHERE id IN (SELECT journal_id FROM events)",
             [],

@@ -132,14 +132,14 @@ proptest! {
         // every generation's events are numbered 0, 1, … without gaps, imported whole or grown.
         for store in [&whole, &grown] {
             let rows: i64 = store
-                .connection()
+                .inspection_connection()
                 .query_row("SELECT count(*) FROM events WHERE journal_id = ?1", [id(store)], |r| r.get(0))
                 .expect("count");
             prop_assert_eq!(store.event_count(id(store)).expect("event count"), rows as u64, "seqs have no gaps");
             // The type list reads counts kept by each append instead of grouping the events:
             // they must be what grouping says, however many appends built them.
             let grouped: Vec<(String, u64)> = store
-                .connection()
+                .inspection_connection()
                 .prepare("SELECT coalesce(type, '(none)'), count(*) FROM events WHERE journal_id = ?1 GROUP BY 1 ORDER BY 2 DESC, 1")
                 .expect("prepare")
                 .query_map([id(store)], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))

@@ -199,7 +199,7 @@ fn given_a_grown_file_when_imported_then_only_a_change_at_its_ends_makes_a_new_g
         if legacy {
             journal
                 .store()
-                .connection()
+                .inspection_connection()
                 .execute(
                     "UPDATE journals SET content_hash = ?1",
                     [blake3::hash(before.as_bytes()).to_hex().to_string()],

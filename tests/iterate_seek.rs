@@ -74,7 +74,7 @@ fn varied(events: usize, seed: u64) -> Vec<String> {
 /// How many checkpoints the store keeps for journal `id`.
 fn checkpoints_kept(store: &Store, id: i64) -> i64 {
     store
-        .connection()
+        .inspection_connection()
         .query_row(
             "SELECT count(*) FROM checkpoints WHERE journal_id = ?1",
             [id],
@@ -399,7 +399,7 @@ fn given_offsets_that_go_backwards_when_viewed_from_the_store_then_checkpoints_d
 /// an import of the whole file does.
 fn derived(store: &Store, id: i64) -> impl PartialEq + std::fmt::Debug {
     let checkpoints: Vec<(i64, Vec<u8>)> = store
-        .connection()
+        .inspection_connection()
         .prepare("SELECT seq, state FROM checkpoints WHERE journal_id = ?1 ORDER BY seq")
         .expect("prepare")
         .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -428,7 +428,7 @@ fn given_a_database_from_before_the_checkpoints_when_its_unchanged_file_is_opene
     let id = import(&store, &file);
     for table in ["checkpoints", "checkpoint_blocks", "checkpoint_cover"] {
         store
-            .connection()
+            .inspection_connection()
             .execute(&format!("DELETE FROM {table}"), [])
             .expect("forget the checkpoints");
     }

@@ -484,7 +484,7 @@ fn given_a_journal_stored_without_a_tip_when_loaded_once_then_it_opens_at_its_en
         let store = Store::open(&db).expect("store");
         store.keep_tip(id, None).expect("remove the tip");
         store
-            .connection()
+            .inspection_connection()
             .execute("DELETE FROM checkpoint_cover", [])
             .expect("forget the checkpoints");
     }

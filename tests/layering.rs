@@ -67,7 +67,7 @@ fn the_store_and_what_it_keeps_name_no_dialect_and_nothing_above_them() {
     let graph = dependencies();
     let allowed: &[(&str, &[&str])] = &[
         ("derived", &["diagnostic"]),
-        ("store", &["derived", "diagnostic", "source", "text_match"]),
+        ("store", &["derived", "diagnostic", "source"]),
         ("source", &[]),
         ("source_ends", &[]),
         ("diagnostic", &[]),
@@ -192,4 +192,53 @@ fn the_command_line_s_own_dependencies_stay_out_of_the_library_and_the_desktop_a
             .any(|l| l.starts_with("journalscope = {") && l.contains("default-features = false")),
         "the desktop app builds the library without the command line's feature"
     );
+}
+
+/// Every source file of the core outside `under` (relative to `src/`), with its text up to its
+/// tests.
+fn core_sources_outside(under: &str) -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    let mut pending = vec![src.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read src") {
+            let path = entry.expect("entry").path();
+            let relative = path
+                .strip_prefix(&src)
+                .expect("under src")
+                .to_string_lossy()
+                .into_owned();
+            if relative == under || relative.starts_with(&format!("{under}/")) {
+                continue;
+            }
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).expect("read source");
+                let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+                found.push((relative, code));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn only_the_store_writes_sql_against_a_journal_database() {
+    // The console runs the user's own SQL on a read-only connection of its own, and the bench
+    // times a bare SQLite load as the floor an import is measured against: neither reaches a
+    // database through the store's connection.
+    let own_connections = ["console.rs", "bench.rs"];
+    for (file, code) in core_sources_outside("store") {
+        assert!(
+            !code.contains("inspection_connection"),
+            "{file} reaches the store's connection, which is there for tests only"
+        );
+        if !own_connections.contains(&file.as_str()) {
+            assert!(
+                !code.contains("rusqlite"),
+                "{file} names rusqlite: the store owns the SQL, and others call its methods"
+            );
+        }
+    }
 }

@@ -351,7 +351,7 @@ fn given_the_console_when_a_statement_would_write_then_it_is_refused_and_nothing
     let schema_version = |journal: &journalscope::journal::Journal| -> i64 {
         journal
             .store()
-            .connection()
+            .inspection_connection()
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .expect("version")
     };

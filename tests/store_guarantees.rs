@@ -55,7 +55,7 @@ fn a_database_from_a_newer_version_is_refused_with_a_clear_message() {
     {
         let store = Store::open(&db).expect("open");
         store
-            .connection()
+            .inspection_connection()
             .pragma_update(None, "user_version", 999)
             .expect("pretend a newer version wrote it");
     }
@@ -212,7 +212,7 @@ fn a_database_with_the_old_search_index_drops_it_and_still_searches() {
     {
         let store = Store::open(&db).expect("open");
         store
-            .connection()
+            .inspection_connection()
             .execute_batch(
                 "CREATE VIRTUAL TABLE event_text USING fts5(
                      body, journal_id UNINDEXED, seq UNINDEXED, tokenize = 'trigram');
@@ -239,7 +239,7 @@ fn a_database_with_the_old_search_index_drops_it_and_still_searches() {
     );
     let store = Store::open(&db).expect("open");
     let left: i64 = store
-        .connection()
+        .inspection_connection()
         .query_row(
             "SELECT count(*) FROM sqlite_master WHERE name LIKE 'event_text%'",
             [],

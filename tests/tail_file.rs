@@ -53,7 +53,7 @@ fn wait_events(updates: &mpsc::Receiver<TailUpdate>, count: usize) -> Vec<TailUp
 fn generations(db: &Path) -> Vec<Vec<String>> {
     let store = Store::open(db).expect("store");
     let mut stmt = store
-        .connection()
+        .inspection_connection()
         .prepare("SELECT id FROM journals ORDER BY id")
         .expect("query");
     let ids: Vec<i64> = stmt

@@ -79,7 +79,7 @@ type Landed = Vec<(Option<i64>, Vec<u8>)>;
 fn stored(db: &Path) -> (usize, Landed) {
     let store = Store::open(db).expect("store opens");
     let journals: i64 = store
-        .connection()
+        .inspection_connection()
         .query_row("SELECT count(*) FROM journals", [], |r| r.get(0))
         .expect("count journals");
     let events = match store.latest_journal().expect("read journals") {
@@ -475,7 +475,7 @@ fn headers_are_sent_but_never_stored_and_refusal_fails_with_reason() {
     assert!(!text.contains("pa55word"), "URL password never stored");
     let store = Store::open(&db).expect("store");
     let url: String = store
-        .connection()
+        .inspection_connection()
         .query_row(
             "SELECT url FROM streams ORDER BY journal_id DESC LIMIT 1",
             [],

@@ -6,7 +6,7 @@ use ts_rs::TS;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::dialect::Mark;
-use crate::store::{StoreError, StoredEvent, UNTYPED};
+use crate::store::{EventFilter, StoredEvent};
 
 use super::{Journal, JournalError};
 
@@ -133,28 +133,6 @@ impl Journal {
             .collect())
     }
 
-    fn filter_sql(&self, query: &EventQuery) -> (String, Vec<rusqlite::types::Value>) {
-        use rusqlite::types::Value as Sql;
-        let mut clause = String::from("journal_id = ?");
-        let mut params = vec![Sql::Integer(self.row.id)];
-        if !query.types.is_empty() {
-            clause.push_str(&format!(" AND coalesce(type, '{UNTYPED}') IN ("));
-            clause.push_str(&vec!["?"; query.types.len()].join(", "));
-            clause.push(')');
-            params.extend(query.types.iter().map(|t| Sql::Text(t.clone())));
-        }
-        if let Some(text) = query.text.as_ref().filter(|t| !t.is_empty()) {
-            let contains = crate::text_match::FUNCTION;
-            clause.push_str(&format!(
-                " AND ({contains}(summary, ?) OR {contains}((SELECT raw FROM event_bytes \
-                 WHERE id = (journal_id << 40) | seq), ?))"
-            ));
-            params.push(Sql::Text(text.clone()));
-            params.push(Sql::Text(text.clone()));
-        }
-        (clause, params)
-    }
-
     /// Answers `answer` from the seqs `query` keeps, in order, scanning only the events not
     /// scanned for the same filter before.
     fn with_filtered<T>(
@@ -180,27 +158,16 @@ impl Journal {
             };
         }
         if kept.scanned < self.event_count {
-            let (clause, mut params) = self.filter_sql(query);
             // Up to the count this journal knows: a follower may have stored more already, which
             // the next reload takes in (and this scan then extends over).
-            params.push(rusqlite::types::Value::Integer(kept.scanned as i64));
-            params.push(rusqlite::types::Value::Integer(self.event_count as i64));
-            let mut stmt = self
-                .store
-                .connection()
-                .prepare(&format!(
-                    "SELECT seq FROM events WHERE {clause} AND seq >= ? AND seq < ? ORDER BY seq"
-                ))
-                .map_err(StoreError::from)?;
-            let found = stmt
-                .query_map(rusqlite::params_from_iter(params.iter()), |r| {
-                    r.get::<_, i64>(0)
-                })
-                .map_err(StoreError::from)?;
-            // Into a list of its own first: a scan that fails midway must not leave half its
-            // seqs behind, to be found again by the next one.
-            let found: Vec<i64> = found.collect::<Result<_, _>>().map_err(StoreError::from)?;
-            kept.seqs.extend(found.into_iter().map(|seq| seq as u64));
+            let filter = EventFilter {
+                types: &query.types,
+                text: query.text.as_deref(),
+            };
+            let found =
+                self.store
+                    .filtered_seqs(self.row.id, &filter, kept.scanned, self.event_count)?;
+            kept.seqs.extend(found);
             kept.scanned = self.event_count;
         }
         Ok(answer(&kept.seqs))
@@ -220,52 +187,20 @@ impl Journal {
             let end = query.start.saturating_add(limit).min(self.event_count);
             (self.event_count, (query.start.min(end)..end).collect())
         };
-        let mut rows = Vec::with_capacity(seqs.len());
-        if let (Some(first), Some(last)) = (seqs.first(), seqs.last()) {
-            let conn = self.store.connection();
-            let row_of = |r: &rusqlite::Row<'_>| -> rusqlite::Result<EventRow> {
-                Ok(EventRow {
-                    seq: r.get::<_, i64>(0)? as u64,
-                    offset: r.get(1)?,
-                    kind: r.get(2)?,
-                    created_at: r.get(3)?,
-                    summary: r.get(4)?,
-                    marks: Vec::new(),
-                    severity: None,
-                })
-            };
-            // A page whose seqs are dense is one range read; a sparse one, a lookup each.
-            if last - first + 1 == seqs.len() as u64 {
-                let mut stmt = conn
-                    .prepare_cached(
-                        "SELECT seq, offset, type, created_at, summary FROM events
-                         WHERE journal_id = ?1 AND seq >= ?2 AND seq <= ?3 ORDER BY seq",
-                    )
-                    .map_err(StoreError::from)?;
-                let found = stmt
-                    .query_map(
-                        rusqlite::params![self.row.id, *first as i64, *last as i64],
-                        row_of,
-                    )
-                    .map_err(StoreError::from)?;
-                for row in found {
-                    rows.push(row.map_err(StoreError::from)?);
-                }
-            } else {
-                let mut stmt = conn
-                    .prepare_cached(
-                        "SELECT seq, offset, type, created_at, summary FROM events
-                         WHERE journal_id = ?1 AND seq = ?2",
-                    )
-                    .map_err(StoreError::from)?;
-                for seq in &seqs {
-                    rows.push(
-                        stmt.query_row(rusqlite::params![self.row.id, *seq as i64], row_of)
-                            .map_err(StoreError::from)?,
-                    );
-                }
-            }
-        }
+        let mut rows: Vec<EventRow> = self
+            .store
+            .listed_events(self.row.id, &seqs)?
+            .into_iter()
+            .map(|e| EventRow {
+                seq: e.seq,
+                offset: e.offset,
+                kind: e.kind,
+                created_at: e.created_at,
+                summary: e.summary,
+                marks: Vec::new(),
+                severity: None,
+            })
+            .collect();
         // A dense page reads its marks and diagnostics in one range each; a sparse one (a
         // filter's rows, far apart) by each row's seq.
         let id = self.row.id;

@@ -93,16 +93,7 @@ fn follow(
     };
     let canonical = fs::canonicalize(path).map_err(read_err)?;
     let name = canonical.to_string_lossy().into_owned();
-    let journal = match store.connection().query_row(
-        "SELECT id FROM journals WHERE source_path = ?1 AND superseded_by IS NULL
-         ORDER BY id DESC LIMIT 1",
-        [&name],
-        |row| row.get::<_, i64>(0),
-    ) {
-        Ok(id) => store.journal(id)?,
-        Err(rusqlite::Error::QueryReturnedNoRows) => None,
-        Err(err) => return Err(TailError::Store(err.into())),
-    };
+    let journal = store.current_journal_for(&name)?;
     let (wake, woken) = mpsc::channel::<()>();
     let mut watcher = notify::recommended_watcher(move |_: notify::Result<notify::Event>| {
         // A closed channel means the follower is gone; nothing left to wake.

@@ -6,7 +6,6 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use rusqlite::{params, OptionalExtension};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -105,15 +104,7 @@ impl StreamRecorder {
         transport: Transport,
         limit: Option<u64>,
     ) -> Result<StreamRecorder, StoreError> {
-        let existing: Option<i64> = store
-            .connection()
-            .query_row(
-                "SELECT id FROM journals WHERE source_path = ?1 AND superseded_by IS NULL
-                 ORDER BY id DESC LIMIT 1",
-                [&url],
-                |row| row.get(0),
-            )
-            .optional()?;
+        let existing = store.current_journal_for(&url)?.map(|journal| journal.id);
         let current = match existing {
             Some(id) => Some(load_generation(&store, id)?),
             None => None,
@@ -255,17 +246,11 @@ impl StreamRecorder {
         let Some(journal_id) = self.lookup_journal else {
             return Ok(false);
         };
-        let mut stmt = self.store.connection().prepare_cached(
-            "SELECT raw FROM event_records WHERE journal_id = ?1 AND offset = ?2",
-        )?;
-        let mut rows = stmt.query(params![journal_id, offset])?;
-        while let Some(row) = rows.next()? {
-            let raw: Vec<u8> = row.get(0)?;
-            if raw == data {
-                return Ok(true);
-            }
-        }
-        Ok(false)
+        Ok(self
+            .store
+            .records_at_offset(journal_id, offset)?
+            .iter()
+            .any(|raw| raw == data))
     }
 
     /// Writes everything queued, in one transaction, and reports what landed.
@@ -314,11 +299,8 @@ impl StreamRecorder {
     /// Records the tail's state (`live`, `stopped`, `failed: ...`) for the current generation.
     pub fn set_status(&self, status: &str) -> Result<(), StoreError> {
         if let Some(generation) = &self.landing.current {
-            self.store.connection().execute(
-                "UPDATE streams SET status = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-                 WHERE journal_id = ?1",
-                params![generation.journal_id, status],
-            )?;
+            self.store
+                .set_stream_status(generation.journal_id, status)?;
         }
         Ok(())
     }
@@ -359,15 +341,7 @@ fn load_generation(store: &Store, journal_id: i64) -> Result<Generation, StoreEr
     }
     let last = store.last_event(journal_id)?;
     let highest = store.highest_offset(journal_id)?;
-    let stream_id: Option<String> = store
-        .connection()
-        .query_row(
-            "SELECT stream_id FROM streams WHERE journal_id = ?1",
-            [journal_id],
-            |row| row.get(0),
-        )
-        .optional()?
-        .flatten();
+    let stream_id = store.stream_id(journal_id)?;
     Ok(Generation {
         journal_id,
         dialect: journal.dialect,
@@ -521,15 +495,11 @@ fn create_generation(
         dialect,
         framing: Framing::Jsonl,
     })?;
-    store.connection().execute(
-        "INSERT INTO streams (journal_id, url, stream_id, transport, status)
-         VALUES (?1, ?2, ?3, ?4, 'live')",
-        params![
-            journal_id,
-            landing.url,
-            landing.next_stream_id,
-            landing.transport.as_str()
-        ],
+    store.create_stream(
+        journal_id,
+        &landing.url,
+        landing.next_stream_id.as_deref(),
+        landing.transport.as_str(),
     )?;
     Ok(Generation {
         journal_id,
@@ -561,16 +531,11 @@ fn record_position(
             ends_mid_line: false,
         },
     )?;
-    store.connection().execute(
-        "UPDATE streams SET stream_id = ?2, transport = ?3, last_offset = ?4,
-                updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-         WHERE journal_id = ?1",
-        params![
-            generation.journal_id,
-            generation.stream_id,
-            landing.transport.as_str(),
-            generation.last_offset
-        ],
+    store.record_stream_position(
+        generation.journal_id,
+        generation.stream_id.as_deref(),
+        landing.transport.as_str(),
+        generation.last_offset,
     )?;
     Ok(())
 }
@@ -617,7 +582,7 @@ mod tests {
     fn offsets(rec: &StreamRecorder) -> Vec<Vec<Option<i64>>> {
         let mut stmt = rec
             .store
-            .connection()
+            .inspection_connection()
             .prepare("SELECT id FROM journals ORDER BY id")
             .expect("query");
         let ids: Vec<i64> = stmt
@@ -715,7 +680,7 @@ mod tests {
         );
         let stream: String = rec
             .store
-            .connection()
+            .inspection_connection()
             .query_row(
                 "SELECT stream_id FROM streams WHERE journal_id = 2",
                 [],
@@ -725,7 +690,7 @@ mod tests {
         assert_eq!(stream, "s2", "the new generation records its stream id");
         let first: String = rec
             .store
-            .connection()
+            .inspection_connection()
             .query_row(
                 "SELECT stream_id FROM streams WHERE journal_id = 1",
                 [],
@@ -772,7 +737,7 @@ mod tests {
             rec.flush(&mut Vec::new()).expect("flush");
             let stored: Vec<Vec<u8>> = rec.store.events(1).expect("events").into_iter().map(|e| e.raw).collect();
             proptest::prop_assert_eq!(stored, events, "each event once, in order");
-            let journals: i64 = rec.store.connection()
+            let journals: i64 = rec.store.inspection_connection()
                 .query_row("SELECT count(*) FROM journals", [], |r| r.get(0))
                 .expect("count");
             proptest::prop_assert_eq!(journals, 1, "redelivery never starts a generation");
