@@ -708,6 +708,25 @@ fn agentskit(sink: &mut Sink<'_>, rng: &mut Rng, text: &Text) -> std::io::Result
     Ok(())
 }
 
+/// Writes an iterate journal of `events` events for tests that need a long, valid journal.
+/// `compact_every` is kept for callers written against the older generator; the generated
+/// journal compacts every few dozen requests whatever it is.
+pub fn write_synthetic(
+    out: &mut dyn std::io::Write,
+    events: u64,
+    compact_every: u64,
+) -> std::io::Result<()> {
+    write_journal(
+        out,
+        &GenOptions {
+            dialect: Dialect::Iterate,
+            events,
+            seed: compact_every,
+        },
+    )
+    .map(|_| ())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

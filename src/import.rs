@@ -382,8 +382,9 @@ fn import_streaming(
     }
 }
 
-/// Reads until `buf` is full or the file ends; returns how much was read.
-pub(crate) fn read_full(file: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+/// Reads until `buf` is full or the file ends; returns how much was read. Public so that
+/// the bench reads a file in the same chunks the import does.
+pub fn read_full(file: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
         match file.read(&mut buf[filled..]) {

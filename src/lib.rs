@@ -3,7 +3,6 @@
 
 pub mod agentskit;
 pub mod agui;
-pub mod bench;
 pub mod bookmark;
 pub mod breakpoint;
 pub mod console;

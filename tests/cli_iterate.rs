@@ -745,7 +745,7 @@ fn project_answers_from_the_store_at_the_end_and_loads_the_events_for_the_middle
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("long.jsonl");
     let mut text = Vec::new();
-    journalscope::bench::write_synthetic(&mut text, 30_000, 5).expect("generate");
+    journalscope::gen::write_synthetic(&mut text, 30_000, 5).expect("generate");
     std::fs::write(&file, text).expect("write");
     let imported = cli.json(&["import", s(&file), "--json"]);
     assert_eq!(imported["events"], 30_000, "import counts every event");

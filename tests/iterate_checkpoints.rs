@@ -14,7 +14,7 @@ use std::path::PathBuf;
 fn projection_from_checkpoints_equals_a_fold_from_the_start_at_every_offset() {
     let mut text = Vec::new();
     // Enough events for several checkpoints, with compactions and offset gaps.
-    journalscope::bench::write_synthetic(&mut text, 9_000, 5).expect("write to memory");
+    journalscope::gen::write_synthetic(&mut text, 9_000, 5).expect("write to memory");
     let lines: Vec<String> = String::from_utf8(text)
         .expect("utf-8")
         .lines()
@@ -61,7 +61,7 @@ proptest::proptest! {
         fractions in proptest::collection::vec(0u64..=1000, 8),
     ) {
         let mut text = Vec::new();
-        journalscope::bench::write_synthetic(&mut text, 3_000, seed).expect("write to memory");
+        journalscope::gen::write_synthetic(&mut text, 3_000, seed).expect("write to memory");
         let lines: Vec<String> = String::from_utf8(text)
             .expect("utf-8")
             .lines()
@@ -148,7 +148,7 @@ fn a_journal_loaded_from_its_store_in_slices_on_every_core_equals_one_parsed_who
 
 fn synthetic(events: u64, seed: u64) -> Vec<String> {
     let mut text = Vec::new();
-    journalscope::bench::write_synthetic(&mut text, events, seed).expect("write to memory");
+    journalscope::gen::write_synthetic(&mut text, events, seed).expect("write to memory");
     String::from_utf8(text)
         .expect("utf-8")
         .lines()

@@ -33,7 +33,7 @@ fn quiet_open(path: &Path, db: &Path, unloaded: bool) -> Journal {
 fn long_journal(dir: &Path, events: u64, compact_every: u64) -> (PathBuf, Journal) {
     let file = dir.join("long.jsonl");
     let mut text = Vec::new();
-    journalscope::bench::write_synthetic(&mut text, events, compact_every).expect("generate");
+    journalscope::gen::write_synthetic(&mut text, events, compact_every).expect("generate");
     std::fs::write(&file, text).expect("write");
     let db = dir.join("journal.sqlite");
     let loaded = quiet_open(&file, &db, false);
@@ -263,7 +263,7 @@ fn given_a_long_journal_when_its_offsets_increase_then_no_view_waits_for_a_load_
 
     let file = dir.path().join("backwards.jsonl");
     let mut text = Vec::new();
-    journalscope::bench::write_synthetic(&mut text, 30_000, 5).expect("generate");
+    journalscope::gen::write_synthetic(&mut text, 30_000, 5).expect("generate");
     text.extend_from_slice(common::user(3, "out of order").as_bytes());
     text.push(b'\n');
     std::fs::write(&file, text).expect("write");
@@ -358,7 +358,7 @@ fn given_an_import_written_batch_by_batch_when_read_back_then_it_is_the_analysis
     let dir = tempfile::tempdir().expect("temp dir");
     let long = dir.path().join("long.jsonl");
     let mut text = Vec::new();
-    journalscope::bench::write_synthetic(&mut text, 23_000, 11).expect("generate");
+    journalscope::gen::write_synthetic(&mut text, 23_000, 11).expect("generate");
     // Odd records among the generated ones: diagnostics in several batches.
     let mut lines: Vec<String> = String::from_utf8(text)
         .expect("utf-8")

@@ -97,7 +97,6 @@ fn a_dialect_names_the_store_and_shared_shapes_but_not_the_pipeline_or_another_d
         "console",
         "breakpoint",
         "report",
-        "bench",
         "bookmark",
         "cli",
     ];
@@ -228,7 +227,7 @@ fn only_the_store_writes_sql_against_a_journal_database() {
     // The console runs the user's own SQL on a read-only connection of its own, and the bench
     // times a bare SQLite load as the floor an import is measured against: neither reaches a
     // database through the store's connection.
-    let own_connections = ["console.rs", "bench.rs"];
+    let own_connections = ["console.rs", "cli/bench.rs"];
     for (file, code) in core_sources_outside("store") {
         assert!(
             !code.contains("inspection_connection"),

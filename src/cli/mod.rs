@@ -1,6 +1,7 @@
 //! Command definitions and dispatch. Every command takes `<JOURNAL>`: a journal file (imported
 //! into its cached database on first use), a database written by `import`, or `demo`.
 
+mod bench;
 mod output;
 mod prefix;
 mod tail;
@@ -707,7 +708,7 @@ pub fn run(cli: Cli) -> Result<()> {
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
             let exe = std::env::current_exe().context("cannot find the journalscope binary")?;
-            let report = journalscope::bench::run(&journalscope::bench::BenchOptions {
+            let report = bench::run(&bench::BenchOptions {
                 dialect: dialect.into(),
                 events,
                 seed,
@@ -718,7 +719,7 @@ pub fn run(cli: Cli) -> Result<()> {
             if json {
                 output::json(&mut out, &report)?;
             } else {
-                write!(out, "{}", journalscope::bench::render_text(&report))?;
+                write!(out, "{}", bench::render_text(&report))?;
             }
         }
         Command::Diff {
@@ -863,7 +864,7 @@ pub fn run(cli: Cli) -> Result<()> {
             output::bookmarks(&mut out, &journal.bookmarks()?, json)?;
         }
         Command::BenchImport { file, db } => {
-            let report = journalscope::bench::child_import(&file, &db)
+            let report = bench::child_import(&file, &db)
                 .with_context(|| format!("cannot import {}", file.display()))?;
             output::json(&mut out, &report)?;
         }

@@ -1467,7 +1467,7 @@ mod tests {
 
     fn synthetic_events(count: u64, seed: u64) -> Vec<IterateEvent> {
         let mut text = Vec::new();
-        crate::bench::write_synthetic(&mut text, count, seed).expect("write to memory");
+        crate::gen::write_synthetic(&mut text, count, seed).expect("write to memory");
         text.split(|b| *b == b'\n')
             .filter(|line| !line.is_empty())
             .enumerate()

@@ -1,4 +1,4 @@
-//! `journalscope bench`: generates (or reuses) a journal of one dialect with [`crate::gen`],
+//! `journalscope bench`: generates (or reuses) a journal of one dialect with `gen`,
 //! imports it in a child process, and measures what the README sets targets for, each as the
 //! user pays it: import time and peak memory (against `jq` and the `sqlite3` shell on the same
 //! file), how import cost grows with size, the view at random offsets as a whole process,
@@ -11,31 +11,12 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::dialect::Dialect;
-use crate::gen::{self, GenOptions, Rng};
-use crate::import::ImportControl;
-use crate::iterate::projection::fold_through;
-use crate::iterate::Transport;
-use crate::journal::{EventQuery, Journal, JournalError};
-
-/// Writes an iterate journal of `events` events for tests that need a long, valid journal.
-/// `compact_every` is kept for callers written against the older generator; the generated
-/// journal compacts every few dozen requests whatever it is.
-pub fn write_synthetic(
-    out: &mut dyn std::io::Write,
-    events: u64,
-    compact_every: u64,
-) -> std::io::Result<()> {
-    gen::write_journal(
-        out,
-        &GenOptions {
-            dialect: Dialect::Iterate,
-            events,
-            seed: compact_every,
-        },
-    )
-    .map(|_| ())
-}
+use journalscope::dialect::Dialect;
+use journalscope::gen::{self, GenOptions, Rng};
+use journalscope::import::ImportControl;
+use journalscope::iterate::projection::fold_through;
+use journalscope::iterate::Transport;
+use journalscope::journal::{EventQuery, Journal, JournalError};
 
 #[derive(Debug, Clone)]
 pub struct BenchOptions {
@@ -291,8 +272,8 @@ pub struct ChildImport {
 /// The child side of the import measurement: open (import) the journal into `db`, then report.
 pub fn child_import(file: &Path, db: &Path) -> Result<ChildImport, JournalError> {
     let mut quiet = |_| {};
-    let store = crate::store::Store::open(db)?;
-    let outcome = crate::import::import_file(
+    let store = journalscope::store::Store::open(db)?;
+    let outcome = journalscope::import::import_file(
         &store,
         file,
         &mut ImportControl {
@@ -374,7 +355,7 @@ fn store_floor(file: &Path, db: &Path) -> Result<f64, BenchError> {
         if buf.len() < held + chunk {
             buf.resize(held + chunk, 0);
         }
-        let read = crate::import::read_full(&mut source, &mut buf[held..held + chunk])
+        let read = journalscope::import::read_full(&mut source, &mut buf[held..held + chunk])
             .map_err(|err| fail(err.to_string()))?;
         held += read;
         let end = read < chunk;
