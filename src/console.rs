@@ -136,6 +136,10 @@ impl Console {
         )
         .map_err(|e| ConsoleError::Open(e.to_string()))?;
         conn.busy_timeout(Duration::from_secs(5)).map_err(sql_err)?;
+        // The records' bytes and summaries are stored compressed; `raw` and `summary` read
+        // them through these functions.
+        crate::store::register_record_functions(&conn, journal.db_path())
+            .map_err(|e| ConsoleError::Open(e.to_string()))?;
         let id = journal.row().id;
         conn.execute_batch(&format!(
             "CREATE TEMP VIEW events AS

@@ -218,6 +218,15 @@ fn a_database_with_the_old_search_index_drops_it_and_still_searches() {
                      body, journal_id UNINDEXED, seq UNINDEXED, tokenize = 'trigram');
                  CREATE TABLE event_text_state (journal_id INTEGER PRIMARY KEY, indexed INTEGER);
                  INSERT INTO event_text (body, journal_id, seq) VALUES ('message 2', 1, 1);
+                 DROP TABLE event_blocks;
+                 UPDATE events SET summary = (SELECT b.summary FROM event_bytes b
+                                              WHERE b.id = (events.journal_id << 40) | events.seq);
+                 DROP VIEW event_records;
+                 ALTER TABLE event_bytes DROP COLUMN summary;
+                 CREATE VIEW event_records AS
+                     SELECT e.journal_id, e.seq, e.line, e.byte_start, e.byte_len, b.raw,
+                            e.offset, e.type, e.created_at, e.summary
+                     FROM events e LEFT JOIN event_bytes b ON b.id = (e.journal_id << 40) | e.seq;
                  PRAGMA user_version = 10;",
             )
             .expect("pretend the version before wrote it, index and all");

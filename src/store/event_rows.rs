@@ -1,9 +1,13 @@
 //! The event list's reads: which seqs a filter of types and text keeps, and the listed
-//! columns of a set of seqs. The filter's text test is `text_match`'s SQL function.
+//! columns of a set of seqs. The filter's text test is `text_match`'s.
 
 use rusqlite::types::Value as Sql;
 
-use super::{text_match, Store, StoreError, UNTYPED};
+use super::text_match::TextMatch;
+use super::{record_blocks, Store, StoreError, UNTYPED};
+
+/// How many events a filter tests at a time.
+const SCAN_SLICE: u64 = 4_096;
 
 /// What the event list keeps: events of these types (none: every type) whose summary or
 /// original bytes hold `text` (none: any).
@@ -40,26 +44,56 @@ impl Store {
             clause.push(')');
             params.extend(filter.types.iter().map(|t| Sql::Text(t.clone())));
         }
-        if let Some(text) = filter.text.filter(|t| !t.is_empty()) {
-            let contains = text_match::FUNCTION;
-            clause.push_str(&format!(
-                " AND ({contains}(summary, ?) OR {contains}((SELECT raw FROM event_bytes \
-                 WHERE id = (journal_id << 40) | seq), ?))"
-            ));
-            params.push(Sql::Text(text.to_string()));
-            params.push(Sql::Text(text.to_string()));
-        }
-        params.push(Sql::Integer(super::clamp(from)));
-        params.push(Sql::Integer(super::clamp(to)));
+        let text = filter.text.filter(|t| !t.is_empty()).map(TextMatch::new);
         let mut stmt = self.conn.prepare(&format!(
-            "SELECT seq FROM events WHERE {clause} AND seq >= ? AND seq < ? ORDER BY seq"
+            "SELECT seq, summary FROM events WHERE {clause} AND seq >= ? AND seq < ? ORDER BY seq"
         ))?;
-        let found = stmt.query_map(rusqlite::params_from_iter(params.iter()), |r| {
-            r.get::<_, i64>(0)
-        })?;
-        // Collected whole before it is returned: a scan that fails midway leaves no half list.
-        let found: Vec<i64> = found.collect::<Result<_, _>>()?;
-        Ok(found.into_iter().map(|seq| seq as u64).collect())
+        let to = to.min(self.event_count(journal_id)?);
+        let mut found = Vec::new();
+        // Slice by slice, so that the text test walks the slice's records beside its rows with
+        // one slice of summaries in memory.
+        let mut start = from;
+        while start < to {
+            let end = start.saturating_add(SCAN_SLICE).min(to);
+            let mut slice_params = params.clone();
+            slice_params.push(Sql::Integer(super::clamp(start)));
+            slice_params.push(Sql::Integer(super::clamp(end)));
+            let rows = stmt.query_map(rusqlite::params_from_iter(slice_params.iter()), |r| {
+                Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?))
+            })?;
+            let kept: Vec<(u64, String)> = rows.collect::<Result<_, _>>()?;
+            match &text {
+                None => found.extend(kept.iter().map(|(seq, _)| *seq)),
+                Some(text) => {
+                    let (Some(first), Some(last)) = (kept.first(), kept.last()) else {
+                        start = end;
+                        continue;
+                    };
+                    let mut next = 0;
+                    let mut test = |seq: u64, raw: &[u8], summary: Option<&str>| {
+                        while kept.get(next).is_some_and(|(s, _)| *s < seq) {
+                            next += 1;
+                        }
+                        if let Some((s, listed)) = kept.get(next).filter(|(s, _)| *s == seq) {
+                            let summary = summary.unwrap_or(listed);
+                            if text.is_in(summary.as_bytes()) || text.is_in(raw) {
+                                found.push(*s);
+                            }
+                        }
+                        true
+                    };
+                    record_blocks::visit_records(
+                        &self.conn,
+                        journal_id,
+                        first.0,
+                        last.0 + 1,
+                        &mut test,
+                    )?;
+                }
+            }
+            start = end;
+        }
+        Ok(found)
     }
 
     /// The listed columns of `seqs` (in order, each a stored event): a dense run of seqs is
@@ -103,6 +137,33 @@ impl Store {
                 rows.push(
                     stmt.query_row(rusqlite::params![journal_id, super::clamp(*seq)], row_of)?,
                 );
+            }
+        }
+        // The summaries written since blocks are kept with the records' bytes.
+        if last - first + 1 == seqs.len() as u64 {
+            let mut next = 0;
+            record_blocks::visit_records(
+                &self.conn,
+                journal_id,
+                *first,
+                last + 1,
+                &mut |seq, _, summary| {
+                    while rows.get(next).is_some_and(|r| r.seq < seq) {
+                        next += 1;
+                    }
+                    if let (Some(row), Some(summary)) =
+                        (rows.get_mut(next).filter(|r| r.seq == seq), summary)
+                    {
+                        row.summary = summary.to_string();
+                    }
+                    true
+                },
+            )?;
+        } else {
+            for row in &mut rows {
+                if let Some((_, Some(summary))) = self.kept_record(journal_id, row.seq)? {
+                    row.summary = summary;
+                }
             }
         }
         Ok(rows)

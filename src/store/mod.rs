@@ -4,13 +4,17 @@
 //! the only code that writes SQL.
 
 mod bookmarks;
+mod compression;
 mod event_rows;
+mod record_blocks;
 mod streams;
 mod text_match;
 
 pub use bookmarks::BookmarkRow;
 pub use event_rows::{EventFilter, ListedEvent};
+pub use record_blocks::{register_record_functions, RECORD_FUNCTION, SUMMARY_FUNCTION};
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OptionalExtension};
@@ -39,6 +43,13 @@ pub enum StoreError {
     Sql(#[from] rusqlite::Error),
     #[error("the database holds no journal")]
     Empty,
+    #[error(
+        "the stored bytes of records {}.. are damaged ({reason}); import the journal again",
+        .key & ((1 << 40) - 1)
+    )]
+    DamagedBlock { key: i64, reason: String },
+    #[error("a stored checkpoint of the journal is damaged ({reason}); import the journal again")]
+    DamagedCheckpoint { reason: String },
 }
 
 /// How long a connection waits for another one's write before giving up: long enough for any
@@ -207,6 +218,26 @@ const MIGRATIONS: &[&str] = &[
     // journal and took a minute and a half to build at a million events.
     "DROP TABLE IF EXISTS event_text;
     DROP TABLE IF EXISTS event_text_state;",
+    // 12: the bytes and summaries of every 256 neighbouring records, compressed together once
+    // all of them are stored (see `record_blocks`): a row each made a journal of small records
+    // (streamed tokens) nearly three times its size. `event_bytes` keeps the records of a
+    // block not yet full, with their summaries, and every record of a database written
+    // before, whose summaries stay in `events`; a new event's `summary` there is empty.
+    // `event_records` reads both through `record_bytes(journal_id, seq)` and
+    // `record_summary(journal_id, seq)`, which a connection registers to read them.
+    // Checkpoint states and blocks are compressed from now on: the ones written before are
+    // dropped, and the next open rebuilds them.
+    "CREATE TABLE event_blocks (id INTEGER PRIMARY KEY, bytes BLOB NOT NULL);
+    ALTER TABLE event_bytes ADD COLUMN summary TEXT;
+    DROP VIEW event_records;
+    CREATE VIEW event_records AS
+        SELECT e.journal_id, e.seq, e.line, e.byte_start, e.byte_len,
+               record_bytes(e.journal_id, e.seq) AS raw, e.offset, e.type, e.created_at,
+               coalesce(record_summary(e.journal_id, e.seq), e.summary) AS summary
+        FROM events e;
+    DELETE FROM checkpoints;
+    DELETE FROM checkpoint_blocks;
+    DELETE FROM checkpoint_cover;",
 ];
 
 /// What [`Store::type_counts`] and the type filter call an event without a type.
@@ -309,6 +340,8 @@ pub struct NewJournal<'a> {
 
 pub struct Store {
     conn: Connection,
+    /// Blocks of record bytes decompressed lately (see `record_blocks`).
+    blocks: RefCell<record_blocks::BlockCache>,
 }
 
 impl Store {
@@ -318,7 +351,10 @@ impl Store {
             path: path.to_path_buf(),
             source,
         })?;
-        let store = Store { conn };
+        let store = Store {
+            conn,
+            blocks: RefCell::default(),
+        };
         store.configure(path)?;
         Ok(store)
     }
@@ -349,7 +385,10 @@ impl Store {
                 path: path.to_path_buf(),
             });
         }
-        let store = Store { conn };
+        let store = Store {
+            conn,
+            blocks: RefCell::default(),
+        };
         store.configure(path)?;
         Ok(store)
     }
@@ -357,6 +396,7 @@ impl Store {
     pub fn in_memory() -> Result<Store, StoreError> {
         let store = Store {
             conn: Connection::open_in_memory()?,
+            blocks: RefCell::default(),
         };
         store.configure(Path::new(":memory:"))?;
         Ok(store)
@@ -366,7 +406,6 @@ impl Store {
         // First, so that even switching to WAL waits (boundedly) for a writer in another
         // process instead of failing at once with "database is locked".
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
-        text_match::register(&self.conn)?;
         // Takes effect only in a database not yet written (before WAL is on): records run to
         // a kilobyte and more, and with 16 KiB pages fewer of them overflow. A first import of
         // a million events was about a tenth faster than with the default 4 KiB.
@@ -507,10 +546,9 @@ impl Store {
     pub fn discard_journal(&self, journal_id: i64) -> Result<(), StoreError> {
         self.conn
             .execute("DELETE FROM events WHERE journal_id = ?1", [journal_id])?;
-        self.conn.execute(
-            "DELETE FROM event_bytes WHERE id >= ?1 AND id < ?2",
-            [bytes_id(journal_id, 0), bytes_id(journal_id + 1, 0)],
-        )?;
+        record_blocks::discard_records(&self.conn, journal_id)?;
+        // The journal's key may be given to the next one.
+        self.blocks.borrow_mut().clear();
         self.conn.execute(
             "DELETE FROM read_diagnostics WHERE journal_id = ?1",
             [journal_id],
@@ -576,9 +614,6 @@ impl Store {
                                  created_at, summary)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )?;
-        let mut keep = self
-            .conn
-            .prepare_cached("INSERT INTO event_bytes (id, raw) VALUES (?1, ?2)")?;
         let mut diagnose = self.conn.prepare_cached(
             "INSERT INTO read_diagnostics (journal_id, seq, offset, line, severity, code, message)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -600,9 +635,8 @@ impl Store {
                 read.offset,
                 read.kind,
                 read.created_at,
-                read.summary,
+                "",
             ])?;
-            keep.execute(params![bytes_id(journal_id, record.seq), record.bytes])?;
             for d in &read.diagnostics {
                 diagnose.execute(params![
                     journal_id,
@@ -622,7 +656,11 @@ impl Store {
         for (kind, n) in typed {
             count.execute(params![journal_id, kind, n])?;
         }
-        Ok(())
+        let kept: Vec<(u64, record_blocks::Kept<'_>)> = events
+            .iter()
+            .map(|(record, read)| (record.seq, (record.bytes.as_slice(), read.summary.as_str())))
+            .collect();
+        record_blocks::keep_records(&self.conn, journal_id, &kept)
     }
 
     /// How many events of each type a journal holds, the most frequent first.
@@ -719,6 +757,7 @@ impl Store {
             Err(err) => {
                 // The original error matters more than a failed rollback.
                 let _ = self.conn.execute_batch("ROLLBACK");
+                self.blocks.borrow_mut().clear();
                 Err(err)
             }
         }
@@ -852,28 +891,9 @@ impl Store {
         if from >= to {
             return Ok(());
         }
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT id, raw FROM event_bytes WHERE id >= ?1 AND id < ?2 ORDER BY id",
-        )?;
-        let mut rows = stmt.query(params![
-            bytes_id(journal_id, from),
-            bytes_id(journal_id, to)
-        ])?;
-        while let Some(row) = rows.next()? {
-            let seq = (row.get::<_, i64>(0)? - bytes_id(journal_id, 0)) as u64;
-            // A record's bytes are a blob; text (written by hand into the database) is read as
-            // its bytes too.
-            let raw = match row.get_ref(1)? {
-                rusqlite::types::ValueRef::Blob(bytes) | rusqlite::types::ValueRef::Text(bytes) => {
-                    bytes
-                }
-                _ => &[],
-            };
-            if !visit(seq, raw) {
-                break;
-            }
-        }
-        Ok(())
+        record_blocks::visit_records(&self.conn, journal_id, from, to, &mut |seq, raw, _| {
+            visit(seq, raw)
+        })
     }
 
     /// The seqs of the events whose type is one of `types`, in order.
@@ -910,12 +930,14 @@ impl Store {
                     summary: r.get(2)?,
                 })
             })
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })?;
-        Ok(head)
+            .optional()?;
+        let Some(mut head) = head else {
+            return Ok(None);
+        };
+        if let Some((_, Some(summary))) = self.kept_record(journal_id, seq)? {
+            head.summary = summary;
+        }
+        Ok(Some(head))
     }
 
     pub fn event(&self, journal_id: i64, seq: u64) -> Result<Option<StoredEvent>, StoreError> {
@@ -959,28 +981,27 @@ impl Store {
         }
         let first = events[0].seq;
         let last = events[events.len() - 1].seq;
-        // The bytes of the seq range in one scan of `event_bytes`, where they lie in order: a
-        // join would look each one up from the root of the table (a tenth of a large
-        // journal's load).
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT id, raw FROM event_bytes WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
-        )?;
-        let rows = stmt.query_map(
-            params![bytes_id(journal_id, first), bytes_id(journal_id, last)],
-            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, Vec<u8>>(1)?)),
-        )?;
+        // The bytes of the seq range in one pass, where they lie in order; a clause that
+        // skips seqs skips their bytes here.
         let mut next = 0;
-        for row in rows {
-            let (id, raw) = row?;
-            let seq = (id - bytes_id(journal_id, 0)) as u64;
-            // Both runs are in seq order; a clause that skips seqs skips their bytes here.
-            while next < events.len() && events[next].seq < seq {
-                next += 1;
-            }
-            if let Some(event) = events.get_mut(next).filter(|e| e.seq == seq) {
-                event.raw = raw;
-            }
-        }
+        record_blocks::visit_records(
+            &self.conn,
+            journal_id,
+            first,
+            last + 1,
+            &mut |seq, raw, summary| {
+                while next < events.len() && events[next].seq < seq {
+                    next += 1;
+                }
+                if let Some(event) = events.get_mut(next).filter(|e| e.seq == seq) {
+                    event.raw = raw.to_vec();
+                    if let Some(summary) = summary {
+                        event.summary = summary.to_string();
+                    }
+                }
+                true
+            },
+        )?;
         let mut stmt = self.conn.prepare(
             "SELECT seq, offset, line, severity, code, message FROM read_diagnostics
              WHERE journal_id = ?1 AND seq BETWEEN ?2 AND ?3 ORDER BY rowid",
@@ -1125,14 +1146,22 @@ impl Store {
             "INSERT OR REPLACE INTO checkpoints (journal_id, seq, state) VALUES (?1, ?2, ?3)",
         )?;
         for (seq, state) in &analysis.checkpoints {
-            checkpoint.execute(params![journal_id, *seq as i64, state])?;
+            checkpoint.execute(params![
+                journal_id,
+                *seq as i64,
+                compression::compress(state)
+            ])?;
         }
         let mut block = self.conn.prepare_cached(
             "INSERT OR REPLACE INTO checkpoint_blocks (journal_id, block, bytes)
              VALUES (?1, ?2, ?3)",
         )?;
         for (index, bytes) in &analysis.checkpoint_blocks {
-            block.execute(params![journal_id, *index as i64, bytes])?;
+            block.execute(params![
+                journal_id,
+                *index as i64,
+                compression::compress(bytes)
+            ])?;
         }
         if let Some(cover) = &analysis.cover {
             self.conn.execute(
@@ -1189,11 +1218,14 @@ impl Store {
             "SELECT seq, state FROM checkpoints WHERE journal_id = ?1 AND seq <= ?2
              ORDER BY seq DESC LIMIT 1",
         )?;
-        Ok(stmt
+        let found = stmt
             .query_row(params![journal_id, records as i64], |row| {
                 Ok((row.get::<_, i64>(0)? as u64, row.get::<_, Vec<u8>>(1)?))
             })
-            .optional()?)
+            .optional()?;
+        found
+            .map(|(seq, state)| Ok((seq, checkpoint_part(&state)?)))
+            .transpose()
     }
 
     /// The first `count` shared checkpoint parts, in order; fewer when some are missing.
@@ -1206,8 +1238,10 @@ impl Store {
             "SELECT bytes FROM checkpoint_blocks WHERE journal_id = ?1 AND block < ?2
              ORDER BY block",
         )?;
-        let rows = stmt.query_map(params![journal_id, count as i64], |row| row.get(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let rows = stmt.query_map(params![journal_id, count as i64], |row| {
+            row.get::<_, Vec<u8>>(0)
+        })?;
+        rows.map(|bytes| checkpoint_part(&bytes?)).collect()
     }
 
     /// The shared checkpoint parts `first <= block < first + count`, by index; a missing one is
@@ -1226,7 +1260,11 @@ impl Store {
             params![journal_id, clamp(first), clamp(first.saturating_add(count))],
             |row| Ok((row.get::<_, i64>(0)? as u64, row.get::<_, Vec<u8>>(1)?)),
         )?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        rows.map(|row| {
+            let (index, bytes) = row?;
+            Ok((index, checkpoint_part(&bytes)?))
+        })
+        .collect()
     }
 
     /// The index after the highest shared checkpoint part a journal has: where new parts go
@@ -1303,16 +1341,27 @@ impl Store {
         journal_id: i64,
         seq: u64,
     ) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT e.line, b.raw FROM events e JOIN event_bytes b ON b.id = ?3
-             WHERE e.journal_id = ?1 AND e.seq = ?2",
-        )?;
-        Ok(stmt
-            .query_row(
-                params![journal_id, seq as i64, bytes_id(journal_id, seq)],
-                |row| Ok((row.get::<_, i64>(0)? as u64, row.get::<_, Vec<u8>>(1)?)),
-            )
-            .optional()?)
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT line FROM events WHERE journal_id = ?1 AND seq = ?2")?;
+        let Some(line) = stmt
+            .query_row(params![journal_id, clamp(seq)], |row| row.get::<_, i64>(0))
+            .optional()?
+        else {
+            return Ok(None);
+        };
+        Ok(self
+            .kept_record(journal_id, seq)?
+            .map(|(raw, _)| (line as u64, raw)))
+    }
+
+    /// One record's original bytes and its summary where `events` does not hold it.
+    pub(super) fn kept_record(
+        &self,
+        journal_id: i64,
+        seq: u64,
+    ) -> Result<Option<record_blocks::Record>, StoreError> {
+        record_blocks::record_at(&self.conn, &mut self.blocks.borrow_mut(), journal_id, seq)
     }
 
     /// Replaces the journal's tip (see [`Store::tip`]); `None` removes it.
@@ -1483,20 +1532,19 @@ impl Store {
     ) -> Result<Vec<(Mark, Vec<u8>)>, StoreError> {
         let mut marks = Vec::new();
         let mut stmt = self.conn.prepare_cached(
-            "SELECT m.seq, m.kind, m.note, m.rowid, b.raw FROM marks m
-               JOIN event_bytes b ON b.id = (m.journal_id << 40) | m.seq
+            "SELECT m.seq, m.kind, m.note, m.rowid FROM marks m
              WHERE m.journal_id = ?1 AND m.kind = ?2",
         )?;
         for kind in kinds {
             let rows = stmt.query_map(params![journal_id, kind], |row| {
-                Ok((
-                    mark_from_row(row)?,
-                    row.get::<_, i64>(3)?,
-                    row.get::<_, Vec<u8>>(4)?,
-                ))
+                Ok((mark_from_row(row)?, row.get::<_, i64>(3)?))
             })?;
             for row in rows {
-                marks.push(row?);
+                let (mark, rowid) = row?;
+                // A mark names a stored record; one whose bytes are gone is left out.
+                if let Some((bytes, _)) = self.kept_record(journal_id, mark.seq)? {
+                    marks.push((mark, rowid, bytes));
+                }
             }
         }
         marks.sort_by_key(|(mark, rowid, _)| (mark.seq, *rowid));
@@ -1615,6 +1663,11 @@ pub struct SourcePosition {
 }
 
 /// A seq as SQLite holds it: `u64::MAX` (no upper bound) as the largest integer.
+/// A checkpoint state or shared part as its dialect encoded it.
+fn checkpoint_part(stored: &[u8]) -> Result<Vec<u8>, StoreError> {
+    compression::decompress(stored).map_err(|reason| StoreError::DamagedCheckpoint { reason })
+}
+
 fn clamp(seq: u64) -> i64 {
     i64::try_from(seq).unwrap_or(i64::MAX)
 }

@@ -90,10 +90,16 @@ impl Store {
         offset: i64,
     ) -> Result<Vec<Vec<u8>>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT b.raw FROM events e JOIN event_bytes b ON b.id = (e.journal_id << 40) | e.seq
-             WHERE e.journal_id = ?1 AND e.offset = ?2 ORDER BY e.seq",
+            "SELECT seq FROM events WHERE journal_id = ?1 AND offset = ?2 ORDER BY seq",
         )?;
-        let rows = stmt.query_map(params![journal_id, offset], |row| row.get(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let seqs = stmt.query_map(params![journal_id, offset], |row| row.get::<_, i64>(0))?;
+        let seqs: Vec<i64> = seqs.collect::<Result<_, _>>()?;
+        let mut records = Vec::with_capacity(seqs.len());
+        for seq in seqs {
+            if let Some((bytes, _)) = self.kept_record(journal_id, seq as u64)? {
+                records.push(bytes);
+            }
+        }
+        Ok(records)
     }
 }
