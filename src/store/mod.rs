@@ -1540,17 +1540,24 @@ impl Store {
                 Ok((mark_from_row(row)?, row.get::<_, i64>(3)?))
             })?;
             for row in rows {
-                let (mark, rowid) = row?;
-                // A mark names a stored record; one whose bytes are gone is left out.
-                if let Some((bytes, _)) = self.kept_record(journal_id, mark.seq)? {
-                    marks.push((mark, rowid, bytes));
-                }
+                marks.push(row?);
             }
         }
-        marks.sort_by_key(|(mark, rowid, _)| (mark.seq, *rowid));
+        marks.sort_by_key(|(mark, rowid)| (mark.seq, *rowid));
+        // In seq order, so that each block of records is decompressed once for all the marks
+        // in it.
+        let seqs: Vec<u64> = marks.iter().map(|(mark, _)| mark.seq).collect();
+        let records = record_blocks::records_at(
+            &self.conn,
+            &mut self.blocks.borrow_mut(),
+            journal_id,
+            &seqs,
+        )?;
+        // A mark names a stored record; one whose bytes are gone is left out.
         Ok(marks
             .into_iter()
-            .map(|(mark, _, bytes)| (mark, bytes))
+            .zip(records)
+            .filter_map(|((mark, _), record)| record.map(|(bytes, _)| (mark, bytes)))
             .collect())
     }
 

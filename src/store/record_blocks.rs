@@ -199,6 +199,31 @@ pub(super) fn record_at(
         .optional()?)
 }
 
+/// The records at `seqs` (in order), each block among them decompressed once.
+pub(super) fn records_at(
+    conn: &Connection,
+    cache: &mut BlockCache,
+    journal_id: i64,
+    seqs: &[u64],
+) -> Result<Vec<Option<Record>>, StoreError> {
+    let mut found = Vec::with_capacity(seqs.len());
+    let mut current: Option<(u64, Arc<Block>)> = None;
+    for &seq in seqs {
+        let start = seq - seq % BLOCK_RECORDS;
+        if current.as_ref().is_none_or(|(s, _)| *s != start) {
+            current = block_at(conn, cache, journal_id, start)?.map(|block| (start, block));
+        }
+        let record = match &current {
+            Some((s, block)) if *s == start => block
+                .record((seq - start) as usize)
+                .map(|(raw, summary)| (raw.to_vec(), Some(summary.to_string()))),
+            _ => record_at(conn, cache, journal_id, seq)?,
+        };
+        found.push(record);
+    }
+    Ok(found)
+}
+
 /// What a pass over stored records lends each one to: its seq, bytes and summary (as
 /// [`Record`] has it); false stops the pass.
 pub(super) type RecordVisit<'a> = dyn FnMut(u64, &[u8], Option<&str>) -> bool + 'a;
