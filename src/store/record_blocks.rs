@@ -531,6 +531,16 @@ mod properties {
         bytes
     }
 
+    fn new_journal(store: &Store) -> i64 {
+        store
+            .create_journal(&NewJournal {
+                source_path: "j.jsonl",
+                dialect: Dialect::Iterate,
+                framing: Framing::Jsonl,
+            })
+            .expect("journal")
+    }
+
     fn summary_of(seq: u64) -> String {
         format!("<s{seq}>")
     }
@@ -563,13 +573,7 @@ mod properties {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("j.sqlite");
         let store = Store::open(&path).expect("store");
-        let id = store
-            .create_journal(&NewJournal {
-                source_path: "j.jsonl",
-                dialect: Dialect::Iterate,
-                framing: Framing::Jsonl,
-            })
-            .expect("journal");
+        let id = new_journal(&store);
         let sizes = [3, 40, 700];
         for range in [0..100, 100..300, 300..600] {
             store.append(id, &appended(range, &sizes)).expect("append");
@@ -618,13 +622,7 @@ mod properties {
             span in 0u64..2_000,
         ) {
             let store = Store::in_memory().expect("store");
-            let id = store
-                .create_journal(&NewJournal {
-                    source_path: "j.jsonl",
-                    dialect: Dialect::Iterate,
-                    framing: Framing::Jsonl,
-                })
-                .expect("journal");
+            let id = new_journal(&store);
             // What a database of the version before blocks holds: a row per record.
             let old = appended(0..old_rows, &sizes);
             if !old.is_empty() {
