@@ -50,6 +50,12 @@ impl JournalError {
             JournalError::Import(ImportError::NotAJournal { .. }) => "not-a-journal",
             JournalError::Import(ImportError::Store(StoreError::TooNew { .. }))
             | JournalError::Store(StoreError::TooNew { .. }) => "database-too-new",
+            JournalError::Import(ImportError::Store(
+                StoreError::DamagedBlock { .. } | StoreError::DamagedCheckpoint { .. },
+            ))
+            | JournalError::Store(
+                StoreError::DamagedBlock { .. } | StoreError::DamagedCheckpoint { .. },
+            ) => "database-damaged",
             JournalError::Import(ImportError::Store(_)) | JournalError::Store(_) => "database",
             JournalError::Iterate(IterateError::NotARequest(_)) => "not-a-request",
             JournalError::Iterate(IterateError::NotACompaction(_)) => "not-a-compaction",
@@ -61,5 +67,36 @@ impl JournalError {
             JournalError::Demo { .. } => "demo",
             JournalError::Write { .. } => "unwritable",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn damaged_stored_data_has_its_own_code_and_says_what_to_do() {
+        let damaged = JournalError::Store(StoreError::DamagedBlock {
+            key: (3 << 40) | 512,
+            reason: "cut short".to_string(),
+        });
+        assert_eq!(
+            damaged.code(),
+            "database-damaged",
+            "a tool can tell damage from other database errors"
+        );
+        let message = damaged.to_string();
+        assert!(
+            message.contains("records 512..") && message.contains("import the journal again"),
+            "the message names the records and the way out: {message}"
+        );
+        let checkpoint = JournalError::Import(ImportError::Store(StoreError::DamagedCheckpoint {
+            reason: "garbage".to_string(),
+        }));
+        assert_eq!(
+            checkpoint.code(),
+            "database-damaged",
+            "through an import too"
+        );
     }
 }

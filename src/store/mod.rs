@@ -44,11 +44,15 @@ pub enum StoreError {
     #[error("the database holds no journal")]
     Empty,
     #[error(
-        "the stored bytes of records {}.. are damaged ({reason}); import the journal again",
+        "the stored bytes of records {}.. are damaged ({reason}); delete the database and \
+         import the journal again",
         .key & ((1 << 40) - 1)
     )]
     DamagedBlock { key: i64, reason: String },
-    #[error("a stored checkpoint of the journal is damaged ({reason}); import the journal again")]
+    #[error(
+        "a stored checkpoint of the journal is damaged ({reason}); delete the database and \
+         import the journal again"
+    )]
     DamagedCheckpoint { reason: String },
 }
 
