@@ -539,3 +539,69 @@ fn regression_advice_wears_no_alarm_badge_in_the_event_list() {
         "errors and warnings keep their badge"
     );
 }
+
+#[test]
+fn a_text_filter_over_a_long_journal_scanned_on_two_threads_keeps_what_one_pass_keeps() {
+    // 60,000 events: past the length from which the filter splits its scan in two.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("long.jsonl");
+    let mut text = String::new();
+    for offset in 1..=60_000u64 {
+        // The needle sits in a record's bytes every 7th event, and across the halves' seam.
+        let word = if offset % 7 == 0 || (29_998..=30_002).contains(&offset) {
+            "needle"
+        } else {
+            "hay"
+        };
+        text.push_str(&format!(
+            "{{\"offset\":{offset},\"type\":\"events.iterate.com/agent/context-added\",\
+             \"payload\":{{\"role\":\"user\",\"content\":\"{word} {offset}\"}}}}\n"
+        ));
+    }
+    std::fs::write(&path, text).expect("write the journal");
+    let mut quiet = |_| {};
+    let journal = Journal::open(
+        &path,
+        Some(&dir.path().join("long.sqlite")),
+        &mut ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )
+    .expect("the journal opens");
+    let page = journal
+        .events_page(&EventQuery {
+            text: Some("NEEDLE".to_string()),
+            start: 0,
+            limit: 10_000,
+            ..EventQuery::default()
+        })
+        .expect("page");
+    let one_pass = journal
+        .store()
+        .filtered_seqs(
+            journal.row().id,
+            &journalscope::store::EventFilter {
+                types: &[],
+                text: Some("NEEDLE"),
+            },
+            0,
+            u64::MAX,
+        )
+        .expect("one pass");
+    let listed: Vec<u64> = page.rows.iter().map(|r| r.seq).collect();
+    assert_eq!(
+        page.total,
+        one_pass.len() as u64,
+        "the split scan counts every hit once"
+    );
+    assert_eq!(
+        listed,
+        one_pass[..listed.len()],
+        "the split scan lists the hits in file order, the seam included"
+    );
+    assert!(
+        one_pass.contains(&29_998) && one_pass.contains(&30_001),
+        "the hits on both sides of the seam are found"
+    );
+}

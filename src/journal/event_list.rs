@@ -6,7 +6,11 @@ use ts_rs::TS;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::dialect::Mark;
-use crate::store::{EventFilter, StoredEvent};
+use crate::store::{EventFilter, Store, StoreError, StoredEvent};
+
+/// Events from which a text filter scans on two threads: below it, opening the second
+/// connection costs more than it saves.
+const PARALLEL_FILTER_FROM: u64 = 50_000;
 
 use super::{Journal, JournalError};
 
@@ -164,13 +168,41 @@ impl Journal {
                 types: &query.types,
                 text: query.text.as_deref(),
             };
-            let found =
-                self.store
-                    .filtered_seqs(self.row.id, &filter, kept.scanned, self.event_count)?;
+            let found = self.filter_scan(&filter, kept.scanned, self.event_count)?;
             kept.seqs.extend(found);
             kept.scanned = self.event_count;
         }
         Ok(answer(&kept.seqs))
+    }
+
+    /// The seqs in `from..to` that `filter` keeps. A text filter tests every record's bytes,
+    /// which is most of its time: over a long range, the second half is scanned on a thread
+    /// and a connection of its own, as a search is.
+    fn filter_scan(
+        &self,
+        filter: &EventFilter<'_>,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<u64>, JournalError> {
+        let id = self.row.id;
+        if filter.text.is_none_or(str::is_empty) || to.saturating_sub(from) < PARALLEL_FILTER_FROM {
+            return Ok(self.store.filtered_seqs(id, filter, from, to)?);
+        }
+        let half = from + (to - from) / 2;
+        let db = self.db_path();
+        let (first, second) = std::thread::scope(|threads| {
+            let second = threads.spawn(|| -> Result<Vec<u64>, StoreError> {
+                Store::open_existing(db)?.filtered_seqs(id, filter, half, to)
+            });
+            let first = self.store.filtered_seqs(id, filter, from, half);
+            let second = second
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (first, second)
+        });
+        let mut found = first?;
+        found.extend(second?);
+        Ok(found)
     }
 
     /// One page of the (filtered) event list, read from SQLite.
