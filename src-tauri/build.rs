@@ -13,7 +13,6 @@ const COMMANDS: &[&str] = &[
     "open_file",
     "open_demo",
     "cancel_import",
-    "retry_views_load",
     "recent_files",
     "journal_info",
     "event_types",

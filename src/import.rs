@@ -69,9 +69,6 @@ pub enum ImportStage {
     Folding,
     /// The analysis is written to the derived tables.
     Saving,
-    /// The stored journal is loaded for viewing (its events parsed for the fold): `analysed`
-    /// moves. At a million events this takes seconds, also when nothing was imported.
-    Loading,
 }
 
 /// Progress of a running import: bytes of the (decompressed) source while storing, then
@@ -820,6 +817,18 @@ pub fn ingest(
         }
     }
     Ok(added)
+}
+
+/// Brings a stored journal's derived tables up to its records in one transaction, reporting
+/// the fold's progress: for a database an older version wrote, or one whose follower stopped
+/// before folding what it stored.
+pub fn refresh(
+    store: &Store,
+    journal: &JournalRow,
+    control: &mut ImportControl<'_>,
+) -> Result<(), ImportError> {
+    let events = store.event_count(journal.id)?;
+    store.transaction(|store| analyse(store, journal, events, 0, control))
 }
 
 /// Brings the derived tables up to the stored records (see [`dialect::refresh`]), reporting

@@ -626,9 +626,7 @@ fn given_a_long_sections_journal_when_read_from_the_stores_checkpoints_then_view
     let loaded = journal(&lines);
     let last = loaded.events.last().map_or(0, |e| e.offset);
     for at in (1..=last).step_by(37).chain([511, 512, 513, 1024, last]) {
-        let stored = checkpoint::view_at(&store, id, at)
-            .expect("read")
-            .expect("the checkpoints answer");
+        let stored = checkpoint::view_at(&store, id, at).expect("read");
         assert_eq!(
             stored,
             loaded.projection_view(at),
@@ -641,9 +639,7 @@ fn given_a_long_sections_journal_when_read_from_the_stores_checkpoints_then_view
         );
     }
     for request in loaded.requests().into_iter().map(|r| r.offset).step_by(13) {
-        let stored = checkpoint::request_at(&store, id, request, Transport::Openai)
-            .expect("read")
-            .expect("the checkpoints answer");
+        let stored = checkpoint::request_at(&store, id, request, Transport::Openai).expect("read");
         match (stored, loaded.request(request, Transport::Openai)) {
             (Ok(a), Ok(b)) => assert_eq!(a.body(), b.body(), "request @{request}: same bytes"),
             (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "@{request}: same error"),
@@ -656,8 +652,7 @@ fn given_a_long_sections_journal_when_read_from_the_stores_checkpoints_then_view
         Transport::Openai,
         (None, None),
     )
-    .expect("read")
-    .expect("the checkpoints answer");
+    .expect("read");
     let whole = loaded.cache_report(Transport::Openai).expect("a report");
     assert_eq!(
         stored, whole,

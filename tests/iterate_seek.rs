@@ -1,12 +1,12 @@
 //! A view at an offset read from the store (the checkpoint before it plus a short fold of the
-//! stored records after it) must be the view a fold of the whole journal gives, whichever way
-//! the journal reached the store: a streamed import, a whole-file import, or appends.
+//! stored records after it) must be the view a plain fold of the whole journal from its first
+//! record gives, whichever way the journal reached the store (a streamed import, a whole-file
+//! import, or appends) and whether or not its offsets always rise.
 
 mod common;
 mod import_common;
 
 use std::io::Write;
-use std::ops::ControlFlow;
 use std::path::Path;
 
 use import_common::import_quietly as import;
@@ -19,6 +19,13 @@ use serde_json::json;
 /// requests, compactions (valid and not), records that are not JSON or have no offset, unknown
 /// types and roles (more diagnostics than a view lists), offset gaps. Offsets increase.
 fn varied(events: usize, seed: u64) -> Vec<String> {
+    varied_with(events, seed, false)
+}
+
+/// [`varied`], and with `late`, records whose offset goes back below earlier ones (a user
+/// item, a keyed slot, a request) now and then, as a journal written by several processes
+/// may have.
+fn varied_with(events: usize, seed: u64, late: bool) -> Vec<String> {
     let mut rng = seed
         .wrapping_mul(6364136223846793005)
         .wrapping_add(1442695040888963407);
@@ -54,6 +61,16 @@ fn varied(events: usize, seed: u64) -> Vec<String> {
                 }
                 _ => common::compaction(offset, json!(offset + 5), "a cutoff in the future"),
             },
+            11 if late && offset > 30 => {
+                let back = offset - 1 - next(30) as i64;
+                let line = match next(3) {
+                    0 => common::user(back, "arrived late"),
+                    1 => common::keyed(back, "user", &format!("note/{}", next(3)), "late keyed"),
+                    _ => common::request(back),
+                };
+                lines.push(line);
+                continue;
+            }
             11 => common::event(offset, "something-new", json!({})),
             12 => common::ctx(offset, json!({"role": "wizard", "content": "x"})),
             13 => "not json at all".to_string(),
@@ -95,18 +112,19 @@ fn write(path: &Path, lines: &[String], gzip: bool) {
     }
 }
 
+/// The plain fold: every record of the journal parsed, each view folded from the first.
+fn plain(store: &Store, id: i64) -> IterateJournal {
+    IterateJournal::from_stored(&store.events(id).expect("the store reads"))
+}
+
 /// Every offset from before the first to past the last, at `step`: the store's view there
-/// equals the loaded journal's.
+/// equals the plain fold's.
 fn assert_seeks_equal_the_fold(store: &Store, id: i64, step: usize, what: &str) {
-    let loaded = IterateJournal::from_store(store, id, &mut |_| ControlFlow::Continue(()))
-        .expect("load")
-        .expect("a load nobody stopped ends");
-    let last = loaded.events.last().map_or(0, |e| e.offset);
+    let loaded = plain(store, id);
+    let last = loaded.events.iter().map(|e| e.offset).max().unwrap_or(0);
     let mut compared = 0;
     for at in (-1..=last + 2).step_by(step).chain([last]) {
-        let seek = checkpoint::view_at(store, id, at)
-            .expect("the store reads")
-            .unwrap_or_else(|| panic!("{what}: checkpoints answer @{at}"));
+        let seek = checkpoint::view_at(store, id, at).expect("the store reads");
         assert_eq!(
             seek,
             loaded.projection_view(at),
@@ -117,10 +135,10 @@ fn assert_seeks_equal_the_fold(store: &Store, id: i64, step: usize, what: &str) 
     assert!(compared > 10, "{what}: enough offsets were compared");
 }
 
-/// A walk over the requests of a range, from one fold of the stored records, visits the
-/// requests in the range and the one before it, in file order, each rendered as the loaded
-/// journal renders it alone: over the whole journal, from and up to a request in the middle,
-/// and between two offsets that are no request.
+/// A walk over the requests of a range visits, in file order, each request in the range and
+/// the one before each of them in the file, each rendered as the plain fold renders it alone:
+/// over the whole journal, from and up to a request in the middle, and between two offsets
+/// that are no request.
 fn assert_walks_equal_the_fold(
     store: &Store,
     id: i64,
@@ -139,17 +157,13 @@ fn assert_walks_equal_the_fold(
     ];
     let transports = [Transport::Openai, Transport::WorkersAi];
     for (from, to) in ranges {
-        let inside: Vec<i64> = requests
+        let inside = |o: i64| from.is_none_or(|f| o >= f) && to.is_none_or(|t| o <= t);
+        let expected: Vec<(i64, Vec<Vec<u8>>)> = requests
             .iter()
-            .copied()
-            .filter(|o| from.is_none_or(|f| *o >= f) && to.is_none_or(|t| *o <= t))
-            .collect();
-        let before = inside
-            .first()
-            .and_then(|first| requests.iter().copied().filter(|o| o < first).max());
-        let expected: Vec<(i64, Vec<Vec<u8>>)> = before
-            .into_iter()
-            .chain(inside)
+            .enumerate()
+            .filter(|(i, o)| inside(**o) || requests.get(i + 1).is_some_and(|n| inside(*n)))
+            .map(|(_, o)| *o)
+            .filter(|offset| loaded.request(*offset, transports[0]).is_ok())
             .map(|offset| {
                 let bodies = transports
                     .iter()
@@ -159,12 +173,10 @@ fn assert_walks_equal_the_fold(
             })
             .collect();
         let mut walked = Vec::new();
-        let answered =
-            stored::walk_requests(store, id, (from, to), &transports, |offset, snaps| {
-                walked.push((offset, snaps.iter().map(|s| s.body()).collect::<Vec<_>>()));
-            })
-            .expect("the store reads");
-        assert!(answered.is_some(), "{what}: checkpoints answer a walk");
+        stored::walk_requests(store, id, (from, to), &transports, |offset, snaps| {
+            walked.push((offset, snaps.iter().map(|s| s.body()).collect::<Vec<_>>()));
+        })
+        .expect("the store reads");
         assert_eq!(
             walked.iter().map(|(o, _)| *o).collect::<Vec<_>>(),
             expected.iter().map(|(o, _)| *o).collect::<Vec<_>>(),
@@ -205,8 +217,7 @@ fn assert_windows_equal_the_fold(
             requests[index]
         );
         let window = diff::cache_report_stored(store, id, Transport::Openai, range)
-            .expect("the store reads")
-            .unwrap_or_else(|| panic!("{what}: the store answers a window's cache report"));
+            .expect("the store reads");
         assert_eq!(
             window,
             diff::cache_report_within(whole.clone(), range),
@@ -220,9 +231,7 @@ fn assert_windows_equal_the_fold(
 fn assert_requests_equal_the_fold(store: &Store, id: i64, what: &str) {
     use journalscope::iterate::event::EventKind;
     use journalscope::iterate::Transport;
-    let loaded = IterateJournal::from_store(store, id, &mut |_| ControlFlow::Continue(()))
-        .expect("load")
-        .expect("a load nobody stopped ends");
+    let loaded = plain(store, id);
     let requests: Vec<i64> = loaded
         .events
         .iter()
@@ -234,24 +243,22 @@ fn assert_requests_equal_the_fold(store: &Store, id: i64, what: &str) {
         for transport in [Transport::Openai, Transport::WorkersAi] {
             let seek = checkpoint::request_at(store, id, offset, transport)
                 .expect("the store reads")
-                .unwrap_or_else(|| panic!("{what}: checkpoints answer @{offset}"))
-                .expect("a request");
-            let whole = loaded.request(offset, transport).expect("a request");
+                .map(|snapshot| snapshot.body());
+            let whole = loaded
+                .request(offset, transport)
+                .map(|snapshot| snapshot.body());
             assert_eq!(
-                seek.body(),
-                whole.body(),
-                "{what}: request @{offset} renders the same bytes from a checkpoint"
+                seek,
+                whole,
+                "{what}: request @{offset} renders the same bytes from a checkpoint: {}",
+                String::from_utf8_lossy(seek.as_ref().map(Vec::as_slice).unwrap_or(b"error"))
             );
         }
         let pane = stored::request_view_at(store, id, offset, Transport::WorkersAi)
-            .expect("the store reads")
-            .unwrap_or_else(|| panic!("{what}: checkpoints answer the pane @{offset}"))
-            .expect("a request pane");
+            .expect("the store reads");
         assert_eq!(
             pane,
-            loaded
-                .request_view(offset, Transport::WorkersAi)
-                .expect("a request pane"),
+            loaded.request_view(offset, Transport::WorkersAi),
             "{what}: the request pane @{offset} (published, unpublished, downgrades) from the \
              store equals the loaded journal's"
         );
@@ -260,9 +267,7 @@ fn assert_requests_equal_the_fold(store: &Store, id: i64, what: &str) {
     assert_windows_equal_the_fold(store, id, &loaded, &requests, what);
     for transport in [Transport::Openai, Transport::WorkersAi] {
         assert_eq!(
-            diff::cache_report_stored(store, id, transport, (None, None))
-                .expect("the store reads")
-                .unwrap_or_else(|| panic!("{what}: the store answers the cache report")),
+            diff::cache_report_stored(store, id, transport, (None, None)).expect("the store reads"),
             loaded.cache_report(transport).expect("a cache report"),
             "{what}: one pass over the store reports every request's prefix as the loaded \
              journal does on {transport:?}"
@@ -279,9 +284,7 @@ fn assert_requests_equal_the_fold(store: &Store, id: i64, what: &str) {
         "{what}: the journal has compactions"
     );
     for offset in compactions {
-        let pane = stored::compaction_at(store, id, offset)
-            .expect("the store reads")
-            .unwrap_or_else(|| panic!("{what}: checkpoints answer the compaction @{offset}"));
+        let pane = stored::compaction_at(store, id, offset).expect("the store reads");
         assert_eq!(
             pane.map_err(|e| e.to_string()),
             loaded.compaction(offset).map_err(|e| e.to_string()),
@@ -298,7 +301,7 @@ fn assert_requests_equal_the_fold(store: &Store, id: i64, what: &str) {
     assert!(
         matches!(
             checkpoint::request_at(store, id, other, Transport::Openai),
-            Ok(Some(Err(_)))
+            Ok(Err(_))
         ),
         "{what}: @{other} is no request, from the store as loaded"
     );
@@ -368,31 +371,21 @@ fn regression_a_streamed_batch_without_marks_dropped_its_checkpoints() {
 }
 
 #[test]
-fn given_offsets_that_go_backwards_when_viewed_from_the_store_then_checkpoints_do_not_answer() {
+fn given_offsets_that_go_backwards_when_viewed_from_the_store_then_each_view_equals_the_whole_fold()
+{
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("journal.jsonl");
-    let mut lines = varied(1_500, 5);
+    let mut lines = varied_with(3_000, 5, true);
     lines.push(common::user(3, "out of order"));
     write(&file, &lines, false);
     let store = Store::open(&dir.path().join("journal.sqlite")).expect("store");
     let id = import(&store, &file);
-    assert_eq!(
-        checkpoint::view_at(&store, id, 10).expect("the store reads"),
-        None,
-        "the records at or before @10 are not a prefix of the file: a checkpoint cannot start them"
-    );
-    let walked = stored::walk_requests(
-        &store,
-        id,
-        (Some(10), None),
-        &[journalscope::iterate::Transport::Openai],
-        |offset, _| panic!("a walk that cannot answer visits nothing, yet visited @{offset}"),
-    )
-    .expect("the store reads");
     assert!(
-        walked.is_none(),
-        "a walk over the requests cannot start from a checkpoint either"
+        store.has_late_records(id).expect("the store reads"),
+        "the journal's offsets go back"
     );
+    assert_seeks_equal_the_fold(&store, id, 1, "offsets that go back");
+    assert_requests_equal_the_fold(&store, id, "offsets that go back");
 }
 
 /// Everything derived from a journal's records: what an import in parts must leave exactly as
@@ -432,16 +425,10 @@ fn given_a_database_from_before_the_checkpoints_when_its_unchanged_file_is_opene
             .execute(&format!("DELETE FROM {table}"), [])
             .expect("forget the checkpoints");
     }
-    assert_eq!(
-        checkpoint::view_at(&store, id, 100).expect("the store reads"),
-        None,
-        "without checkpoints no view starts from one"
-    );
+    assert_seeks_equal_the_fold(&store, id, 97, "a database without checkpoints");
     assert_eq!(import(&store, &file), id, "the same generation");
     assert!(
-        checkpoint::view_at(&store, id, 100)
-            .expect("the store reads")
-            .is_some(),
+        checkpoints_kept(&store, id) > 0,
         "opening the unchanged file again kept the checkpoints"
     );
     assert_seeks_equal_the_fold(&store, id, 11, "a migrated database");
@@ -461,8 +448,9 @@ proptest::proptest! {
     fn an_import_then_appends_in_random_chunks_derive_what_one_import_does(
         seed in 0u64..1_000_000,
         cuts in proptest::collection::vec(1usize..2_400, 1..5),
+        late in proptest::bool::ANY,
     ) {
-        let lines = varied(2_400, seed);
+        let lines = varied_with(2_400, seed, late);
         let dir = tempfile::tempdir().expect("temp dir");
         let file = dir.path().join("whole.jsonl");
         write(&file, &lines, false);
@@ -486,16 +474,18 @@ proptest::proptest! {
         );
     }
 
-    /// Any varied journal, streamed or compressed: every view from the store equals the fold.
+    /// Any varied journal, streamed or compressed, its offsets rising or not: every view from
+    /// the store equals the fold.
     #[test]
     fn a_view_from_a_checkpoint_equals_the_fold_of_the_whole_journal(
         seed in 0u64..1_000_000,
         events in 600usize..2_500,
         gzip in proptest::bool::ANY,
+        late in proptest::bool::ANY,
     ) {
         let dir = tempfile::tempdir().expect("temp dir");
         let file = dir.path().join(if gzip { "j.jsonl.gz" } else { "j.jsonl" });
-        write(&file, &varied(events, seed), gzip);
+        write(&file, &varied_with(events, seed, late), gzip);
         let store = Store::open(&dir.path().join("j.sqlite")).expect("store");
         let id = import(&store, &file);
         assert_seeks_equal_the_fold(&store, id, 7, "generated journal");

@@ -218,6 +218,7 @@ fn a_database_with_the_old_search_index_drops_it_and_still_searches() {
                      body, journal_id UNINDEXED, seq UNINDEXED, tokenize = 'trigram');
                  CREATE TABLE event_text_state (journal_id INTEGER PRIMARY KEY, indexed INTEGER);
                  INSERT INTO event_text (body, journal_id, seq) VALUES ('message 2', 1, 1);
+                 DROP TABLE late_records;
                  DROP TABLE event_blocks;
                  UPDATE events SET summary = (SELECT b.summary FROM event_bytes b
                                               WHERE b.id = (events.journal_id << 40) | events.seq);
@@ -258,5 +259,64 @@ fn a_database_with_the_old_search_index_drops_it_and_still_searches() {
     assert_eq!(
         left, 0,
         "the index and its state are gone, and their disk with them"
+    );
+}
+
+#[test]
+fn a_database_written_before_late_records_were_listed_lists_them_when_opened() {
+    // Protects migration 13: a journal whose offsets go back, stored by a version that did not
+    // list its late records, gets them listed, and its views then answer as a plain fold does.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("late.jsonl");
+    let line = |offset: i64, text: &str| {
+        format!(
+            r#"{{"offset":{offset},"type":"events.iterate.com/agent/context-added","payload":{{"role":"user","content":"{text}"}}}}"#
+        )
+    };
+    let lines = [
+        line(1, "one"),
+        line(5, "five"),
+        line(3, "three, late"),
+        line(9, "nine"),
+        line(5, "five again"),
+    ];
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write");
+    let db = dir.path().join("late.sqlite");
+    let journal = Journal::open(
+        &file,
+        Some(&db),
+        &mut journalscope::import::ImportControl {
+            progress: &mut |_| {},
+            cancel: None,
+        },
+    )
+    .expect("import");
+    let want = journal.projection(4).expect("the view at @4");
+    drop(journal);
+    {
+        let store = Store::open(&db).expect("open");
+        store
+            .inspection_connection()
+            .execute_batch("DROP TABLE late_records; PRAGMA user_version = 12;")
+            .expect("pretend the version before wrote it");
+    }
+    let reopened = Journal::open_quietly(&db).expect("the older database opens");
+    assert!(
+        reopened
+            .store()
+            .has_late_records(reopened.row().id)
+            .expect("reads"),
+        "the migration listed the records whose offset went back"
+    );
+    let history: Vec<i64> = want.history.iter().map(|item| item.offset).collect();
+    assert_eq!(
+        history,
+        [1, 3],
+        "@4 holds the late @3 that follows @5 in the file"
+    );
+    assert_eq!(
+        reopened.projection(4).expect("the view at @4"),
+        want,
+        "the migrated database answers as it did"
     );
 }

@@ -2,10 +2,9 @@
 //! errors to `IpcError`. Anything that could take long (imports, exports) runs off the UI
 //! thread; queries are async commands so they never block the event loop either.
 
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use journalscope::agentskit::{SnapshotAt, TurnsReport};
@@ -16,14 +15,11 @@ use journalscope::iterate::view::{CompactionView, ProjectionView, RequestSummary
 use journalscope::iterate::Transport;
 use journalscope::journal::{
     Demo, EventDetail, EventPage, EventQuery, Journal, JournalError, JournalInfo, StepTarget,
-    Timeline, TypeCount, ViewsLoad,
+    Timeline, TypeCount,
 };
 use tauri::{AppHandle, Emitter, Manager, State};
 
-use crate::ipc::{
-    Exported, ExportedText, ImportStatus, IpcError, RecentFile, Startup, ViewsLoadState,
-    ViewsLoading,
-};
+use crate::ipc::{Exported, ExportedText, ImportStatus, IpcError, RecentFile, Startup};
 use crate::recent;
 
 /// Environment variable naming where "Export…" writes instead of asking with a save dialog.
@@ -38,18 +34,7 @@ const MAX_REPORT_WINDOW: u32 = 2_000;
 pub struct Session {
     journal: Mutex<Option<Journal>>,
     cancel: Arc<AtomicBool>,
-    /// The background load of the journal shown, stopped when another one is opened.
-    loading: Mutex<Option<LoadTicket>>,
     launch_path: Option<String>,
-    /// The running app, for the load a view that needs every event starts.
-    app: OnceLock<AppHandle>,
-}
-
-/// Which journal a background load reads, and the flag that stops it.
-struct LoadTicket {
-    stop: Arc<AtomicBool>,
-    db_path: PathBuf,
-    journal_id: i64,
 }
 
 impl Session {
@@ -60,81 +45,19 @@ impl Session {
         }
     }
 
-    /// Gives the session the running app, once it runs.
-    pub fn attach(&self, app: AppHandle) {
-        let _ = self.app.set(app);
-    }
-
-    /// Stops the background load of the journal opened before, if it still runs.
-    fn stop_loading(&self) {
-        if let Some(ticket) = self
-            .loading
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-        {
-            ticket.stop.store(true, Ordering::Relaxed);
-        }
-    }
-
-    /// Loads the shown journal's events in the background when some of its views wait for
-    /// them (see [`Journal::views_wait_for_load`]); the store answers the others.
-    pub(crate) fn load_shown_if_views_wait(&self, app: &AppHandle) {
-        let waits = self
-            .lock()
-            .as_ref()
-            .is_some_and(|journal| journal.views_wait_for_load().unwrap_or(true));
-        if waits {
-            self.load_shown_in_background(app);
-        }
-    }
-
-    /// Loads the shown journal's events in the background, unless it has them or a load for
-    /// it runs already. False when it has them.
-    pub(crate) fn load_shown_in_background(&self, app: &AppHandle) -> bool {
-        let load = self.lock().as_ref().and_then(Journal::views_load);
-        let owed = load.is_some();
-        if let Some(load) = load {
-            load_views_in_background(app, load);
-        }
-        owed
-    }
-
-    /// Forgets the load `stop` belongs to, once it ended: a failed load must not pass for a
-    /// running one, or trying again would wait for it forever.
-    fn loading_ended(&self, stop: &Arc<AtomicBool>) {
-        let mut slot = self.loading.lock().unwrap_or_else(|e| e.into_inner());
-        if slot
-            .as_ref()
-            .is_some_and(|ticket| Arc::ptr_eq(&ticket.stop, stop))
-        {
-            slot.take();
-        }
-    }
-
     pub(crate) fn lock(&self) -> MutexGuard<'_, Option<Journal>> {
         // A panic while holding the lock leaves a journal that is still readable.
         self.journal.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Runs a query on the shown journal. A view that needs every event loaded (the middle
-    /// of a long journal whose offsets do not always increase) answers `loading`; should no
-    /// load be running for it, this starts one.
+    /// Runs a query on the shown journal.
     pub(crate) fn with<T>(
         &self,
         f: impl FnOnce(&Journal) -> Result<T, JournalError>,
     ) -> Result<T, IpcError> {
-        let answer = {
-            let guard = self.lock();
-            let journal = guard.as_ref().ok_or_else(IpcError::no_journal)?;
-            f(journal)
-        };
-        if matches!(answer, Err(JournalError::Loading)) {
-            if let Some(app) = self.app.get() {
-                self.load_shown_in_background(app);
-            }
-        }
-        answer.map_err(ipc_error)
+        let guard = self.lock();
+        let journal = guard.as_ref().ok_or_else(IpcError::no_journal)?;
+        f(journal).map_err(ipc_error)
     }
 }
 
@@ -168,9 +91,6 @@ async fn import(
     let session = app.state::<Session>();
     let cancel = session.cancel.clone();
     cancel.store(false, Ordering::Relaxed);
-    // The shown journal's load would take a core from the import; should the import fail, the
-    // shown journal loads again (below), if its views need it.
-    session.stop_loading();
     let emitter = app.clone();
     let opened = tauri::async_runtime::spawn_blocking(move || {
         let mut report = |p: ImportProgress| {
@@ -196,122 +116,10 @@ async fn import(
     .map_err(|e| IpcError::new("internal", e.to_string()))
     .and_then(|opened| opened.map_err(ipc_error))
     .and_then(|journal| Ok((journal.info().map_err(ipc_error)?, journal)));
-    let (info, journal) = match opened {
-        Ok(opened) => opened,
-        Err(e) => {
-            session.load_shown_if_views_wait(&app);
-            return Err(e);
-        }
-    };
+    let (info, journal) = opened?;
     *session.lock() = Some(journal);
     set_title(&app, &info);
-    session.load_shown_if_views_wait(&app);
     Ok(info)
-}
-
-/// Parses an opened iterate journal's events on a thread of its own and installs them, telling
-/// the window how far it got: the window shows the journal meanwhile, and the views that need
-/// every event (those of a long journal whose offsets do not always increase) answer once it
-/// ends. A load already running for the same journal goes on (a live tail's appends are taken
-/// in when it installs); one for another journal stops.
-fn load_views_in_background(app: &AppHandle, load: ViewsLoad) {
-    let session = app.state::<Session>();
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let mut slot = session.loading.lock().unwrap_or_else(|e| e.into_inner());
-        let running = slot.as_ref().is_some_and(|ticket| {
-            ticket.db_path == load.db_path()
-                && ticket.journal_id == load.journal_id()
-                && !ticket.stop.load(Ordering::Relaxed)
-        });
-        if running {
-            return;
-        }
-        let ticket = LoadTicket {
-            stop: stop.clone(),
-            db_path: load.db_path().to_path_buf(),
-            journal_id: load.journal_id(),
-        };
-        if let Some(previous) = slot.replace(ticket) {
-            previous.stop.store(true, Ordering::Relaxed);
-        }
-    }
-    let worker = app.clone();
-    let db_path = load.db_path().to_string_lossy().into_owned();
-    let total = load.events();
-    let tell =
-        move |app: &AppHandle, loaded: u64, state: ViewsLoadState, message: Option<String>| {
-            let _ = app.emit(
-                "views-loading",
-                ViewsLoading {
-                    db_path: db_path.clone(),
-                    loaded,
-                    total,
-                    state,
-                    message,
-                },
-            );
-        };
-    let unspawned = tell.clone();
-    let ticket = stop.clone();
-    let spawned = std::thread::Builder::new()
-        .name("views-load".to_string())
-        .spawn(move || {
-            let app = worker;
-            yield_to_the_window();
-            let mut watch = |loaded: u64| {
-                if stop.load(Ordering::Relaxed) {
-                    return ControlFlow::Break(());
-                }
-                tell(&app, loaded, ViewsLoadState::Loading, None);
-                ControlFlow::Continue(())
-            };
-            let failed = |app: &AppHandle, e: JournalError| {
-                tell(app, 0, ViewsLoadState::Failed, Some(e.to_string()))
-            };
-            match load.run(&mut watch) {
-                // Stopped: a newer journal took the window (and indexes it).
-                Ok(None) => return,
-                Ok(Some(views)) => {
-                    let session = app.state::<Session>();
-                    let installed = match session.lock().as_mut() {
-                        Some(journal) => journal.install(views),
-                        None => Ok(false),
-                    };
-                    match installed {
-                        Ok(true) => tell(&app, total, ViewsLoadState::Loaded, None),
-                        // Read for a journal the window no longer shows.
-                        Ok(false) => {}
-                        Err(e) => failed(&app, e),
-                    }
-                }
-                Err(e) => failed(&app, e),
-            }
-            let session = app.state::<Session>();
-            session.loading_ended(&stop);
-        });
-    if let Err(e) = spawned {
-        session.loading_ended(&ticket);
-        unspawned(
-            app,
-            0,
-            ViewsLoadState::Failed,
-            Some(format!("cannot start loading the journal: {e}")),
-        );
-    }
-}
-
-/// Lowers the calling thread's priority, and so that of the threads it starts, which inherit
-/// it: on two cores, a load parsing on both left the window's own queries (the first page, the
-/// first projection) waiting behind it.
-fn yield_to_the_window() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: setpriority takes plain integers and touches no memory of ours; on Linux,
-    // PRIO_PROCESS with who = 0 names the calling thread alone. A failure leaves the priority
-    // as it was, which is only slower.
-    unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
-    }
 }
 
 #[tauri::command]
@@ -335,7 +143,7 @@ pub async fn open_file(app: AppHandle, path: String) -> Result<JournalInfo, IpcE
         .unwrap_or_else(|| path.clone());
     let opened = file.clone();
     let info = import(app.clone(), label, move |control| {
-        Journal::open_unloaded(&opened, None, control)
+        Journal::open(&opened, None, control)
     })
     .await?;
     if let Some(dir) = config_dir(&app) {
@@ -350,18 +158,13 @@ pub async fn open_file(app: AppHandle, path: String) -> Result<JournalInfo, IpcE
 #[tauri::command]
 pub async fn open_demo(app: AppHandle, demo: Demo) -> Result<JournalInfo, IpcError> {
     import(app, format!("{demo:?} demo"), move |control| {
-        Journal::open_unloaded(&journalscope::journal::demo_path(demo)?, None, control)
+        Journal::open(&journalscope::journal::demo_path(demo)?, None, control)
     })
     .await
 }
 
 /// Loads the shown journal's events again after a load failed. False when it has them
 /// already (nothing to wait for).
-#[tauri::command]
-pub fn retry_views_load(app: AppHandle, session: State<'_, Session>) -> bool {
-    session.load_shown_in_background(&app)
-}
-
 #[tauri::command]
 pub fn cancel_import(session: State<'_, Session>) {
     session.cancel.store(true, Ordering::Relaxed);

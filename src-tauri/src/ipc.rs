@@ -59,32 +59,6 @@ pub struct ImportStatus {
     pub analysed: u64,
 }
 
-/// Streamed as the `views-loading` event while an opened iterate journal's events are parsed
-/// for stepping, after the window already shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct ViewsLoading {
-    /// The database the journal lives in: a window that opened another since ignores this.
-    pub db_path: String,
-    #[ts(type = "number")]
-    pub loaded: u64,
-    #[ts(type = "number")]
-    pub total: u64,
-    pub state: ViewsLoadState,
-    /// Why the load failed, when it did.
-    pub message: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "kebab-case")]
-#[ts(export)]
-pub enum ViewsLoadState {
-    Loading,
-    Loaded,
-    Failed,
-}
-
 /// What the window needs before the first journal is open.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]

@@ -26,11 +26,6 @@ pub fn run() {
         .plugin(tauri_plugin_clipboard_manager::init())
         .manage(Session::new(launch_path))
         .manage(live::Live::default())
-        .setup(|app| {
-            use tauri::Manager;
-            app.state::<Session>().attach(app.handle().clone());
-            Ok(())
-        })
         .invoke_handler(tauri::generate_handler![
             live::follow_journal,
             live::connect_stream,
@@ -41,7 +36,6 @@ pub fn run() {
             commands::open_file,
             commands::open_demo,
             commands::cancel_import,
-            commands::retry_views_load,
             commands::recent_files,
             commands::journal_info,
             commands::event_types,

@@ -449,22 +449,17 @@ impl Watcher {
         let ours = shown
             .as_ref()
             .is_some_and(|info| Path::new(&info.db_path) == self.db);
-        // A new generation comes back unloaded, its events loaded in the background if its
-        // views need them: parsing a large journal here would hold the window's journal for
-        // seconds.
         let (journal, reset) = match guard.take() {
-            Some(journal) if ours => match journal.reload_unloaded() {
+            Some(journal) if ours => match journal.reload() {
                 Ok(journal) => (journal, pending.reset),
                 Err(e) => {
                     // The journal was consumed by the failed reload: open it afresh.
-                    *guard = open_unloaded(&self.db).ok();
-                    drop(guard);
-                    session.load_shown_if_views_wait(&self.app);
+                    *guard = open_database(&self.db).ok();
                     return Err(e);
                 }
             },
             other if !self.opened && self.kind == LiveSource::Stream => {
-                match open_unloaded(&self.db) {
+                match open_database(&self.db) {
                     Ok(journal) => (journal, true),
                     // Nothing landed yet (an empty store cannot be opened): the next
                     // arrival tries again, and the window keeps what it shows meanwhile.
@@ -483,7 +478,6 @@ impl Watcher {
         let info = journal.info()?;
         *guard = Some(journal);
         drop(guard);
-        session.load_shown_if_views_wait(&self.app);
         self.opened = true;
         if reset {
             if let Some(window) = self.app.get_webview_window("main") {
@@ -502,10 +496,10 @@ impl Watcher {
     }
 }
 
-/// Opens a database the way the window does, without loading an iterate journal's events.
-fn open_unloaded(db: &Path) -> Result<Journal, JournalError> {
+/// Opens the followed journal's database.
+fn open_database(db: &Path) -> Result<Journal, JournalError> {
     let mut quiet = |_| {};
-    Journal::open_unloaded(
+    Journal::open(
         db,
         None,
         &mut ImportControl {

@@ -3,10 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use journalscope_app::ipc::{
-    Exported, ExportedText, ImportStatus, IpcError, RecentFile, Startup, ViewsLoadState,
-    ViewsLoading,
-};
+use journalscope_app::ipc::{Exported, ExportedText, ImportStatus, IpcError, RecentFile, Startup};
 use journalscope_app::live::{ConnectRequest, LiveChange, LiveSource, LiveState};
 use journalscope_app::reports::ExportKind;
 use ts_rs::{Config, TS};
@@ -34,8 +31,6 @@ fn given_the_ipc_types_when_regenerated_then_the_committed_typescript_matches() 
     check::<RecentFile>(tmp.path(), &mut drift);
     check::<ImportStatus>(tmp.path(), &mut drift);
     check::<Startup>(tmp.path(), &mut drift);
-    check::<ViewsLoading>(tmp.path(), &mut drift);
-    check::<ViewsLoadState>(tmp.path(), &mut drift);
     check::<Exported>(tmp.path(), &mut drift);
     check::<ExportedText>(tmp.path(), &mut drift);
     check::<LiveState>(tmp.path(), &mut drift);

@@ -2,7 +2,7 @@
 //! imports it in a child process, and measures what the README sets targets for, each as the
 //! user pays it: import time and peak memory (against `jq` and the `sqlite3` shell on the same
 //! file), how import cost grows with size, the view at random offsets as a whole process,
-//! reopening, the database's size, an append, and for iterate journals the loaded views.
+//! reopening, the database's size, an append, and for iterate journals its views in one process.
 //! Speed figures live here, never in timed unit tests.
 
 use std::path::{Path, PathBuf};
@@ -14,7 +14,6 @@ use serde::Serialize;
 use journalscope::dialect::Dialect;
 use journalscope::gen::{self, GenOptions, Rng};
 use journalscope::import::ImportControl;
-use journalscope::iterate::projection::fold_through;
 use journalscope::iterate::Transport;
 use journalscope::journal::{EventQuery, Journal, JournalError};
 
@@ -50,29 +49,19 @@ pub struct SeekFigures {
     pub p50_ms: f64,
     pub p99_ms: f64,
     pub max_ms: f64,
-    /// Folding every event from offset 0 to the end, from events already parsed in memory.
-    pub full_fold_ms: f64,
-    /// `full_fold_ms / p99_ms`.
-    pub speedup_p99: f64,
 }
 
-/// An iterate journal opened as the app opens it, then loaded for stepping.
+/// An iterate journal's views in one process, as the app asks for them while it steps.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoadedFigures {
-    /// From the import's end to the window showing the journal, as the app opens it: the
-    /// journal's rows and derived tables read, the first page of the event list, and the
-    /// projection at the last event (the analysis's tip); no event parsed yet.
-    pub shown_ms: f64,
-    /// Then loading every event for stepping anywhere, which the app does in the background
-    /// while it shows the journal.
-    pub load_ms: f64,
-    /// Opening the journal file again: the file is hashed to find it unchanged, then loaded.
+    /// Opening the journal file again: the file's ends are hashed to find it unchanged.
     pub reopen_ms: f64,
     pub reopen_peak_rss_bytes: u64,
-    /// After the load: the projection at the last offset and the first page of the event
-    /// list, what the app shows first.
+    /// The projection at the last offset and the first page of the event list, what the app
+    /// shows first.
     pub first_view_ms: f64,
+    /// The projection at random offsets, each from the checkpoint before it.
     pub seek: SeekFigures,
     pub request_render_ms: f64,
     pub event_page_ms: f64,
@@ -583,25 +572,11 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
                 |v| v <= 5.0,
             ),
             check(
-                "ready after import",
-                Some(loaded.shown_ms / 1000.0),
-                "s",
-                "<= 2 s",
-                |v| v <= 2.0,
-            ),
-            check(
-                "seek p99",
+                "seek p99 (in process)",
                 Some(loaded.seek.p99_ms),
                 "ms",
                 "<= 10 ms",
                 |v| v <= 10.0,
-            ),
-            check(
-                "seek p99 vs fold from 0",
-                Some(loaded.seek.speedup_p99),
-                "x faster",
-                ">= 100x",
-                |v| v >= 100.0,
             ),
         ]);
     }
@@ -706,7 +681,7 @@ fn scale_figures(
 
     let mut quiet = |_| {};
     let start = Instant::now();
-    let journal = Journal::open_unloaded(
+    let journal = Journal::open(
         db_path,
         None,
         &mut ImportControl {
@@ -901,34 +876,14 @@ fn time_search(
     Ok((took, total))
 }
 
-/// An iterate journal's views, opened unloaded as the app opens it, loaded, and reopened.
+/// An iterate journal's views in one process: the journal file opened again, then the views
+/// the app asks for while it steps.
 fn loaded_figures(
     options: &BenchOptions,
     journal_path: &Path,
     db_path: &Path,
 ) -> Result<LoadedFigures, BenchError> {
     let mut quiet = |_| {};
-    let start = Instant::now();
-    let mut shown = Journal::open_unloaded(
-        db_path,
-        None,
-        &mut ImportControl {
-            progress: &mut quiet,
-            cancel: None,
-        },
-    )?;
-    let _ = shown.events_page(&EventQuery::default())?;
-    let _ = shown.projection_at_seq(shown.event_count().saturating_sub(1))?;
-    let shown_ms = ms(start);
-    let start = Instant::now();
-    if let Some(load) = shown.views_load() {
-        if let Some(views) = load.run(&mut |_| std::ops::ControlFlow::Continue(()))? {
-            shown.install(views)?;
-        }
-    }
-    let load_ms = ms(start);
-    drop(shown);
-
     let start = Instant::now();
     let journal = Journal::open(
         journal_path,
@@ -957,30 +912,11 @@ fn loaded_figures(
         samples.push(ms(start));
     }
     samples.sort_by(f64::total_cmp);
-    let full_fold_ms = journal
-        .iterate_events()
-        .map(|events| {
-            let mut runs: Vec<f64> = (0..3)
-                .map(|_| {
-                    let start = Instant::now();
-                    let projection = fold_through(events, last);
-                    let took = ms(start);
-                    drop(projection);
-                    took
-                })
-                .collect();
-            runs.sort_by(f64::total_cmp);
-            runs[1]
-        })
-        .unwrap_or(0.0);
-    let p99 = percentile(&samples, 99.0);
     let seek = SeekFigures {
         samples: samples.len() as u64,
         p50_ms: percentile(&samples, 50.0),
-        p99_ms: p99,
+        p99_ms: percentile(&samples, 99.0),
         max_ms: samples.last().copied().unwrap_or(0.0),
-        full_fold_ms,
-        speedup_p99: if p99 > 0.0 { full_fold_ms / p99 } else { 0.0 },
     };
 
     let last_request = journal.requests()?.last().map(|r| r.offset);
@@ -1009,8 +945,6 @@ fn loaded_figures(
     drop(journal);
 
     Ok(LoadedFigures {
-        shown_ms,
-        load_ms,
         reopen_ms,
         reopen_peak_rss_bytes,
         first_view_ms,
@@ -1054,29 +988,17 @@ pub fn render_text(report: &BenchReport) -> String {
     ));
     if let Some(loaded) = &report.loaded {
         line(format!(
-            "shown after import   {:.0} ms (event list and last projection, before the events load)",
-            loaded.shown_ms
-        ));
-        line(format!(
-            "load after import    {:.0} ms (every event, for stepping anywhere; the app loads them in the background)",
-            loaded.load_ms
-        ));
-        line(format!(
             "reopen (unchanged)   {:.0} ms  peak RSS {:.0} MiB",
             loaded.reopen_ms,
             mib(loaded.reopen_peak_rss_bytes)
         ));
         line(format!(
-            "first view           {:.0} ms (last projection and first page, after the load)",
+            "first view           {:.0} ms (last projection and first page)",
             loaded.first_view_ms
         ));
         line(format!(
-            "seek ({} offsets)  p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms; fold from 0: {:.1} ms",
-            loaded.seek.samples,
-            loaded.seek.p50_ms,
-            loaded.seek.p99_ms,
-            loaded.seek.max_ms,
-            loaded.seek.full_fold_ms
+            "seek ({} offsets)  p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms",
+            loaded.seek.samples, loaded.seek.p50_ms, loaded.seek.p99_ms, loaded.seek.max_ms
         ));
         line(format!(
             "render last request  {:.1} ms",

@@ -13,7 +13,6 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use journalscope::breakpoint::BreakpointError;
 use journalscope::dialect::Dialect;
 use journalscope::import::{ImportControl, ImportError, ImportProgress, ImportStage};
 use journalscope::iterate::render::{ExportFormat, ExportOptions};
@@ -396,25 +395,20 @@ fn progress_bar(template: &str) -> Option<ProgressBar> {
     Some(bar)
 }
 
-/// Opens a journal (importing it first when it is a journal file) without parsing its events:
-/// every command answers from the store, and the rare view that needs every event loaded
-/// (one of a long journal whose offsets do not always increase) loads them through [`answer`].
+/// Opens a journal (importing it first when it is a journal file): every command answers from
+/// the store.
 fn open(journal: &str, db: Option<&Path>) -> Result<Journal> {
     let bar = progress_bar("importing {bar:40} {bytes}/{total_bytes} {msg}");
     let mut report = |p: ImportProgress| {
         if let Some(bar) = &bar {
-            // Loading counts events, not bytes: the bar keeps the bytes the import reached.
-            if p.stage != ImportStage::Loading {
-                bar.set_length(p.total_bytes);
-                bar.set_position(p.done_bytes);
-            }
+            bar.set_length(p.total_bytes);
+            bar.set_position(p.done_bytes);
             bar.set_message(match p.stage {
                 ImportStage::Storing => format!("{} events", p.events),
                 ImportStage::Folding => {
                     format!("analysing {} of {} events", p.analysed, p.events)
                 }
                 ImportStage::Saving => format!("saving the analysis of {} events", p.events),
-                ImportStage::Loading => format!("loading {} of {} events", p.analysed, p.events),
             });
         }
     };
@@ -424,48 +418,14 @@ fn open(journal: &str, db: Option<&Path>) -> Result<Journal> {
     };
     let opened = match Demo::from_argument(journal) {
         Some(demo) if !Path::new(journal).is_file() => {
-            demo_path(demo).and_then(|path| Journal::open_unloaded(&path, None, &mut control))
+            demo_path(demo).and_then(|path| Journal::open(&path, None, &mut control))
         }
-        _ => Journal::open_unloaded(Path::new(journal), db, &mut control),
+        _ => Journal::open(Path::new(journal), db, &mut control),
     };
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     opened.with_context(|| format!("cannot open {journal}"))
-}
-
-/// Asks an iterate journal opened for the store alone; a question only its events answer (a
-/// projection in the middle of a long journal) loads them first.
-fn answer<T>(
-    journal: &mut Journal,
-    ask: impl Fn(&Journal) -> Result<T, JournalError>,
-) -> Result<T> {
-    match ask(journal) {
-        Err(JournalError::Loading) => {
-            load(journal)?;
-            Ok(ask(journal)?)
-        }
-        answered => Ok(answered?),
-    }
-}
-
-/// Parses a journal's events, with the progress bar on a terminal.
-fn load(journal: &mut Journal) -> Result<()> {
-    let bar = progress_bar("loading events {bar:40} {pos}/{len}");
-    let mut report = |p: ImportProgress| {
-        if let Some(bar) = &bar {
-            bar.set_length(p.events);
-            bar.set_position(p.analysed);
-        }
-    };
-    let loaded = journal.load_events(&mut ImportControl {
-        progress: &mut report,
-        cancel: None,
-    });
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    Ok(loaded?)
 }
 
 fn require(journal: &Journal, dialect: Dialect, command: &str) -> Result<()> {
@@ -552,15 +512,15 @@ pub fn run(cli: Cli) -> Result<()> {
             output::events(&mut out, &journal, from, to, kind.as_deref(), json)?;
         }
         Command::Project { journal, at, json } => {
-            let mut journal = open(&journal, None)?;
+            let journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "project")?;
-            let view = answer(&mut journal, |journal| journal.projection(at))?;
+            let view = journal.projection(at)?;
             output::projection(&mut out, &view, json)?;
         }
         Command::Requests { journal, json } => {
-            let mut journal = open(&journal, None)?;
+            let journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "requests")?;
-            let requests = answer(&mut journal, Journal::requests)?;
+            let requests = journal.requests()?;
             output::requests(&mut out, &requests, json)?;
         }
         Command::Request {
@@ -573,10 +533,10 @@ pub fn run(cli: Cli) -> Result<()> {
             exact,
             redact_paths,
         } => {
-            let mut journal = open(&journal, None)?;
+            let journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "request")?;
             let transport = transport.into();
-            let snapshot = answer(&mut journal, |journal| journal.request(at, transport))?;
+            let snapshot = journal.request(at, transport)?;
             if file.is_none() && format.is_none() {
                 output::request(&mut out, &snapshot, json)?;
                 out.flush()?;
@@ -731,7 +691,7 @@ pub fn run(cli: Cli) -> Result<()> {
             to_transport,
             json,
         } => {
-            let mut journal = open(&journal, None)?;
+            let journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "diff")?;
             let to = match to {
                 Some(to) => to,
@@ -742,9 +702,7 @@ pub fn run(cli: Cli) -> Result<()> {
             };
             let from_transport: Transport = from_transport.unwrap_or(transport).into();
             let to_transport: Transport = to_transport.unwrap_or(transport).into();
-            let diff = answer(&mut journal, |journal| {
-                journal.request_diff(from, to, (from_transport, to_transport))
-            })?;
+            let diff = journal.request_diff(from, to, (from_transport, to_transport))?;
             if json {
                 output::json(&mut out, &diff)?;
             } else {
@@ -758,11 +716,9 @@ pub fn run(cli: Cli) -> Result<()> {
             transport,
             json,
         } => {
-            let mut journal = open(&journal, None)?;
+            let journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "cache")?;
-            let report = answer(&mut journal, |j| {
-                j.cache_report_range(transport.into(), (from, to))
-            })?;
+            let report = journal.cache_report_range(transport.into(), (from, to))?;
             if json {
                 output::json(&mut out, &report)?;
             } else {
@@ -782,7 +738,7 @@ pub fn run(cli: Cli) -> Result<()> {
             limit,
             json,
         } => {
-            let mut journal = open(&journal, None)?;
+            let journal = open(&journal, None)?;
             let search = journalscope::search::SearchQuery {
                 text: Some(query),
                 types: kind,
@@ -794,7 +750,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 at,
                 limit: Some(limit),
             };
-            let result = answer(&mut journal, |j| j.search(&search))?;
+            let result = journal.search(&search)?;
             output::search(&mut out, &result, json)?;
         }
         Command::Sql {
@@ -804,20 +760,14 @@ pub fn run(cli: Cli) -> Result<()> {
             max_rows,
             json,
         } => {
-            let mut journal = open(&journal, None)?;
+            let journal = open(&journal, None)?;
             let console = journalscope::console::ConsoleQuery {
                 sql: query,
                 at,
                 max_rows: Some(max_rows),
                 timeout_ms: None,
             };
-            let result = match journal.sql(&console) {
-                Err(journalscope::console::ConsoleError::Journal(JournalError::Loading)) => {
-                    load(&mut journal)?;
-                    journal.sql(&console)?
-                }
-                answered => answered?,
-            };
+            let result = journal.sql(&console)?;
             if json {
                 output::json(&mut out, &result)?;
             } else {
@@ -831,18 +781,12 @@ pub fn run(cli: Cli) -> Result<()> {
             backward,
             json,
         } => {
-            let mut journal = open(&journal, None)?;
+            let journal = open(&journal, None)?;
             let start = match from {
                 Some(offset) => journal.seq_of_offset(offset)?,
                 None => None,
             };
-            let hit = match on.run(&journal, start, !backward) {
-                Err(BreakpointError::Journal(JournalError::Loading)) => {
-                    load(&mut journal)?;
-                    on.run(&journal, start, !backward)?
-                }
-                hit => hit?,
-            };
+            let hit = on.run(&journal, start, !backward)?;
             output::breakpoint(&mut out, &on, from, !backward, hit.as_ref(), json)?;
         }
         Command::Bookmarks {
@@ -875,12 +819,10 @@ pub fn run(cli: Cli) -> Result<()> {
             transport,
             json,
         } => {
-            let mut journal = open(&journal, None)?;
+            let journal = open(&journal, None)?;
             require(&journal, Dialect::Iterate, "sizes")?;
             let range = OffsetRange { from, to };
-            let sizes = answer(&mut journal, |journal| {
-                report::context_sizes(journal, range, transport.into())
-            })?;
+            let sizes = report::context_sizes(&journal, range, transport.into())?;
             output::sizes(&mut out, &sizes, json)?;
         }
         Command::Report {
@@ -890,9 +832,9 @@ pub fn run(cli: Cli) -> Result<()> {
             output: file,
             json,
         } => {
-            let mut journal = open(&journal, None)?;
+            let journal = open(&journal, None)?;
             let range = OffsetRange { from, to };
-            let model = answer(&mut journal, |journal| report::build(journal, range))?;
+            let model = report::build(&journal, range)?;
             if json {
                 output::json(&mut out, &model)?;
             } else {

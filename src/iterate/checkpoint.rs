@@ -267,134 +267,161 @@ fn items(
 }
 
 /// The analyser after the first `records` records: the latest checkpoint at or before them,
-/// then a fold of the stored records after it. `None` when a checkpoint there does not read.
-pub fn resume(
-    store: &Store,
-    journal_id: i64,
-    records: u64,
-) -> Result<Option<Analyser>, StoreError> {
-    let mut analyser = match store.checkpoint_before(journal_id, records)? {
-        Some((_, bytes)) => match decode(store, journal_id, &bytes)? {
-            Some(analyser) => analyser,
-            None => return Ok(None),
-        },
-        None => Analyser::default(),
-    };
+/// then a fold of the stored records after it. A checkpoint that does not read (another
+/// encoding, a record gone) is passed over, and the fold starts further back.
+pub fn resume(store: &Store, journal_id: i64, records: u64) -> Result<Analyser, StoreError> {
+    let mut analyser = Analyser::default();
+    let mut before = records;
+    while let Some((seq, bytes)) = store.checkpoint_before(journal_id, before)? {
+        if let Some(decoded) = decode(store, journal_id, &bytes)? {
+            analyser = decoded;
+            break;
+        }
+        match seq.checked_sub(1) {
+            Some(earlier) => before = earlier,
+            None => break,
+        }
+    }
     for slice in store.slices(journal_id, analyser.records, records, READ_SLICE) {
         for record in &slice? {
             analyser.feed_stored(record);
         }
     }
-    // Records missing before `records` leave the fold short: it cannot answer.
-    Ok((analyser.records >= records).then_some(analyser))
+    Ok(analyser)
 }
 
-/// The projection view at `at` from the store: the checkpoint before it and at most a
-/// checkpoint's spacing of records. `None` when the checkpoints cannot answer it: none were
-/// kept for every record, or offsets do not increase through the journal.
-pub fn view_at(
+/// The analyser after the records a fold through offset `at` reads (those at or before it,
+/// in file order), and only those before seq `before` when it is given: the checkpoint before
+/// the cut's prefix of the file, a fold of the rest of the prefix, then the late records
+/// after it (see [`Store::offset_cut`]).
+pub(super) fn resume_through(
     store: &Store,
     journal_id: i64,
     at: i64,
-) -> Result<Option<ProjectionView>, StoreError> {
-    let Some(records) = seekable_records(store, journal_id, at)? else {
-        return Ok(None);
-    };
-    Ok(resume(store, journal_id, records)?.map(|analyser| analyser.view_at(at)))
+    before: Option<u64>,
+) -> Result<Analyser, StoreError> {
+    let cut = store.offset_cut(journal_id, at, before)?;
+    let mut analyser = resume(store, journal_id, cut.prefix)?;
+    for slice in store.records_at(journal_id, &cut.late, READ_SLICE as usize) {
+        for record in &slice? {
+            analyser.feed_stored(record);
+        }
+    }
+    Ok(analyser)
 }
 
-/// The request snapshot at `request_offset` from the store: the projection through it from
-/// the checkpoint before it, rendered as the request's own event says. `Ok(None)` when the
-/// checkpoints cannot answer (as [`view_at`]); an error when `request_offset` is no request.
+/// The projection view at `at` from the store: the checkpoint before it and at most a
+/// checkpoint's spacing of records (and the late records after them, where offsets went
+/// back).
+pub fn view_at(store: &Store, journal_id: i64, at: i64) -> Result<ProjectionView, StoreError> {
+    Ok(resume_through(store, journal_id, at, None)?.view_at(at))
+}
+
+/// The request event at `request_offset` (the first in the file, should several records
+/// share the offset), or why there is none.
+pub(super) fn request_event(
+    store: &Store,
+    journal_id: i64,
+    request_offset: i64,
+) -> Result<Result<super::event::IterateEvent, super::view::IterateError>, StoreError> {
+    let request = first_event_at(store, journal_id, request_offset, |event| {
+        matches!(event.kind, EventKind::RequestRequested { .. })
+    })?;
+    Ok(request.ok_or(super::view::IterateError::NotARequest(request_offset)))
+}
+
+/// The projection a request saw: the records at or before its offset that precede it in
+/// the file. A record appended later with a lower offset must not change a request that was
+/// already sent, or a retry would render different bytes.
+pub(super) fn projection_for_request(
+    store: &Store,
+    journal_id: i64,
+    request: &super::event::IterateEvent,
+) -> Result<Projection, StoreError> {
+    Ok(resume_through(store, journal_id, request.offset, Some(request.seq + 1))?.projection)
+}
+
+/// The request snapshot at `request_offset` from the store: the projection the request saw,
+/// from the checkpoint before it, rendered as the request's own event says.
 pub fn request_at(
     store: &Store,
     journal_id: i64,
     request_offset: i64,
     transport: super::Transport,
-) -> Result<Option<Result<super::render::RequestSnapshot, super::view::IterateError>>, StoreError> {
-    let Some(records) = seekable_records(store, journal_id, request_offset)? else {
-        return Ok(None);
-    };
-    let Some(event) = event_at(store, journal_id, request_offset)? else {
-        return Ok(Some(Err(super::view::IterateError::NotARequest(
-            request_offset,
-        ))));
+) -> Result<Result<super::render::RequestSnapshot, super::view::IterateError>, StoreError> {
+    let event = match request_event(store, journal_id, request_offset)? {
+        Ok(event) => event,
+        Err(error) => return Ok(Err(error)),
     };
     let EventKind::RequestRequested { model } = &event.kind else {
-        return Ok(Some(Err(super::view::IterateError::NotARequest(
-            request_offset,
-        ))));
+        return Ok(Err(super::view::IterateError::NotARequest(request_offset)));
     };
-    let Some(analyser) = resume(store, journal_id, records)? else {
-        return Ok(None);
-    };
-    if let Err(error) = super::view::check_sent(&analyser.projection, request_offset) {
-        return Ok(Some(Err(error)));
-    }
-    Ok(Some(Ok(super::render::render(
-        &analyser.projection,
-        request_offset,
+    let projection = projection_for_request(store, journal_id, &event)?;
+    Ok(render_request(
+        &projection,
+        &event,
         model.clone(),
+        transport,
+    ))
+}
+
+/// A request rendered from the projection it saw, or why it sent nothing.
+pub(super) fn render_request(
+    projection: &Projection,
+    event: &super::event::IterateEvent,
+    model: Option<String>,
+    transport: super::Transport,
+) -> Result<super::render::RequestSnapshot, super::view::IterateError> {
+    super::view::check_sent(projection, event.offset)?;
+    Ok(super::render::render(
+        projection,
+        event.offset,
+        model,
         event.created_at.as_deref(),
         transport,
-    ))))
+    ))
 }
 
 /// The projection after the records at or before `at`: the checkpoint before them and a fold
-/// of the rest. `None` when the checkpoints cannot answer.
+/// of the rest.
 pub(super) fn projection_through(
     store: &Store,
     journal_id: i64,
     at: i64,
-) -> Result<Option<Projection>, StoreError> {
-    let Some(records) = seekable_records(store, journal_id, at)? else {
-        return Ok(None);
-    };
-    Ok(resume(store, journal_id, records)?.map(|analyser| analyser.projection))
+) -> Result<Projection, StoreError> {
+    Ok(resume_through(store, journal_id, at, None)?.projection)
 }
 
-/// The stored record at `offset`, parsed as an event: offsets increase where the checkpoints
-/// answer, so one record at most has it.
+/// The first stored event with `offset`.
 pub(super) fn event_at(
     store: &Store,
     journal_id: i64,
     offset: i64,
 ) -> Result<Option<super::event::IterateEvent>, StoreError> {
-    let record = match store.seq_at_offset(journal_id, offset)? {
-        Some(seq) => store.events_between(journal_id, seq, seq + 1)?.pop(),
-        None => None,
-    };
-    Ok(record
-        .filter(|record| record.offset == Some(offset))
-        .and_then(|record| {
-            let value = record.json()?;
-            event::parse_owned(record.seq, record.line, value).0
-        }))
+    first_event_at(store, journal_id, offset, |_| true)
 }
 
-/// Whether the checkpoints cover every record and offsets increase through the journal: then
-/// the records at or before an offset are a prefix of the journal.
-pub fn seekable(store: &Store, journal_id: i64) -> Result<bool, StoreError> {
-    Ok(seekable_records(store, journal_id, i64::MIN)?.is_some())
-}
-
-/// How many records lie at or before `at`, when the checkpoints can start a fold there: they
-/// cover every record and offsets increase through the journal.
-pub(super) fn seekable_records(
+/// The first stored event with `offset` that `wanted` takes.
+fn first_event_at(
     store: &Store,
     journal_id: i64,
-    at: i64,
-) -> Result<Option<u64>, StoreError> {
-    let Some(cover) = store.checkpoint_cover(journal_id)? else {
-        return Ok(None);
-    };
-    if cover.format != FORMAT
-        || !cover.seekable
-        || cover.records != store.event_count(journal_id)?
-    {
-        return Ok(None);
+    offset: i64,
+    wanted: impl Fn(&super::event::IterateEvent) -> bool,
+) -> Result<Option<super::event::IterateEvent>, StoreError> {
+    for seq in store.seqs_at_offset(journal_id, offset)? {
+        let Some(record) = store.events_between(journal_id, seq, seq + 1)?.pop() else {
+            continue;
+        };
+        let Some(value) = record.json() else {
+            continue;
+        };
+        if let (Some(event), _) = event::parse_owned(record.seq, record.line, value) {
+            if wanted(&event) {
+                return Ok(Some(event));
+            }
+        }
     }
-    Ok(Some(store.records_through_offset(journal_id, at)?))
+    Ok(None)
 }
 
 /// Brings a journal's derived tables up to its records: from its latest checkpoint when the

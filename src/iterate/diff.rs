@@ -325,20 +325,17 @@ impl Changes {
     }
 
     /// `between`, read from the store: the projection at `lo` from the checkpoint before it,
-    /// then the stored records up to `hi`. `None` when the checkpoints cannot answer.
+    /// then the stored records with an offset above `lo` and up to `hi`, in file order.
     fn between_stored(
         store: &Store,
         journal_id: i64,
         lo: i64,
         hi: i64,
-    ) -> Result<Option<Changes>, StoreError> {
-        let Some(mut projection) = checkpoint::projection_through(store, journal_id, lo)? else {
-            return Ok(None);
-        };
-        let from = store.records_through_offset(journal_id, lo)?;
-        let to = store.records_through_offset(journal_id, hi)?;
+    ) -> Result<Changes, StoreError> {
+        let mut projection = checkpoint::projection_through(store, journal_id, lo)?;
+        let seqs = store.seqs_with_offsets_between(journal_id, lo, hi)?;
         let mut changes = Changes::default();
-        for slice in store.slices(journal_id, from, to, READ_SLICE) {
+        for slice in store.records_at(journal_id, &seqs, READ_SLICE as usize) {
             for record in &slice? {
                 let Some(value) = record.json() else {
                     continue;
@@ -350,7 +347,7 @@ impl Changes {
             }
         }
         changes.note_system_additions(&projection, lo);
-        Ok(Some(changes))
+        Ok(changes)
     }
 
     /// The compaction or rewrite the event just folded applied, if any.
@@ -1070,22 +1067,24 @@ impl CacheReportBuilder {
 /// `IterateJournal::cache_report`, read from the store in one pass, for the requests with an
 /// offset in `range` (either end open): the stored records from the request before the first
 /// of them are folded slice by slice, each request rendered as the fold reaches it and set
-/// against the one before, so memory holds a slice, two requests and the report. `None` when
-/// offsets do not increase through the journal (the report then needs the loaded journal's
-/// rules for a request's events).
+/// against the one before, so memory holds a slice, two requests and the report. Where
+/// offsets go back, each request is rendered from its own checkpoint instead.
 pub fn cache_report_stored(
     store: &Store,
     journal_id: i64,
     transport: Transport,
     range: (Option<i64>, Option<i64>),
-) -> Result<Option<CacheReport>, StoreError> {
+) -> Result<CacheReport, StoreError> {
+    if store.has_late_records(journal_id)? {
+        return cache_report_by_request(store, journal_id, transport, range);
+    }
     let mut report = CacheReportBuilder::default();
     let mut previous: Option<RequestSnapshot> = None;
     let mut changes = Changes::default();
     let inside = |offset: i64| {
         range.0.is_none_or(|from| offset >= from) && range.1.is_none_or(|to| offset <= to)
     };
-    let folded = super::stored::fold_range(store, journal_id, range, |projection, event| {
+    super::stored::fold_range(store, journal_id, range, |projection, event| {
         changes.note_compaction(projection);
         let EventKind::RequestRequested { model } = &event.kind else {
             return;
@@ -1112,7 +1111,41 @@ pub fn cache_report_stored(
         }
         previous = Some(snapshot);
     })?;
-    Ok(folded.map(|()| report.finish(transport)))
+    Ok(report.finish(transport))
+}
+
+/// [`cache_report_stored`] of a journal whose offsets go back: each request in file order is
+/// rendered from the records at or below its offset before it, and set against the request
+/// before it that sent something, with what happened between their offsets.
+fn cache_report_by_request(
+    store: &Store,
+    journal_id: i64,
+    transport: Transport,
+    range: (Option<i64>, Option<i64>),
+) -> Result<CacheReport, StoreError> {
+    let mut report = CacheReportBuilder::default();
+    let mut previous: Option<RequestSnapshot> = None;
+    for (offset, wanted) in super::stored::requests_to_walk(store, journal_id, range)? {
+        let snapshot = match checkpoint::request_at(store, journal_id, offset, transport)? {
+            Ok(snapshot) => snapshot,
+            // A request that sent nothing has no prefix to compare.
+            Err(_) => continue,
+        };
+        if wanted {
+            let changes = match &previous {
+                Some(before) => Some(Changes::between_stored(
+                    store,
+                    journal_id,
+                    before.request_offset,
+                    offset,
+                )?),
+                None => None,
+            };
+            report.add(previous.as_ref().zip(changes.as_ref()), &snapshot);
+        }
+        previous = Some(snapshot);
+    }
+    Ok(report.finish(transport))
 }
 
 /// `report`'s entries for the requests with an offset in `range`, and their totals.
@@ -1135,10 +1168,10 @@ pub fn request_before_stored(
     journal_id: i64,
     offset: i64,
 ) -> Result<Option<i64>, StoreError> {
-    let Some(seq) = store.seq_at_offset(journal_id, offset)? else {
+    let Ok(request) = checkpoint::request_event(store, journal_id, offset)? else {
         return Ok(None);
     };
-    match store.next_mark(journal_id, "request", Some(seq), false)? {
+    match store.next_mark(journal_id, "request", Some(request.seq), false)? {
         Some(before) => store.offset_at_or_before_seq(journal_id, before),
         None => Ok(None),
     }
@@ -1146,26 +1179,23 @@ pub fn request_before_stored(
 
 /// `IterateJournal::request_diff`, read from the store: each request rendered from the
 /// checkpoint before it, and the events between them folded from the checkpoint at the
-/// earlier one. `None` when the checkpoints cannot answer.
+/// earlier one.
 pub fn request_diff_stored(
     store: &Store,
     journal_id: i64,
     from: (i64, Transport),
     to: (i64, Transport),
-) -> Result<Option<Result<RequestDiff, IterateError>>, StoreError> {
+) -> Result<Result<RequestDiff, IterateError>, StoreError> {
     let rendered = |(offset, transport): (i64, Transport)| {
         checkpoint::request_at(store, journal_id, offset, transport)
     };
-    let (Some(a), Some(b)) = (rendered(from)?, rendered(to)?) else {
-        return Ok(None);
-    };
-    let (a, b) = match (a, b) {
+    let (a, b) = match (rendered(from)?, rendered(to)?) {
         (Ok(a), Ok(b)) => (a, b),
-        (Err(error), _) | (_, Err(error)) => return Ok(Some(Err(error))),
+        (Err(error), _) | (_, Err(error)) => return Ok(Err(error)),
     };
     let (lo, hi) = (from.0.min(to.0), from.0.max(to.0));
-    Ok(Changes::between_stored(store, journal_id, lo, hi)?
-        .map(|changes| Ok(diff_snapshots(&a, &b, &changes))))
+    let changes = Changes::between_stored(store, journal_id, lo, hi)?;
+    Ok(Ok(diff_snapshots(&a, &b, &changes)))
 }
 
 #[cfg(test)]

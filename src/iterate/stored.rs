@@ -1,23 +1,22 @@
 //! The request and compaction panes read from the store: each side of them is the checkpoint
-//! before an offset and a fold of at most a checkpoint's spacing of stored records, so they
-//! answer at any offset of a journal of any size without loading it. A walk over the requests
-//! of a range folds its stored records once, from the checkpoint before it.
+//! before an offset and a fold of at most a checkpoint's spacing of stored records (and the
+//! late records after them, where offsets went back), so they answer at any offset of a
+//! journal of any size. A walk over the requests of a range folds its stored records once,
+//! from the checkpoint before it.
 
-use super::checkpoint::{event_at, projection_through, request_at, resume, seekable_records};
-use super::diff::request_before_stored;
+use super::checkpoint::{
+    event_at, projection_for_request, projection_through, render_request, request_at,
+    request_event, resume, resume_through,
+};
 use super::event::{self, EventKind, IterateEvent};
 use super::projection::Projection;
-use super::render::{render, RequestSnapshot};
+use super::render::RequestSnapshot;
 use super::view::{
     compaction_view_of, cutoff_of, request_view_of, CompactionSides, CompactionView, IterateError,
     RequestView,
 };
 use super::Transport;
 use crate::store::{Store, StoreError};
-
-/// What a pane read from the store gives: `None` when the checkpoints cannot answer (none were
-/// kept for every record, or offsets do not increase), else the pane or why there is none.
-pub type Stored<T> = Option<Result<T, IterateError>>;
 
 /// The request pane at `request_offset`: its snapshot, what it newly published, and what
 /// arrived after it that is still unpublished at the end of the journal.
@@ -26,33 +25,48 @@ pub fn request_view_at(
     journal_id: i64,
     request_offset: i64,
     transport: Transport,
-) -> Result<Stored<RequestView>, StoreError> {
-    let snapshot = match request_at(store, journal_id, request_offset, transport)? {
-        Some(Ok(snapshot)) => snapshot,
-        Some(Err(error)) => return Ok(Some(Err(error))),
-        None => return Ok(None),
+) -> Result<Result<RequestView, IterateError>, StoreError> {
+    let event = match request_event(store, journal_id, request_offset)? {
+        Ok(event) => event,
+        Err(error) => return Ok(Err(error)),
     };
-    let previous = request_before_stored(store, journal_id, request_offset)?;
+    let EventKind::RequestRequested { model } = &event.kind else {
+        return Ok(Err(IterateError::NotARequest(request_offset)));
+    };
+    let projection = projection_for_request(store, journal_id, &event)?;
+    let snapshot = match render_request(&projection, &event, model.clone(), transport) {
+        Ok(snapshot) => snapshot,
+        Err(error) => return Ok(Err(error)),
+    };
+    let previous = request_below(store, journal_id, &event)?;
     let earlier_through = match previous {
-        Some(previous) => match projection_through(store, journal_id, previous)? {
-            Some(projection) => projection.published_through,
-            None => return Ok(None),
-        },
+        Some(previous) => projection_through(store, journal_id, previous)?.published_through,
         None => None,
     };
-    let Some(projection) = projection_through(store, journal_id, request_offset)? else {
-        return Ok(None);
-    };
-    let Some(latest) = resume(store, journal_id, store.event_count(journal_id)?)? else {
-        return Ok(None);
-    };
-    Ok(Some(Ok(request_view_of(
+    let latest = resume(store, journal_id, store.event_count(journal_id)?)?;
+    Ok(Ok(request_view_of(
         snapshot,
         previous,
         earlier_through,
         &projection,
         &latest.projection,
-    ))))
+    )))
+}
+
+/// The highest request offset below the request `event`'s: where offsets rise, the request
+/// before it in the file.
+fn request_below(
+    store: &Store,
+    journal_id: i64,
+    event: &IterateEvent,
+) -> Result<Option<i64>, StoreError> {
+    if store.has_late_records(journal_id)? {
+        return store.highest_marked_offset_below(journal_id, "request", event.offset);
+    }
+    match store.next_mark(journal_id, "request", Some(event.seq), false)? {
+        Some(before) => store.offset_at_or_before_seq(journal_id, before),
+        None => Ok(None),
+    }
 }
 
 /// The compaction pane at `offset`: the projection before the compaction's record and after
@@ -61,17 +75,12 @@ pub fn compaction_at(
     store: &Store,
     journal_id: i64,
     offset: i64,
-) -> Result<Stored<CompactionView>, StoreError> {
-    if seekable_records(store, journal_id, offset)?.is_none() {
-        return Ok(None);
-    }
+) -> Result<Result<CompactionView, IterateError>, StoreError> {
     let Some(event) = event_at(store, journal_id, offset)? else {
-        return Ok(Some(Err(IterateError::NotACompaction(offset))));
+        return Ok(Err(IterateError::NotACompaction(offset)));
     };
-    // Offsets increase, so what comes before the compaction is every record before its own.
-    let Some(mut analyser) = resume(store, journal_id, event.seq)? else {
-        return Ok(None);
-    };
+    // Before the compaction: the records at or below its offset that precede it in the file.
+    let mut analyser = resume_through(store, journal_id, offset, Some(event.seq))?;
     let at_before = analyser.projection.at.unwrap_or(offset);
     let before = analyser.view_at(at_before);
     let record = store.events_between(journal_id, event.seq, event.seq + 1)?;
@@ -80,11 +89,10 @@ pub fn compaction_at(
     }
     let after = analyser.view_at(offset);
     let cutoff_is_request = match cutoff_of(&event) {
-        Some(cutoff) => event_at(store, journal_id, cutoff)?
-            .is_some_and(|e| matches!(e.kind, EventKind::RequestRequested { .. })),
+        Some(cutoff) => request_event(store, journal_id, cutoff)?.is_ok(),
         None => false,
     };
-    Ok(Some(compaction_view_of(
+    Ok(compaction_view_of(
         &event,
         CompactionSides {
             before,
@@ -92,7 +100,7 @@ pub fn compaction_at(
             projection_after: &analyser.projection,
         },
         |_| cutoff_is_request,
-    )))
+    ))
 }
 
 /// Records a walk reads from the store at a time.
@@ -101,30 +109,28 @@ const READ_SLICE: u64 = 4_096;
 /// The stored records from the request before the first one in `from..=to` (either end
 /// open) through `to`, each parsed and folded in turn onto the projection the checkpoint before
 /// them starts: `visit` sees the projection after each event. So a fold over a range reads
-/// only the records its range covers, holding one slice of them. `None` when the checkpoints
-/// cannot answer (none were kept for every record, or offsets do not increase).
+/// only the records its range covers, holding one slice of them. Only where offsets rise
+/// through the journal is the projection after an event the one its request saw; the callers
+/// ask [`Store::has_late_records`] first.
 pub(super) fn fold_range(
     store: &Store,
     journal_id: i64,
     (from, to): (Option<i64>, Option<i64>),
     mut visit: impl FnMut(&Projection, &IterateEvent),
-) -> Result<Option<()>, StoreError> {
-    let Some(end) = seekable_records(store, journal_id, to.unwrap_or(i64::MAX))? else {
-        return Ok(None);
-    };
+) -> Result<(), StoreError> {
+    let end = store
+        .offset_cut(journal_id, to.unwrap_or(i64::MAX), None)?
+        .prefix;
     let start = match from.and_then(|from| from.checked_sub(1)) {
         Some(before) => {
-            let first = store.records_through_offset(journal_id, before)?;
+            let first = store.offset_cut(journal_id, before, None)?.prefix;
             store
                 .next_mark(journal_id, "request", Some(first), false)?
                 .unwrap_or(first)
         }
         None => 0,
     };
-    let Some(analyser) = resume(store, journal_id, start)? else {
-        return Ok(None);
-    };
-    let mut projection = analyser.projection;
+    let mut projection = resume(store, journal_id, start)?.projection;
     for slice in store.slices(journal_id, start, end, READ_SLICE) {
         for record in &slice? {
             let Some(value) = record.json() else {
@@ -137,20 +143,58 @@ pub(super) fn fold_range(
             visit(&projection, &event);
         }
     }
-    Ok(Some(()))
+    Ok(())
+}
+
+/// The requests of a journal whose offsets go back that a walk over `from..=to` visits, in
+/// file order: each request with an offset in the range, and the request before each of them.
+/// Such a journal's requests each fold from their own checkpoint (see [`request_at`]).
+pub(super) fn requests_to_walk(
+    store: &Store,
+    journal_id: i64,
+    (from, to): (Option<i64>, Option<i64>),
+) -> Result<Vec<(i64, bool)>, StoreError> {
+    let inside =
+        |offset: i64| from.is_none_or(|from| offset >= from) && to.is_none_or(|to| offset <= to);
+    let requests = store.marked_offsets(journal_id, "request")?;
+    let mut walk = Vec::new();
+    for (index, &(_, offset)) in requests.iter().enumerate() {
+        let wanted = inside(offset);
+        let before_wanted = requests
+            .get(index + 1)
+            .is_some_and(|&(_, next)| inside(next));
+        if wanted || before_wanted {
+            walk.push((offset, wanted));
+        }
+    }
+    Ok(walk)
 }
 
 /// Every request with an offset in `from..=to` (either end open), and the request before the
 /// first of them, each rendered on every one of `transports`, in file order: `visit` gets the
-/// request's offset and its snapshots. One [`fold_range`] serves them all. `None` when the
-/// checkpoints cannot answer.
+/// request's offset and its snapshots. One [`fold_range`] serves them all where offsets rise.
 pub fn walk_requests(
     store: &Store,
     journal_id: i64,
     range: (Option<i64>, Option<i64>),
     transports: &[Transport],
     mut visit: impl FnMut(i64, Vec<RequestSnapshot>),
-) -> Result<Option<()>, StoreError> {
+) -> Result<(), StoreError> {
+    if store.has_late_records(journal_id)? {
+        for (offset, _) in requests_to_walk(store, journal_id, range)? {
+            let mut snapshots = Vec::with_capacity(transports.len());
+            for transport in transports {
+                match request_at(store, journal_id, offset, *transport)? {
+                    Ok(snapshot) => snapshots.push(snapshot),
+                    Err(_) => break,
+                }
+            }
+            if snapshots.len() == transports.len() {
+                visit(offset, snapshots);
+            }
+        }
+        return Ok(());
+    }
     fold_range(store, journal_id, range, |projection, event| {
         if let EventKind::RequestRequested { model } = &event.kind {
             if super::view::check_sent(projection, event.offset).is_err() {
@@ -159,7 +203,7 @@ pub fn walk_requests(
             let snapshots = transports
                 .iter()
                 .map(|transport| {
-                    render(
+                    super::render::render(
                         projection,
                         event.offset,
                         model.clone(),
@@ -182,9 +226,10 @@ pub fn requests_around(
     request_offset: i64,
     (before, after): (u64, u64),
 ) -> Result<(Option<i64>, Option<i64>), StoreError> {
-    let Some(seq) = store.seq_at_offset(journal_id, request_offset)? else {
+    let Ok(request) = request_event(store, journal_id, request_offset)? else {
         return Ok((None, None));
     };
+    let seq = request.seq;
     let offset_of = |seq: Option<u64>| -> Result<Option<i64>, StoreError> {
         match seq {
             Some(seq) => store.offset_at_or_before_seq(journal_id, seq),

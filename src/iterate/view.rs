@@ -3,7 +3,6 @@
 //! These are the shapes the CLI prints and the desktop shows.
 
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -16,7 +15,7 @@ use super::render::{self, header_line, RequestSnapshot};
 use super::roles::{provider_role, ProviderRole, Rule, Transport};
 use crate::derived::{Analysis, CheckpointCover, FoldWatch, Mark, TipRow, WATCH_EVERY};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::store::{Store, StoreError, StoredEvent};
+use crate::store::StoredEvent;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum IterateError {
@@ -427,12 +426,13 @@ pub struct CompactionView {
     pub request_at_cutoff: Option<i64>,
 }
 
-/// An iterate journal parsed for folding: the reducible events in file order and the
-/// read-time diagnostics of every record.
+/// An iterate journal parsed whole and folded from its first event for every view: the plain
+/// fold the store's checkpointed views are checked against, and a fold of a few records that
+/// only exist in memory. Its views are those of the store (`checkpoint`, `stored`, `diff`),
+/// folded the simplest way.
 #[derive(Debug, Clone, Default)]
 pub struct IterateJournal {
     pub events: Vec<IterateEvent>,
-    checkpoints: Option<Checkpoints>,
     read_diagnostics: Vec<(Option<i64>, Diagnostic)>,
     /// What parsing a payload found odd (an unknown role, no payload), by seq: the fold
     /// ignores such items, so without these they would vanish silently.
@@ -444,132 +444,7 @@ pub struct IterateJournal {
 impl IterateJournal {
     pub fn from_stored(stored: &[StoredEvent]) -> IterateJournal {
         let mut unwatched = |_: u64| ControlFlow::Continue(());
-        let mut journal = IterateJournal::parse(stored, &mut unwatched).unwrap_or_default();
-        journal.checkpoints = Checkpoints::build(&journal.events);
-        journal
-    }
-
-    /// Reads a stored journal in slices and parses them on every core while the next slice is
-    /// read, holding only the slices in flight: at a million events the raw records alone are
-    /// a gigabyte. `watch` hears how many records were parsed, slice by slice; `None` when it
-    /// abandoned the load.
-    pub fn from_store(
-        store: &Store,
-        journal_id: i64,
-        watch: FoldWatch<'_>,
-    ) -> Result<Option<IterateJournal>, StoreError> {
-        let total = store.event_count(journal_id)?;
-        let parsers = std::thread::available_parallelism().map_or(1, |n| n.get());
-        // Bounded: reading waits for the parsers rather than piling slices up in memory.
-        let (work, jobs) = std::sync::mpsc::sync_channel::<(usize, Vec<StoredEvent>)>(parsers);
-        // Only the parsers hold the receiving end: should they all stop, sending fails rather
-        // than waiting for them forever.
-        let jobs = std::sync::Arc::new(std::sync::Mutex::new(jobs));
-        let (finished, results) = std::sync::mpsc::channel::<(usize, IterateJournal)>();
-        // Records joined in file order so far, told by the joining thread as it goes.
-        let (joined, progress) = std::sync::mpsc::channel::<u64>();
-        let stop = AtomicBool::new(false);
-        std::thread::scope(|scope| -> Result<Option<IterateJournal>, StoreError> {
-            for _ in 0..parsers {
-                let (jobs, finished) = (std::sync::Arc::clone(&jobs), finished.clone());
-                scope.spawn(move || loop {
-                    // A poisoned lock means another parser panicked; the scope re-raises it.
-                    let job = match jobs.lock() {
-                        Ok(jobs) => jobs.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok((index, slice)) = job else { return };
-                    if finished.send((index, parse_records(&slice))).is_err() {
-                        return;
-                    }
-                });
-            }
-            drop((jobs, finished));
-            // The joining and the checkpoint fold run beside the reading, on their own thread:
-            // done after the last slice, the fold was the last half second of a million-event
-            // load with one core idle.
-            let stop = &stop;
-            let joining = scope.spawn(move || {
-                let mut journal = IterateJournal::default();
-                let mut run = CheckpointRun::default();
-                let mut order = SliceOrder::default();
-                for result in results.iter() {
-                    if stop.load(Ordering::Relaxed) {
-                        return None;
-                    }
-                    let known = journal.events.len();
-                    order.join([result], &mut journal);
-                    run.feed(&journal.events[known..]);
-                    // The load may have stopped listening; joining goes on regardless.
-                    let _ = joined.send(order.records(total));
-                }
-                journal.checkpoints = run.finish();
-                Some((journal, order.joined))
-            });
-            let mut sent = 0;
-            let mut heard = 0;
-            let mut read = || -> Result<bool, StoreError> {
-                for slice in store.slices(journal_id, 0, total, LOAD_SLICE) {
-                    heard = progress.try_iter().last().unwrap_or(heard);
-                    if watch(heard).is_break() {
-                        return Ok(false);
-                    }
-                    if work.send((sent, slice?)).is_err() {
-                        break;
-                    }
-                    sent += 1;
-                }
-                Ok(true)
-            };
-            let outcome = read();
-            drop(work);
-            if !matches!(outcome, Ok(true)) {
-                stop.store(true, Ordering::Relaxed);
-            }
-            // The joining thread ends once the parsers have, and its end closes `progress`;
-            // until then the watch hears how far it got (a cancel lands within a slice).
-            for done in progress.iter() {
-                if watch(done).is_break() {
-                    stop.store(true, Ordering::Relaxed);
-                }
-            }
-            let assembled = match joining.join() {
-                Ok(assembled) => assembled,
-                Err(panic) => std::panic::resume_unwind(panic),
-            };
-            if !outcome? {
-                return Ok(None);
-            }
-            match assembled {
-                Some((journal, slices)) if slices == sent && watch(total).is_continue() => {
-                    Ok(Some(journal))
-                }
-                _ => Ok(None),
-            }
-        })
-    }
-
-    /// Takes in the records `from <= seq < to` that a follower appended to the store since
-    /// this journal was read (its first `from`), and extends the checkpoints over them: a live
-    /// tail's reload costs what was appended, not the whole journal again.
-    pub fn extend_from_store(
-        &mut self,
-        store: &Store,
-        journal_id: i64,
-        from: u64,
-        to: u64,
-    ) -> Result<(), StoreError> {
-        let known = self.events.len();
-        for slice in store.slices(journal_id, from, to, LOAD_SLICE) {
-            self.take(parse_records(&slice?));
-        }
-        self.checkpoints = match self.checkpoints.take() {
-            Some(checkpoints) => checkpoints.extend(&self.events, known),
-            // Nothing was checkpointed yet: an empty journal, or offsets that went backwards
-            // (then a build says so again).
-            None => Checkpoints::build(&self.events),
-        };
-        Ok(())
+        IterateJournal::parse(stored, &mut unwatched).unwrap_or_default()
     }
 
     /// Parses every record, telling `watch` how many were parsed; no checkpoints (only views
@@ -603,10 +478,7 @@ impl IterateJournal {
 
     /// The fold of every event with offset `<= at`, in file order.
     pub fn projection_at(&self, at: i64) -> Projection {
-        match &self.checkpoints {
-            Some(checkpoints) => checkpoints.projection_at(&self.events, at),
-            None => fold_through(&self.events, at),
-        }
+        fold_through(&self.events, at)
     }
 
     pub fn projection_view(&self, at: i64) -> ProjectionView {
@@ -625,11 +497,6 @@ impl IterateJournal {
     /// event appended later with a lower (non-increasing) offset must not change a request
     /// that was already sent, or a retry would render different bytes.
     fn projection_for_request(&self, request: &IterateEvent) -> Projection {
-        // Where offsets increase, the events before the request in the file are exactly those
-        // at or below its offset, so the checkpointed fold gives the same projection.
-        if self.checkpoints.is_some() {
-            return self.projection_at(request.offset);
-        }
         let mut projection = Projection::default();
         for event in self
             .events
@@ -699,7 +566,7 @@ impl IterateJournal {
         // Where offsets increase, a request publishes every item folded so far, so the items
         // it newly publishes are those added since the last request: counted as they come
         // instead of rescanning the projection at every request.
-        let monotonic = self.checkpoints.is_some();
+        let monotonic = self.events.windows(2).all(|w| w[1].offset > w[0].offset);
         let mut projection = Projection::default();
         let mut summaries = Vec::new();
         let mut compactions = 0u64;
@@ -759,18 +626,32 @@ impl IterateJournal {
         let mut after = before.clone();
         after.apply(event);
         let at_before = before.at.unwrap_or(offset);
+        // Each side shows what reading the records folded into it found: those before the
+        // compaction in the file, and the compaction's own.
+        let read_before: Vec<_> = self
+            .read_diagnostics
+            .iter()
+            .filter(|(_, d)| d.line < event.line)
+            .cloned()
+            .collect();
+        let read_after: Vec<_> = self
+            .read_diagnostics
+            .iter()
+            .filter(|(_, d)| d.line <= event.line)
+            .cloned()
+            .collect();
         compaction_view_of(
             event,
             CompactionSides {
                 before: view_of(
                     &before,
                     at_before,
-                    diagnostics_through(&self.read_diagnostics, &before, at_before),
+                    diagnostics_through(&read_before, &before, at_before),
                 ),
                 after: view_of(
                     &after,
                     offset,
-                    diagnostics_through(&self.read_diagnostics, &after, offset),
+                    diagnostics_through(&read_after, &after, offset),
                 ),
                 projection_after: &after,
             },
@@ -1233,36 +1114,6 @@ impl Analyser {
     }
 }
 
-/// Records a journal load reads and parses at a time.
-const LOAD_SLICE: u64 = 16_384;
-
-/// Slices parsed in any order, joined to a journal in file order.
-#[derive(Default)]
-struct SliceOrder {
-    waiting: std::collections::BTreeMap<usize, IterateJournal>,
-    /// Slices joined so far: the next one to join is this index.
-    joined: usize,
-}
-
-impl SliceOrder {
-    fn join(
-        &mut self,
-        parsed: impl IntoIterator<Item = (usize, IterateJournal)>,
-        journal: &mut IterateJournal,
-    ) {
-        self.waiting.extend(parsed);
-        while let Some(next) = self.waiting.remove(&self.joined) {
-            journal.take(next);
-            self.joined += 1;
-        }
-    }
-
-    /// Records joined so far.
-    fn records(&self, total: u64) -> u64 {
-        (self.joined as u64 * LOAD_SLICE).min(total)
-    }
-}
-
 /// Parses a run of records into events and diagnostics, without folding.
 fn parse_records(stored: &[StoredEvent]) -> IterateJournal {
     let mut parsed = IterateJournal {
@@ -1342,199 +1193,9 @@ fn view_of(projection: &Projection, at: i64, diagnostics: ViewDiagnostics) -> Pr
     }
 }
 
-/// Folded projections at intervals along a journal whose offsets increase, so that the
-/// projection at any offset is a checkpoint plus a short fold rather than a fold from the start.
-/// Where offsets increase, "every event with offset <= at" is exactly a prefix of the file; a
-/// journal where they do not gets no checkpoints and folds from the start.
-#[derive(Debug, Clone)]
-struct Checkpoints {
-    /// `(events folded, projection)`, in file order.
-    stops: Vec<(usize, Projection)>,
-}
-
-/// Events folded between two checkpoints at least; more when the projection is large, which
-/// keeps the memory of all checkpoints within a fixed multiple of the journal's own size. A seek
-/// folds at most this many events after cloning a checkpoint: measured with `journalscope bench`
-/// (see the README), 512 keeps p99 within target while 2048 did not.
-const CHECKPOINT_SPACING: usize = 512;
-
-/// Request offsets per unit of checkpoint size: a clone shares them in blocks, so they weigh
-/// little.
-const REQUEST_SHARE: usize = 1024;
-
-impl Checkpoints {
-    fn build(events: &[IterateEvent]) -> Option<Checkpoints> {
-        let mut run = CheckpointRun::default();
-        run.feed(events);
-        run.finish()
-    }
-
-    /// The checkpoints of `events` whose first `known` were checkpointed already: the fold
-    /// resumes from the last stop, so the stops are those a build from scratch would make.
-    /// `None` once offsets stop increasing.
-    fn extend(self, events: &[IterateEvent], known: usize) -> Option<Checkpoints> {
-        // Folding resumes at the last stop, and the run checks the offsets from there on.
-        let start = self.stops.last().map_or(0, |(folded, _)| *folded);
-        debug_assert!(
-            start <= known,
-            "a stop is only made of events already known"
-        );
-        let mut run = CheckpointRun::resume(self);
-        run.last_offset = start.checked_sub(1).map(|i| events[i].offset);
-        run.feed(&events[start..]);
-        run.finish()
-    }
-
-    fn projection_at(&self, events: &[IterateEvent], at: i64) -> Projection {
-        let end = events.partition_point(|e| e.offset <= at);
-        let stop = self.stops.partition_point(|(folded, _)| *folded <= end);
-        let (start, mut projection) = match stop.checked_sub(1) {
-            Some(index) => (self.stops[index].0, self.stops[index].1.clone()),
-            None => (0, Projection::default()),
-        };
-        for event in &events[start..end] {
-            projection.apply(event);
-        }
-        projection
-    }
-}
-
-/// A fold that checkpoints as events arrive, slice after slice: a load folds each slice as it
-/// is joined instead of folding the whole journal once everything is parsed. Its stops are
-/// those [`Checkpoints::build`] makes of the same events.
-#[derive(Debug, Default)]
-struct CheckpointRun {
-    stops: Vec<(usize, Projection)>,
-    projection: Projection,
-    /// Events folded.
-    folded: usize,
-    /// Events folded since the last stop.
-    since: usize,
-    last_offset: Option<i64>,
-    /// Offsets went backwards: there are no checkpoints.
-    broken: bool,
-}
-
-impl CheckpointRun {
-    fn resume(checkpoints: Checkpoints) -> CheckpointRun {
-        let (folded, projection) = checkpoints
-            .stops
-            .last()
-            .map(|(folded, projection)| (*folded, projection.clone()))
-            .unwrap_or_default();
-        CheckpointRun {
-            stops: checkpoints.stops,
-            projection,
-            folded,
-            ..CheckpointRun::default()
-        }
-    }
-
-    /// Folds the next `events` of the journal.
-    fn feed(&mut self, events: &[IterateEvent]) {
-        for event in events {
-            if self.broken {
-                return;
-            }
-            if self.last_offset.is_some_and(|last| event.offset <= last) {
-                self.broken = true;
-                self.stops = Vec::new();
-                return;
-            }
-            self.last_offset = Some(event.offset);
-            self.projection.apply(event);
-            self.folded += 1;
-            self.since += 1;
-            let size = self.projection.system.len()
-                + self.projection.history.len()
-                + self.projection.diagnostics.len()
-                + self.projection.requests.len() / REQUEST_SHARE;
-            if self.since >= CHECKPOINT_SPACING.max(size * 4) {
-                self.stops.push((self.folded, self.projection.clone()));
-                self.since = 0;
-            }
-        }
-    }
-
-    fn finish(self) -> Option<Checkpoints> {
-        (!self.broken).then_some(Checkpoints { stops: self.stops })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn synthetic_events(count: u64, seed: u64) -> Vec<IterateEvent> {
-        let mut text = Vec::new();
-        crate::gen::write_synthetic(&mut text, count, seed).expect("write to memory");
-        text.split(|b| *b == b'\n')
-            .filter(|line| !line.is_empty())
-            .enumerate()
-            .filter_map(|(seq, line)| {
-                let value: Value = serde_json::from_slice(line).expect("generated JSON");
-                event::parse(seq as u64, seq as u64 + 1, &value).0
-            })
-            .collect()
-    }
-
-    fn stops(checkpoints: &Checkpoints) -> Vec<usize> {
-        checkpoints
-            .stops
-            .iter()
-            .map(|(folded, _)| *folded)
-            .collect()
-    }
-
-    #[test]
-    fn given_events_fed_in_uneven_slices_when_the_run_finishes_then_its_checkpoints_are_those_built_whole(
-    ) {
-        let events = synthetic_events(9_000, 7);
-        let whole = Checkpoints::build(&events).expect("offsets increase");
-
-        let mut run = CheckpointRun::default();
-        let mut fed = 0;
-        for size in [1, 700, 2_048, 3, 5_000].into_iter().cycle() {
-            let end = (fed + size).min(events.len());
-            run.feed(&events[fed..end]);
-            fed = end;
-            if fed == events.len() {
-                break;
-            }
-        }
-        let sliced = run.finish().expect("offsets increase");
-
-        assert!(
-            stops(&whole).len() > 3,
-            "the journal has checkpoints to compare"
-        );
-        assert_eq!(stops(&sliced), stops(&whole), "the same stops");
-        assert!(
-            sliced
-                .stops
-                .iter()
-                .zip(&whole.stops)
-                .all(|(a, b)| a.1 == b.1),
-            "the same projection at every stop"
-        );
-    }
-
-    #[test]
-    fn given_an_offset_that_goes_back_in_a_later_slice_when_the_run_finishes_then_there_are_no_checkpoints(
-    ) {
-        let mut events = synthetic_events(3_000, 2);
-        let first = events[0].offset;
-        events[2_500].offset = first;
-
-        let mut run = CheckpointRun::default();
-        run.feed(&events[..2_000]);
-        run.feed(&events[2_000..]);
-
-        assert!(
-            run.finish().is_none(),
-            "a seek must fold from the start once offsets stop increasing, as a build decides"
-        );
-    }
 
     #[test]
     fn given_an_old_kept_view_when_fitted_then_it_counts_all_and_keeps_the_latest() {

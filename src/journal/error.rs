@@ -24,10 +24,6 @@ pub enum JournalError {
     },
     #[error("no event at position {0}")]
     NoSuchEvent(u64),
-    #[error(
-        "this view needs the whole journal, which is still loading: it shows once loading ends"
-    )]
-    Loading,
     #[error("cannot write {what}: {source}")]
     Write {
         what: String,
@@ -63,7 +59,6 @@ impl JournalError {
             JournalError::Iterate(IterateError::NotSent(..)) => "request-not-sent",
             JournalError::WrongDialect { .. } => "wrong-dialect",
             JournalError::NoSuchEvent(_) => "no-such-event",
-            JournalError::Loading => "loading",
             JournalError::Demo { .. } => "demo",
             JournalError::Write { .. } => "unwritable",
         }

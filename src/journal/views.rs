@@ -5,37 +5,16 @@ use crate::dialect::Dialect;
 use crate::iterate::view::{
     CompactionView, IterateError, ProjectionView, RequestSummary, RequestView,
 };
-use crate::iterate::{IterateJournal, Transport};
+use crate::iterate::Transport;
 
 use super::{Journal, JournalError};
 
-/// How far from the start an unloaded iterate journal folds on demand: the projection at the
-/// first events, shown as a journal opens, is a fold of a few thousand records read from the
-/// store.
-const PREFIX_FOLD_LIMIT: u64 = 20_000;
-
 impl Journal {
-    pub(crate) fn iterate(&self) -> Result<&IterateJournal, JournalError> {
-        if self.row.dialect != Dialect::Iterate {
-            return Err(JournalError::WrongDialect {
-                found: self.row.dialect.as_str(),
-                wanted: "iterate",
-            });
-        }
-        self.iterate.as_ref().ok_or(JournalError::Loading)
-    }
-
-    /// The parsed events of an iterate journal, for `bench` to time a fold from the start.
-    pub fn iterate_events(&self) -> Option<&[crate::iterate::event::IterateEvent]> {
-        self.iterate
-            .as_ref()
-            .map(|journal| journal.events.as_slice())
-    }
-
     pub fn projection(&self, at: i64) -> Result<ProjectionView, JournalError> {
-        let view = match self.iterate() {
-            Err(JournalError::Loading) => self.unloaded_projection(at)?,
-            loaded => loaded?.projection_view(at),
+        self.expect(Dialect::Iterate)?;
+        let view = match self.tip.as_ref().and_then(|tip| tip.view_at(at)) {
+            Some(view) => view,
+            None => crate::iterate::checkpoint::view_at(&self.store, self.row.id, at)?,
         };
         // The fold learns the contract as its events show it; the journal knows it whole, so
         // its views follow that contract at every offset, before the events showed it too.
@@ -69,26 +48,6 @@ impl Journal {
         Ok(())
     }
 
-    /// The projection at `at` of a journal not loaded yet: the tip's, at or past the last
-    /// offset; near the start, a fold of the records at or before `at` read from the store,
-    /// which gives what a loaded journal gives (the same records, folded in file order).
-    fn unloaded_projection(&self, at: i64) -> Result<ProjectionView, JournalError> {
-        if let Some(view) = self.tip.as_ref().and_then(|tip| tip.view_at(at)) {
-            return Ok(view);
-        }
-        if let Some(view) = crate::iterate::checkpoint::view_at(&self.store, self.row.id, at)? {
-            return Ok(view);
-        }
-        let beyond_prefix =
-            self.store
-                .any_at_or_before_offset_from(self.row.id, at, PREFIX_FOLD_LIMIT)?;
-        if beyond_prefix {
-            return Err(JournalError::Loading);
-        }
-        let records = self.store.events_through_offset(self.row.id, at)?;
-        Ok(IterateJournal::from_stored(&records).projection_view(at))
-    }
-
     pub fn projection_at_seq(&self, seq: u64) -> Result<ProjectionView, JournalError> {
         let at = self.offset_at_seq(seq)?.unwrap_or(i64::MIN);
         let mut view = self.projection(at)?;
@@ -98,19 +57,15 @@ impl Journal {
         Ok(view)
     }
 
-    /// Every request with what it published: the rows the analysis stored, when it covers
-    /// every record; the loaded journal's fold otherwise.
+    /// Every request with what it published: the rows the analysis stored.
     pub fn requests(&self) -> Result<Vec<RequestSummary>, JournalError> {
         self.expect(Dialect::Iterate)?;
-        if crate::dialect::is_current(&self.store, self.row.id, Dialect::Iterate)? {
-            return Ok(self
-                .store
-                .request_rows(self.row.id)?
-                .into_iter()
-                .filter_map(|(_, row)| serde_json::from_str(&row).ok())
-                .collect());
-        }
-        Ok(self.iterate()?.requests())
+        Ok(self
+            .store
+            .request_rows(self.row.id)?
+            .into_iter()
+            .filter_map(|(_, row)| serde_json::from_str(&row).ok())
+            .collect())
     }
 
     pub fn request(
@@ -118,25 +73,17 @@ impl Journal {
         request_offset: i64,
         transport: Transport,
     ) -> Result<crate::iterate::render::RequestSnapshot, JournalError> {
+        self.expect(Dialect::Iterate)?;
         self.not_folded_request(request_offset)?;
-        match self.iterate() {
-            Err(JournalError::Loading) => {
-                match crate::iterate::checkpoint::request_at(
-                    &self.store,
-                    self.row.id,
-                    request_offset,
-                    transport,
-                )? {
-                    Some(snapshot) => Ok(snapshot?),
-                    None => Err(JournalError::Loading),
-                }
-            }
-            loaded => Ok(loaded?.request(request_offset, transport)?),
-        }
+        Ok(crate::iterate::checkpoint::request_at(
+            &self.store,
+            self.row.id,
+            request_offset,
+            transport,
+        )??)
     }
 
-    /// The request pane, from the checkpoints where they answer (the loaded journal's fold
-    /// otherwise).
+    /// The request pane, from the checkpoints.
     pub fn request_view(
         &self,
         request_offset: i64,
@@ -144,15 +91,12 @@ impl Journal {
     ) -> Result<RequestView, JournalError> {
         self.expect(Dialect::Iterate)?;
         self.not_folded_request(request_offset)?;
-        match crate::iterate::stored::request_view_at(
+        Ok(crate::iterate::stored::request_view_at(
             &self.store,
             self.row.id,
             request_offset,
             transport,
-        )? {
-            Some(view) => Ok(view?),
-            None => Ok(self.iterate()?.request_view(request_offset, transport)?),
-        }
+        )??)
     }
 
     /// The exact provider body, as `request -o` writes it.
@@ -165,14 +109,13 @@ impl Journal {
     }
 
     /// Every request with an offset in `range` (either end open) and the request before the
-    /// first of them, rendered on each of `transports`, from one fold of the stored records;
-    /// false (and `visit` never called) when the checkpoints cannot answer.
+    /// first of them, rendered on each of `transports`, from one fold of the stored records.
     pub fn walk_requests(
         &self,
         range: (Option<i64>, Option<i64>),
         transports: &[Transport],
         visit: impl FnMut(i64, Vec<crate::iterate::render::RequestSnapshot>),
-    ) -> Result<bool, JournalError> {
+    ) -> Result<(), JournalError> {
         self.expect(Dialect::Iterate)?;
         Ok(crate::iterate::stored::walk_requests(
             &self.store,
@@ -180,18 +123,17 @@ impl Journal {
             range,
             transports,
             visit,
-        )?
-        .is_some())
+        )?)
     }
 
-    /// The compaction pane, from the checkpoints where they answer (the loaded journal's fold
-    /// otherwise).
+    /// The compaction pane, from the checkpoints.
     pub fn compaction(&self, offset: i64) -> Result<CompactionView, JournalError> {
         self.expect(Dialect::Iterate)?;
-        match crate::iterate::stored::compaction_at(&self.store, self.row.id, offset)? {
-            Some(view) => Ok(view?),
-            None => Ok(self.iterate()?.compaction(offset)?),
-        }
+        Ok(crate::iterate::stored::compaction_at(
+            &self.store,
+            self.row.id,
+            offset,
+        )??)
     }
 }
 
@@ -261,41 +203,8 @@ impl Journal {
         to: i64,
         transports: (Transport, Transport),
     ) -> Result<crate::iterate::diff::RequestDiff, JournalError> {
-        self.not_folded_request(to)?;
-        let journal = match self.iterate() {
-            Err(JournalError::Loading) => return self.unloaded_request_diff(from, to, transports),
-            loaded => loaded?,
-        };
-        let from = match from {
-            Some(from) => from,
-            None => {
-                // Validates `to` first, so a bad offset says so rather than "no earlier request".
-                journal.request(to, transports.1)?;
-                journal
-                    .request_before(to)
-                    .ok_or(IterateError::NoEarlierRequest(to))?
-            }
-        };
-        Ok(journal.request_diff((from, transports.0), (to, transports.1))?)
-    }
-
-    /// The offset of the journal's last request, from the request marks.
-    pub fn last_request(&self) -> Result<Option<i64>, JournalError> {
-        self.expect(Dialect::Iterate)?;
-        match self.store.next_mark(self.row.id, "request", None, false)? {
-            Some(seq) => Ok(self.store.offset_at_or_before_seq(self.row.id, seq)?),
-            None => Ok(None),
-        }
-    }
-
-    /// `request_diff` of a journal not loaded yet, from its checkpoints.
-    fn unloaded_request_diff(
-        &self,
-        from: Option<i64>,
-        to: i64,
-        transports: (Transport, Transport),
-    ) -> Result<crate::iterate::diff::RequestDiff, JournalError> {
         use crate::iterate::diff;
+        self.not_folded_request(to)?;
         let from = match from {
             Some(from) => from,
             None => {
@@ -305,14 +214,20 @@ impl Journal {
                     .ok_or(IterateError::NoEarlierRequest(to))?
             }
         };
-        match diff::request_diff_stored(
+        Ok(diff::request_diff_stored(
             &self.store,
             self.row.id,
             (from, transports.0),
             (to, transports.1),
-        )? {
-            Some(diffed) => Ok(diffed?),
-            None => Err(JournalError::Loading),
+        )??)
+    }
+
+    /// The offset of the journal's last request, from the request marks.
+    pub fn last_request(&self) -> Result<Option<i64>, JournalError> {
+        self.expect(Dialect::Iterate)?;
+        match self.store.next_mark(self.row.id, "request", None, false)? {
+            Some(seq) => Ok(self.store.offset_at_or_before_seq(self.row.id, seq)?),
+            None => Ok(None),
         }
     }
 
@@ -351,14 +266,12 @@ impl Journal {
         transport: Transport,
         range: (Option<i64>, Option<i64>),
     ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
-        use crate::iterate::diff;
         self.expect(Dialect::Iterate)?;
-        match diff::cache_report_stored(&self.store, self.row.id, transport, range)? {
-            Some(report) => Ok(report),
-            None => Ok(diff::cache_report_within(
-                self.iterate()?.cache_report(transport)?,
-                range,
-            )),
-        }
+        Ok(crate::iterate::diff::cache_report_stored(
+            &self.store,
+            self.row.id,
+            transport,
+            range,
+        )?)
     }
 }

@@ -182,7 +182,7 @@ pub fn context_sizes(
         requests.iter().map(|r| (r.offset, r)).collect();
     let mut sizes = Vec::new();
     let mut previous: Option<(i64, RequestSnapshot, Vec<u8>)> = None;
-    let walked = journal.walk_requests(
+    journal.walk_requests(
         (range.from, range.to),
         &[transport],
         |offset, mut snapshots| {
@@ -196,25 +196,6 @@ pub fn context_sizes(
             previous = Some((offset, snapshot, body));
         },
     )?;
-    if walked {
-        return Ok(sizes);
-    }
-    for (index, summary) in requests.iter().enumerate() {
-        let wanted = range.contains(summary.offset);
-        let next_wanted = requests
-            .get(index + 1)
-            .is_some_and(|n| range.contains(n.offset));
-        if !wanted && !next_wanted {
-            previous = None;
-            continue;
-        }
-        let snapshot = journal.request(summary.offset, transport)?;
-        let body = snapshot.body();
-        if wanted {
-            sizes.push(measure(summary, &snapshot, &body, previous.as_ref()));
-        }
-        previous = Some((summary.offset, snapshot, body));
-    }
     Ok(sizes)
 }
 
@@ -457,16 +438,7 @@ pub fn build(journal: &Journal, range: OffsetRange) -> Result<Report, JournalErr
                 note_downgrades(found, offset, snapshot);
             }
         };
-        let walked = journal.walk_requests((range.from, range.to), &Transport::ALL, &mut note)?;
-        if !walked {
-            for summary in &summaries {
-                let snapshots = Transport::ALL
-                    .iter()
-                    .map(|transport| journal.request(summary.offset, *transport))
-                    .collect::<Result<Vec<_>, _>>()?;
-                note(summary.offset, snapshots);
-            }
-        }
+        journal.walk_requests((range.from, range.to), &Transport::ALL, &mut note)?;
         for (transport, mut found) in Transport::ALL.into_iter().zip(found) {
             found.sort_by_key(|d| d.offset);
             downgrades.push(TransportDowngrades {

@@ -172,12 +172,10 @@ impl Journal {
             Some(store.seqs_of_types(journal_id, &types)?)
         };
         let facts: Option<HashMap<u64, ItemFact>> = if query.has_item_filter() {
-            let facts = match self.iterate() {
-                Ok(iterate) => item_facts(iterate),
-                Err(JournalError::Loading) => stored_item_facts(store, journal_id, query)?,
-                // Only iterate journals have items: no event passes an item filter.
-                Err(JournalError::WrongDialect { .. }) => Vec::new(),
-                Err(e) => return Err(e),
+            // Only iterate journals have items: no event of another passes an item filter.
+            let facts = match self.dialect() {
+                crate::dialect::Dialect::Iterate => stored_item_facts(store, journal_id, query)?,
+                _ => Vec::new(),
             };
             Some(facts.into_iter().map(|f| (f.seq, f)).collect())
         } else {

@@ -6,12 +6,14 @@
 mod bookmarks;
 mod compression;
 mod event_rows;
+mod offsets;
 mod record_blocks;
 mod streams;
 mod text_match;
 
 pub use bookmarks::BookmarkRow;
 pub use event_rows::{EventFilter, ListedEvent};
+pub use offsets::OffsetCut;
 pub use record_blocks::{register_record_functions, RECORD_FUNCTION, SUMMARY_FUNCTION};
 
 use std::cell::RefCell;
@@ -242,6 +244,22 @@ const MIGRATIONS: &[&str] = &[
     DELETE FROM checkpoints;
     DELETE FROM checkpoint_blocks;
     DELETE FROM checkpoint_cover;",
+    // 13: the records whose offset does not rise above every earlier record's (see
+    // `offsets`), so that a fold through any offset reads a prefix of the file and these
+    // instead of every record. Filled here for the journals already stored.
+    "CREATE TABLE late_records (
+        journal_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        offset INTEGER NOT NULL,
+        PRIMARY KEY (journal_id, seq)
+    ) WITHOUT ROWID;
+    INSERT INTO late_records (journal_id, seq, offset)
+        SELECT journal_id, seq, offset FROM (
+            SELECT journal_id, seq, offset,
+                   max(offset) OVER (PARTITION BY journal_id ORDER BY seq
+                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+            FROM events WHERE offset IS NOT NULL)
+        WHERE offset <= before;",
 ];
 
 /// What [`Store::type_counts`] and the type filter call an event without a type.
@@ -346,6 +364,8 @@ pub struct Store {
     conn: Connection,
     /// Blocks of record bytes decompressed lately (see `record_blocks`).
     blocks: RefCell<record_blocks::BlockCache>,
+    /// The highest offset appended so far (see `offsets`).
+    highest: RefCell<offsets::Highest>,
 }
 
 impl Store {
@@ -358,6 +378,7 @@ impl Store {
         let store = Store {
             conn,
             blocks: RefCell::default(),
+            highest: RefCell::default(),
         };
         store.configure(path)?;
         Ok(store)
@@ -392,6 +413,7 @@ impl Store {
         let store = Store {
             conn,
             blocks: RefCell::default(),
+            highest: RefCell::default(),
         };
         store.configure(path)?;
         Ok(store)
@@ -401,6 +423,7 @@ impl Store {
         let store = Store {
             conn: Connection::open_in_memory()?,
             blocks: RefCell::default(),
+            highest: RefCell::default(),
         };
         store.configure(Path::new(":memory:"))?;
         Ok(store)
@@ -553,6 +576,11 @@ impl Store {
         record_blocks::discard_records(&self.conn, journal_id)?;
         // The journal's key may be given to the next one.
         self.blocks.borrow_mut().clear();
+        self.forget_highest();
+        self.conn.execute(
+            "DELETE FROM late_records WHERE journal_id = ?1",
+            [journal_id],
+        )?;
         self.conn.execute(
             "DELETE FROM read_diagnostics WHERE journal_id = ?1",
             [journal_id],
@@ -660,6 +688,7 @@ impl Store {
         for (kind, n) in typed {
             count.execute(params![journal_id, kind, n])?;
         }
+        self.note_late_records(journal_id, events)?;
         let kept: Vec<(u64, record_blocks::Kept<'_>)> = events
             .iter()
             .map(|(record, read)| (record.seq, (record.bytes.as_slice(), read.summary.as_str())))
@@ -762,6 +791,7 @@ impl Store {
                 // The original error matters more than a failed rollback.
                 let _ = self.conn.execute_batch("ROLLBACK");
                 self.blocks.borrow_mut().clear();
+                self.forget_highest();
                 Err(err)
             }
         }

@@ -4,4 +4,4 @@
  * Which part of an import a progress report is about. After the records are stored, a large
  * journal still takes a while to analyse; its stages report progress of their own.
  */
-export type ImportStage = "storing" | "folding" | "saving" | "loading";
+export type ImportStage = "storing" | "folding" | "saving";

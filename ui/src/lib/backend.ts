@@ -7,7 +7,6 @@ import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 import { writeText } from "@tauri-apps/plugin-clipboard-manager";
 import type {
-  ViewsLoading,
   Bookmark,
   Breakpoint,
   BreakpointHit,
@@ -72,7 +71,6 @@ export const backend = {
   openDemo: (demo: Demo) => call<JournalInfo>("open_demo", { demo }),
   cancelImport: () => call<void>("cancel_import"),
   /** Loads the shown journal for stepping again after a load failed; false when it is loaded. */
-  retryViewsLoad: () => call<boolean>("retry_views_load"),
   recentFiles: () => call<RecentFile[]>("recent_files"),
   info: () => call<JournalInfo>("journal_info"),
   eventTypes: () => call<TypeCount[]>("event_types"),
@@ -155,9 +153,6 @@ export const backend = {
   },
 
   /** How far loading an opened journal for stepping got, and when it ended. */
-  onViewsLoading(handler: (s: ViewsLoading) => void): Promise<UnlistenFn> {
-    return listen<ViewsLoading>("views-loading", (e) => handler(e.payload));
-  },
 
   /** Files dropped onto the window (the first path is opened). */
   onFileDrop(handler: (paths: string[]) => void, hover?: (over: boolean) => void): Promise<UnlistenFn> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bytesLabel, groupDigits, headerLabel, headerParts, importFigures, loadedFigure, offsetLabel, percent } from "./format";
+import { bytesLabel, groupDigits, headerLabel, headerParts, importFigures, offsetLabel, percent } from "./format";
 
 describe("digit grouping in UI labels", () => {
   it("groups thousands", () => {
@@ -52,19 +52,5 @@ describe("import progress figures", () => {
     expect(folding.pct, "folding follows the events analysed, not the finished bytes").toBe(25);
     expect(folding.text, "the words name the stage and its figures").toBe("analysing: folding 50,000 of 200,000 events");
     expect(importFigures({ ...base, stage: "saving" }).text, "saving says so").toContain("saving");
-  });
-
-  it("go on while the stored journal is loaded for viewing", () => {
-    const loading = importFigures({ ...base, stage: "loading", doneBytes: 0, totalBytes: 0, analysed: 150000 });
-    expect(loading.pct, "loading follows the events loaded, not the bytes").toBe(75);
-    expect(loading.text, "the words say what is being loaded").toBe("loading 150,000 of 200,000 events for viewing");
-  });
-});
-
-describe("the figure of a journal loading for stepping", () => {
-  it("counts events and a percentage", () => {
-    const s = { dbPath: "/tmp/j.sqlite", loaded: 123456, total: 1000000, state: "loading" as const, message: null };
-    expect(loadedFigure(s), "both counts grouped, with the share done").toBe("123,456 of 1,000,000 events (12%)");
-    expect(loadedFigure({ ...s, loaded: 0, total: 0 }), "an empty journal never divides by zero").toBe("0 of 0 events (0%)");
   });
 });

@@ -1,7 +1,7 @@
 // Text formatting for labels. Digit grouping is for the UI's own labels only: header lines and
 // journal content are shown exactly as they are.
 
-import type { ImportStatus, ViewsLoading } from "./types";
+import type { ImportStatus } from "./types";
 
 /** 12408 → "12,408". */
 export function groupDigits(n: number): string {
@@ -88,15 +88,5 @@ export function importFigures(s: ImportStatus): { pct: number; text: string } {
       };
     case "saving":
       return { pct: 100, text: `analysing: saving marks and diagnostics of ${groupDigits(s.events)} events` };
-    case "loading":
-      return {
-        pct: percent(s.analysed, s.events),
-        text: `loading ${groupDigits(s.analysed)} of ${groupDigits(s.events)} events for viewing`,
-      };
   }
-}
-
-/** The figure shown while an open journal loads for stepping: "123,456 of 1,000,000 events (12%)". */
-export function loadedFigure(s: ViewsLoading): string {
-  return `${groupDigits(s.loaded)} of ${groupDigits(s.total)} events (${percent(s.loaded, s.total)}%)`;
 }

@@ -26,7 +26,6 @@ import type {
   Timeline,
   Transport,
   TypeCount,
-  ViewsLoading,
 } from "./types";
 
 export type Centre = "projection" | "request" | "compaction" | "diff";
@@ -34,17 +33,6 @@ export type Centre = "projection" | "request" | "compaction" | "diff";
 export const ui = $state({
   screen: "welcome" as "welcome" | "journal",
   importing: null as ImportStatus | null,
-  /** The open journal's events still being parsed for stepping, with how far it got. */
-  viewsLoading: null as ViewsLoading | null,
-  /** The selection asked for a view that waits for that load: shown again once it ends. */
-  awaitingViews: false,
-  /**
-   * The database whose load ended while no view waited for it. The backend may have answered
-   * a view "loading" just before, with that answer still on its way: the view is asked again.
-   */
-  viewsLoadedFor: null as string | null,
-  /** Why the open journal's load for stepping failed; the centre offers to try again. */
-  viewsFailed: null as string | null,
   error: null as IpcError | null,
   recent: [] as RecentFile[],
   info: null as JournalInfo | null,
@@ -97,9 +85,6 @@ export async function afterOpen(info: JournalInfo) {
   ui.filterTypes = [];
   ui.filterText = "";
   ui.selectedSeq = null;
-  ui.awaitingViews = false;
-  ui.viewsLoadedFor = null;
-  ui.viewsFailed = null;
   ui.detail = null;
   ui.projection = null;
   ui.request = null;
@@ -167,65 +152,6 @@ export function onProgress(s: ImportStatus) {
   ui.importing = s;
 }
 
-/** The background load of the open journal: progress, then the views that waited for it. */
-export function onViewsLoading(s: ViewsLoading) {
-  // Another journal's load, still telling as this one opened.
-  if (ui.info && s.dbPath !== "" && s.dbPath !== ui.info.dbPath) return;
-  if (s.state === "loading") {
-    ui.viewsLoading = s;
-    ui.viewsFailed = null;
-    return;
-  }
-  ui.viewsLoading = null;
-  // For the scale test: when every view answers.
-  if (s.state === "loaded") performance.mark("journalscope:views-loaded");
-  if (s.state === "failed") {
-    ui.viewsFailed = s.message ?? "loading the journal failed";
-    fail({ code: "load-failed", message: ui.viewsFailed });
-    return;
-  }
-  if (ui.awaitingViews && ui.selectedSeq !== null) {
-    const seq = ui.selectedSeq;
-    void enqueue(() => select(seq));
-  } else {
-    ui.viewsLoadedFor = s.dbPath;
-  }
-}
-
-/** After a failed load: loads the journal for stepping again; the waiting view shows when it ends. */
-export async function retryViewsLoad() {
-  ui.viewsFailed = null;
-  if (ui.error?.code === "load-failed") ui.error = null;
-  try {
-    const owed = await backend.retryViewsLoad();
-    // Loaded meanwhile (another open, a live generation): the waiting view can show now.
-    if (!owed && ui.awaitingViews && ui.selectedSeq !== null) {
-      const seq = ui.selectedSeq;
-      void enqueue(() => select(seq));
-    }
-  } catch (e) {
-    fail(e);
-  }
-}
-
-/** True when `e` says the view waits for the journal's load (it shows once the load ends). */
-function waitsForLoad(e: unknown): boolean {
-  return (e as IpcError)?.code === "loading";
-}
-
-/** The selection's view waits for the load: the centre says so, then shows it. */
-function awaitViews() {
-  ui.awaitingViews = true;
-  ui.centre = "projection";
-  // The load ended while this view's "loading" answer was on its way: ask once more (once:
-  // the flag is spent, so a journal that is still loading cannot make this loop).
-  if (ui.viewsLoadedFor !== null && ui.viewsLoadedFor === ui.info?.dbPath && ui.selectedSeq !== null) {
-    ui.viewsLoadedFor = null;
-    const seq = ui.selectedSeq;
-    void enqueue(() => select(seq));
-  }
-}
-
 export async function startup() {
   try {
     const s = await backend.startup();
@@ -244,20 +170,15 @@ let selecting = 0;
 export async function select(seq: number) {
   const ticket = ++selecting;
   ui.selectedSeq = seq;
-  ui.awaitingViews = false;
   try {
     const detail = await backend.eventDetail(seq);
     if (ticket !== selecting) return;
     ui.detail = detail;
     const kinds = new Set(detail.marks.map((m) => m.kind));
     if (ui.info?.dialect === "iterate") {
-      const projection = await backend.projectionAt(seq).catch((e) => {
-        if (waitsForLoad(e)) return null;
-        throw e;
-      });
+      const projection = await backend.projectionAt(seq);
       if (ticket !== selecting) return;
       ui.projection = projection;
-      if (projection === null) return awaitViews();
       if (kinds.has("request") && detail.offset !== null) {
         await loadRequest(detail.offset, ticket);
         // The diff view follows the selected request.
@@ -279,9 +200,7 @@ export async function select(seq: number) {
     }
   } catch (e) {
     if (ticket !== selecting) return;
-    // A request or compaction waiting for the load: the projection shows meanwhile.
-    if (waitsForLoad(e)) awaitViews();
-    else fail(e);
+    fail(e);
   }
 }
 

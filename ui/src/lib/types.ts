@@ -45,8 +45,6 @@ export type { ImportStatus } from "../generated/ImportStatus";
 export type { IpcError } from "../generated/IpcError";
 export type { RecentFile } from "../generated/RecentFile";
 export type { Startup } from "../generated/Startup";
-export type { ViewsLoading } from "../generated/ViewsLoading";
-export type { ViewsLoadState } from "../generated/ViewsLoadState";
 
 // AG-UI and AgentsKit views.
 export type { AgUiStep } from "../generated/AgUiStep";

@@ -1,53 +1,44 @@
-//! A journal opened without loading its events (`Journal::open_unloaded`), as the window opens
-//! one: the projection it shows from the analysis's tip and from short folds of the store must
-//! be the projection a loaded journal shows, and what it cannot show yet says so.
+//! A journal's views answer from its database, whatever its length and whether or not its
+//! offsets always rise: the projection at every event (from the analysis's tip at the end and
+//! from the checkpoints elsewhere), the request list, the cache report, search's item filters
+//! and the breakpoints must be what a plain fold of every parsed record gives.
 
 mod common;
 
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use journalscope::breakpoint::Breakpoint;
 use journalscope::dialect::{self, Dialect};
 use journalscope::import::ImportControl;
 use journalscope::iterate::view::Tip;
-use journalscope::iterate::Transport;
-use journalscope::journal::{Journal, JournalError, LoadedViews};
+use journalscope::iterate::{IterateJournal, Transport};
+use journalscope::journal::Journal;
 use journalscope::store::Store;
 
-fn quiet_open(path: &Path, db: &Path, unloaded: bool) -> Journal {
+fn quiet_open(path: &Path, db: &Path) -> Journal {
     let mut quiet = |_| {};
     let mut control = ImportControl {
         progress: &mut quiet,
         cancel: None,
     };
-    if unloaded {
-        Journal::open_unloaded(path, Some(db), &mut control).expect("opens unloaded")
-    } else {
-        Journal::open(path, Some(db), &mut control).expect("opens")
-    }
+    Journal::open(path, Some(db), &mut control).expect("opens")
 }
 
-/// A generated iterate journal of `events` events (longer than the store's prefix fold) imported
-/// into a database of its own: the database, and the journal opened loaded from it.
+/// The plain fold of a journal: every stored record parsed, each view folded from the first.
+fn plain(journal: &Journal) -> IterateJournal {
+    IterateJournal::from_stored(&journal.store().events(journal.row().id).expect("events"))
+}
+
+/// A generated iterate journal of `events` events imported into a database of its own: the
+/// database, and the journal opened from it.
 fn long_journal(dir: &Path, events: u64, compact_every: u64) -> (PathBuf, Journal) {
     let file = dir.join("long.jsonl");
     let mut text = Vec::new();
     journalscope::gen::write_synthetic(&mut text, events, compact_every).expect("generate");
     std::fs::write(&file, text).expect("write");
     let db = dir.join("journal.sqlite");
-    let loaded = quiet_open(&file, &db, false);
-    (db, loaded)
-}
-
-/// Runs the background load an unloaded journal owes, to its end, as the window's thread does.
-fn read_views(journal: &Journal) -> LoadedViews {
-    journal
-        .views_load()
-        .expect("an unloaded iterate journal owes a load")
-        .run(&mut |_| ControlFlow::Continue(()))
-        .expect("the load reads the store")
-        .expect("the load runs to its end")
+    let journal = quiet_open(&file, &db);
+    (db, journal)
 }
 
 /// Every iterate journal of the fixture corpus, the rule fixtures and the demo.
@@ -66,48 +57,49 @@ fn iterate_journals() -> Vec<PathBuf> {
     paths
 }
 
-/// Asserts that `unloaded` shows what `loaded` shows at every event, or says it is loading;
-/// returns how many events it answered.
-fn assert_unloaded_agrees(name: &str, unloaded: &Journal, loaded: &Journal) -> u64 {
-    let mut answered = 0;
-    for seq in 0..loaded.event_count() {
-        let want = loaded
-            .projection_at_seq(seq)
-            .expect("a loaded journal answers");
-        match unloaded.projection_at_seq(seq) {
-            Ok(got) => {
-                assert_eq!(
-                    got, want,
-                    "{name}: the projection at event {seq} is the loaded one"
-                );
-                answered += 1;
-            }
-            Err(JournalError::Loading) => {}
-            Err(other) => panic!("{name}: event {seq} failed while unloaded: {other}"),
-        }
+/// Asserts that `journal` shows at event `seq` what the plain fold shows at that event's offset.
+fn assert_projection_is_plain(name: &str, journal: &Journal, plain: &IterateJournal, seq: u64) {
+    let at = journal
+        .store()
+        .offset_at_or_before_seq(journal.row().id, seq)
+        .expect("the store reads");
+    let mut want = plain.projection_view(at.unwrap_or(i64::MIN));
+    if at.is_none() {
+        want.at = 0;
     }
-    answered
+    // The journal knows its contract whole, and its views follow it at every offset.
+    use journalscope::iterate::contract::ContractName;
+    want = match journal.contract().expect("the marks read").map(|c| c.name) {
+        Some(ContractName::AgentLoop) => want.not_folded(),
+        Some(ContractName::Sections) => want.under_sections(),
+        _ => want,
+    };
+    assert_eq!(
+        journal.projection_at_seq(seq).expect("the store answers"),
+        want,
+        "{name}: the projection at event {seq} is the plain fold's"
+    );
 }
 
 #[test]
-fn given_every_iterate_fixture_when_opened_unloaded_then_each_projection_it_shows_is_the_loaded_one(
-) {
+fn given_every_iterate_fixture_when_opened_then_each_projection_it_shows_is_the_plain_folds() {
     let mut checked = 0;
     for path in iterate_journals() {
         let dir = tempfile::tempdir().expect("temp dir");
         let db = dir.path().join("journal.sqlite");
-        let loaded = quiet_open(&path, &db, false);
-        if loaded.dialect() != Dialect::Iterate {
+        let journal = quiet_open(&path, &db);
+        if journal.dialect() != Dialect::Iterate {
             continue;
         }
         let name = path.display().to_string();
-        let unloaded = quiet_open(&db, &db, true);
-        assert!(!unloaded.is_loaded(), "{name}: opened without its events");
-        let answered = assert_unloaded_agrees(&name, &unloaded, &loaded);
+        let plain = plain(&journal);
+        for seq in 0..journal.event_count() {
+            assert_projection_is_plain(&name, &journal, &plain, seq);
+        }
         assert_eq!(
-            answered,
-            loaded.event_count(),
-            "{name}: a journal this short folds from the store at every event"
+            journal.requests().expect("the analysis's rows"),
+            plain.requests(),
+            "{name}: the request list"
         );
         checked += 1;
     }
@@ -122,7 +114,7 @@ fn given_an_import_when_analysed_again_from_the_store_then_the_tip_is_the_one_th
     for path in iterate_journals() {
         let dir = tempfile::tempdir().expect("temp dir");
         let db = dir.path().join("journal.sqlite");
-        let journal = quiet_open(&path, &db, false);
+        let journal = quiet_open(&path, &db);
         if journal.dialect() != Dialect::Iterate {
             continue;
         }
@@ -147,156 +139,62 @@ fn given_an_import_when_analysed_again_from_the_store_then_the_tip_is_the_one_th
         let at = kept.through.max(0) + 7;
         assert_eq!(
             kept.view_at(at).expect("past the last offset"),
-            journal.projection(at).expect("loaded"),
-            "{}: past the last offset the tip is the loaded projection",
+            plain(&journal).projection_view(at),
+            "{}: past the last offset the tip is the plain fold's projection",
             path.display()
         );
     }
 }
 
-/// A journal longer than an unloaded journal folds from the store: every offset shows at once
-/// from the checkpoints, whole-journal views wait for the load, and after the install
-/// everything answers.
+/// A long journal, its offsets rising or going back now and then: every view answers from the
+/// database, at its ends and in its middle, as the plain fold does.
 #[test]
-fn given_a_long_journal_when_opened_unloaded_then_its_ends_show_at_once_and_the_rest_after_install()
-{
+fn given_a_long_journal_when_opened_then_every_view_answers_from_the_store_as_the_plain_fold() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (db, loaded) = long_journal(dir.path(), 30_000, 5);
-    let mut unloaded = quiet_open(&db, &db, true);
-    let last = loaded.event_count() - 1;
-
-    for seq in [0, 1, 100, 19_000, last] {
-        assert_eq!(
-            unloaded
-                .projection_at_seq(seq)
-                .expect("shown while unloaded"),
-            loaded.projection_at_seq(seq).expect("loaded"),
-            "event {seq}, near an end, shows the loaded projection before the load"
-        );
-    }
-    assert_eq!(
-        unloaded
-            .projection_at_seq(25_000)
-            .expect("the middle shows from a checkpoint"),
-        loaded.projection_at_seq(25_000).expect("loaded"),
-        "the middle of a long journal is a checkpoint plus a short fold, not a wait for the load"
-    );
-    assert_eq!(
-        unloaded
-            .requests()
-            .expect("the request list reads from the store"),
-        loaded.requests().expect("loaded"),
-        "the request list is the analysis's rows, the same as the loaded fold's, without a load"
-    );
-    for transport in [
-        journalscope::iterate::Transport::Openai,
-        journalscope::iterate::Transport::WorkersAi,
-    ] {
-        assert_eq!(
-            unloaded
-                .cache_report(transport)
-                .expect("the cache report reads the request rows and checkpoints"),
-            loaded.cache_report(transport).expect("loaded"),
-            "the cache report on {transport:?} is the loaded fold's, without a load"
-        );
-    }
-    let developer_items = journalscope::search::SearchQuery {
-        role: Some("developer".to_string()),
-        ..Default::default()
-    };
-    assert_eq!(
-        unloaded
-            .search(&developer_items)
-            .expect("item filters read the stored records"),
-        loaded.search(&developer_items).expect("loaded"),
-        "search's item filters give the loaded fold's hits without a load"
-    );
-    assert_eq!(
-        JournalError::Loading.code(),
-        "loading",
-        "the window tells a wait from a failure by this code"
-    );
-
-    let load = unloaded
-        .views_load()
-        .expect("an unloaded iterate journal needs a load");
-    assert_eq!(
-        load.events(),
-        loaded.event_count(),
-        "the load covers every event"
-    );
-    let views = load
-        .run(&mut |_| ControlFlow::Continue(()))
-        .expect("the load reads")
-        .expect("nobody stopped it");
-    assert!(
-        unloaded.install(views).expect("install"),
-        "the load is taken in"
-    );
-    assert!(unloaded.is_loaded(), "installed, the journal is loaded");
-    assert!(unloaded.views_load().is_none(), "and needs no second load");
-    for seq in (0..=last).step_by(1_499).chain([25_000, last]) {
-        assert_eq!(
-            unloaded.projection_at_seq(seq).expect("loaded"),
-            loaded.projection_at_seq(seq).expect("loaded"),
-            "event {seq} after the install"
-        );
-    }
-    assert_eq!(
-        unloaded.requests().expect("loaded"),
-        loaded.requests().expect("loaded"),
-        "whole-journal views answer after the install"
-    );
-}
-
-#[test]
-fn given_a_long_journal_when_its_offsets_increase_then_no_view_waits_for_a_load_and_when_one_goes_back_then_they_do(
-) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let (db, _) = long_journal(dir.path(), 30_000, 5);
-    let unloaded = quiet_open(&db, &db, true);
-    assert!(
-        !unloaded.views_wait_for_load().expect("the store reads"),
-        "the checkpoints answer every view of a journal whose offsets increase: a window never \
-         loads it"
-    );
+    let (_, rising) = long_journal(dir.path(), 8_000, 5);
 
     let file = dir.path().join("backwards.jsonl");
     let mut text = Vec::new();
-    journalscope::gen::write_synthetic(&mut text, 30_000, 5).expect("generate");
+    journalscope::gen::write_synthetic(&mut text, 8_000, 5).expect("generate");
     text.extend_from_slice(common::user(3, "out of order").as_bytes());
     text.push(b'\n');
     std::fs::write(&file, text).expect("write");
-    let backwards_db = dir.path().join("backwards.sqlite");
-    let mut unloaded = quiet_open(&file, &backwards_db, true);
+    let backwards = quiet_open(&file, &dir.path().join("backwards.sqlite"));
     assert!(
-        unloaded.views_wait_for_load().expect("the store reads"),
-        "a journal whose offsets go back cannot start a fold from a checkpoint: its views wait \
-         for the load, so a window starts it at once"
+        backwards
+            .store()
+            .has_late_records(backwards.row().id)
+            .expect("the store reads"),
+        "the second journal's offsets go back"
     );
-    assert!(
-        matches!(
-            unloaded.projection_at_seq(25_000),
-            Err(JournalError::Loading)
-        ),
-        "the middle of such a journal waits for the load"
-    );
-    let views = read_views(&unloaded);
-    assert!(
-        unloaded.install(views).expect("install"),
-        "the load is taken in"
-    );
-    assert!(
-        !unloaded.views_wait_for_load().expect("the store reads"),
-        "loaded, no view waits any more"
-    );
-    unloaded
-        .projection_at_seq(25_000)
-        .expect("the middle answers once loaded");
+
+    for (name, journal) in [("rising", &rising), ("going back", &backwards)] {
+        let plain = plain(journal);
+        let last = journal.event_count() - 1;
+        for seq in [0, 1, 100, 4_000, 6_500, last] {
+            assert_projection_is_plain(name, journal, &plain, seq);
+        }
+        assert_eq!(
+            journal
+                .requests()
+                .expect("the request list reads from the store"),
+            plain.requests(),
+            "{name}: the request list is the analysis's rows, the same as the plain fold's"
+        );
+        for transport in Transport::ALL {
+            assert_eq!(
+                journal
+                    .cache_report(transport)
+                    .expect("the cache report reads the checkpoints"),
+                plain.cache_report(transport).expect("plain"),
+                "{name}: the cache report on {transport:?} is the plain fold's"
+            );
+        }
+    }
 }
 
 #[test]
-fn given_a_tip_for_another_event_count_when_opened_unloaded_then_it_is_not_shown() {
+fn given_a_tip_for_another_event_count_when_opened_then_it_is_not_shown() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (db, loaded) = long_journal(dir.path(), 21_000, 9);
     let id = loaded.row().id;
@@ -313,41 +211,14 @@ fn given_a_tip_for_another_event_count_when_opened_unloaded_then_it_is_not_shown
             .replace_analysis(id, &stale)
             .expect("write the stale tip");
     }
-    let unloaded = quiet_open(&db, &db, true);
+    let reopened = quiet_open(&db, &db);
     let last = loaded.event_count() - 1;
-    assert_eq!(
-        unloaded
-            .projection_at_seq(last)
-            .expect("the checkpoints answer"),
-        loaded.projection_at_seq(last).expect("loaded"),
+    assert_projection_is_plain(
         "a tip that does not describe every stored event is not shown as the journal's end: \
-         the checkpoints give the loaded view instead of its cleared history"
-    );
-}
-
-#[test]
-fn given_another_journal_load_when_installed_then_it_is_refused() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let first = quiet_open(
-        &root.join("tests/fixtures/iterate/basic.jsonl"),
-        &dir.path().join("a.sqlite"),
-        true,
-    );
-    let mut second = quiet_open(
-        &root.join("tests/fixtures/iterate/keyed.jsonl"),
-        &dir.path().join("b.sqlite"),
-        true,
-    );
-    let views = read_views(&first);
-    // Both databases hold journal 1: only where the load read tells them apart.
-    assert!(
-        !second.install(views).expect("install"),
-        "a load read from another database is never taken in"
-    );
-    assert!(
-        !second.is_loaded(),
-        "and the journal still waits for its own"
+         the checkpoints give the plain view instead of its cleared history",
+        &reopened,
+        &plain(&reopened),
+        last,
     );
 }
 
@@ -374,7 +245,7 @@ fn given_an_import_written_batch_by_batch_when_read_back_then_it_is_the_analysis
     for path in paths {
         let db = dir.path().join("written.sqlite");
         let _ = std::fs::remove_file(&db);
-        let journal = quiet_open(&path, &db, true);
+        let journal = quiet_open(&path, &db);
         if journal.dialect() != Dialect::Iterate {
             continue;
         }
@@ -412,14 +283,13 @@ fn given_an_import_written_batch_by_batch_when_read_back_then_it_is_the_analysis
 }
 
 #[test]
-fn given_a_replaced_file_when_reloaded_unloaded_then_the_new_generation_shows_its_end_and_loads_later(
-) {
+fn given_a_replaced_file_when_reloaded_then_the_new_generation_shows_its_own_views() {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let file = dir.path().join("journal.jsonl");
     let db = dir.path().join("journal.sqlite");
     std::fs::copy(root.join("tests/fixtures/iterate/basic.jsonl"), &file).expect("copy");
-    let journal = quiet_open(&file, &db, true);
+    let journal = quiet_open(&file, &db);
     let first = journal.row().id;
 
     // The file is replaced (not appended to): its import is a new generation.
@@ -437,17 +307,13 @@ fn given_a_replaced_file_when_reloaded_unloaded_then_the_new_generation_shows_it
         )
         .expect("import the replacement");
     }
-    let mut reloaded = journal.reload_unloaded().expect("reload");
+    let reloaded = journal.reload().expect("reload");
     assert_ne!(
         reloaded.row().id,
         first,
         "the reload holds the new generation"
     );
-    assert!(
-        !reloaded.is_loaded(),
-        "a new generation comes back unloaded"
-    );
-    let fresh = quiet_open(&file, &dir.path().join("fresh.sqlite"), false);
+    let fresh = quiet_open(&file, &dir.path().join("fresh.sqlite"));
     assert_eq!(
         reloaded.event_count(),
         fresh.event_count(),
@@ -455,32 +321,28 @@ fn given_a_replaced_file_when_reloaded_unloaded_then_the_new_generation_shows_it
     );
     let last = fresh.event_count() - 1;
     assert_eq!(
-        reloaded
-            .projection_at_seq(last)
-            .expect("the end shows unloaded"),
-        fresh.projection_at_seq(last).expect("loaded"),
+        reloaded.projection_at_seq(last).expect("the end shows"),
+        fresh.projection_at_seq(last).expect("fresh"),
         "the new generation's end is its own, not the old one's"
     );
-    let views = read_views(&reloaded);
-    assert!(
-        reloaded.install(views).expect("install"),
-        "the load is taken in"
-    );
     assert_eq!(
-        reloaded.requests().expect("loaded"),
-        fresh.requests().expect("loaded"),
-        "after the load, the new generation's requests"
+        reloaded.requests().expect("reloaded"),
+        fresh.requests().expect("fresh"),
+        "the new generation's requests"
     );
 }
 
 #[test]
-fn given_a_journal_stored_without_a_tip_when_loaded_once_then_it_opens_at_its_end_at_once() {
+fn given_a_database_written_without_a_tip_or_checkpoints_when_opened_then_they_are_rebuilt() {
+    // Protects a database an older version wrote: opening it brings its derived tables up to
+    // date once, and its end then shows from the tip.
     let dir = tempfile::tempdir().expect("temp dir");
-    let (db, loaded) = long_journal(dir.path(), 21_000, 13);
-    let id = loaded.row().id;
-    let last = loaded.event_count() - 1;
+    let (db, journal) = long_journal(dir.path(), 21_000, 13);
+    let id = journal.row().id;
+    let last = journal.event_count() - 1;
+    let want = journal.projection_at_seq(last).expect("the end");
+    drop(journal);
     {
-        // As a database from before migration 7 is: no tip, and no checkpoints either.
         let store = Store::open(&db).expect("store");
         store.keep_tip(id, None).expect("remove the tip");
         store
@@ -488,28 +350,28 @@ fn given_a_journal_stored_without_a_tip_when_loaded_once_then_it_opens_at_its_en
             .execute("DELETE FROM checkpoint_cover", [])
             .expect("forget the checkpoints");
     }
-    let mut unloaded = quiet_open(&db, &db, true);
+    let reopened = quiet_open(&db, &db);
     assert!(
-        matches!(unloaded.projection_at_seq(last), Err(JournalError::Loading)),
-        "without a tip, the end of a long journal waits for the load"
+        reopened.store().tip(id).expect("read").is_some(),
+        "opening the database kept a tip again"
     );
-    let views = read_views(&unloaded);
-    assert!(unloaded.install(views).expect("install"), "installed");
-    drop(unloaded);
-
-    let reopened = quiet_open(&db, &db, true);
-    assert!(!reopened.is_loaded(), "opened again without its events");
-    assert_eq!(
+    assert!(
         reopened
-            .projection_at_seq(last)
-            .expect("the end shows at once now"),
-        loaded.projection_at_seq(last).expect("loaded"),
-        "the load kept the tip a fresh analysis keeps"
+            .store()
+            .checkpoint_cover(id)
+            .expect("read")
+            .is_some(),
+        "and the checkpoints"
+    );
+    assert_eq!(
+        reopened.projection_at_seq(last).expect("the end shows"),
+        want,
+        "the rebuilt tip is the one a fresh analysis keeps"
     );
 }
 
 #[test]
-fn given_more_diagnostics_than_a_view_carries_when_imported_then_the_tip_is_the_loaded_view() {
+fn given_more_diagnostics_than_a_view_carries_when_imported_then_the_tip_is_the_plain_view() {
     // Protects the import's bounded tail of read diagnostics: its tip must count and list
     // exactly what a view of every diagnostic gives, fold diagnostics (two errors, one among
     // the latest) and a record without an offset (in no view) included.
@@ -534,18 +396,18 @@ fn given_more_diagnostics_than_a_view_carries_when_imported_then_the_tip_is_the_
     std::fs::write(&path, lines.join("\n") + "\n").expect("write");
 
     let db = dir.path().join("noisy.sqlite");
-    let journal = quiet_open(&path, &db, false);
+    let journal = quiet_open(&path, &db);
     let kept = journal
         .store()
         .tip(journal.row().id)
         .expect("read the tip")
         .and_then(|row| Tip::from_row(&row))
         .expect("an iterate import keeps a tip");
-    let loaded = journal.projection(240).expect("loaded");
+    let loaded = plain(&journal).projection_view(240);
     assert_eq!(
         kept.view_at(240).expect("at the last offset"),
         loaded,
-        "the import's tip is the loaded projection at the end"
+        "the import's tip is the plain fold's projection at the end"
     );
     assert_eq!(
         (loaded.diagnostic_count, loaded.error_count),
@@ -564,9 +426,9 @@ fn given_more_diagnostics_than_a_view_carries_when_imported_then_the_tip_is_the_
 /// The downgrade and key stops a plain fold of the parsed events gives: where an item whose
 /// provider role on `transport` is a downgrade enters the projection, and every event setting
 /// keyed slot `key`.
-fn folded_stops(journal: &Journal, transport: Transport, key: &str) -> (Vec<u64>, Vec<u64>) {
+fn folded_stops(plain: &IterateJournal, transport: Transport, key: &str) -> (Vec<u64>, Vec<u64>) {
     use journalscope::iterate::event::{EventKind, Role};
-    let events = journal.iterate_events().expect("loaded");
+    let events = &plain.events;
     let mut projection = journalscope::iterate::projection::Projection::default();
     let (mut downgrades, mut keys) = (Vec::new(), Vec::new());
     for event in events {
@@ -605,27 +467,25 @@ fn stops(journal: &Journal, breakpoint: Breakpoint) -> Vec<u64> {
 
 /// Protects search's item filters, the downgrade breakpoint of one transport and the key
 /// breakpoint, which read the analysis's marks and the stored records: on every iterate fixture
-/// and on a journal past the prefix fold, opened without its events, they answer as a fold of
-/// every parsed event does.
+/// and on a long journal they answer as a fold of every parsed event does.
 #[test]
-fn given_any_iterate_journal_unloaded_then_item_facts_downgrade_and_key_stops_are_the_folds() {
+fn given_any_iterate_journal_then_item_facts_downgrade_and_key_stops_are_the_folds() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (long_db, long) = long_journal(dir.path(), 21_000, 7);
     let mut cases = vec![(long_db.clone(), long_db, long)];
     for (n, path) in iterate_journals().into_iter().enumerate() {
         let db = dir.path().join(format!("fixture-{n}.sqlite"));
-        let loaded = quiet_open(&path, &db, false);
-        cases.push((path, db, loaded));
+        let journal = quiet_open(&path, &db);
+        cases.push((path, db, journal));
     }
     for (path, db, loaded) in cases {
         if loaded.dialect() != Dialect::Iterate {
             // A broken fixture may read as no dialect at all: it has no iterate stops to check.
             continue;
         }
-        let unloaded = quiet_open(&db, &db, true);
-        let keys: std::collections::BTreeSet<String> = loaded
-            .iterate_events()
-            .expect("loaded")
+        let folded = plain(&loaded);
+        let keys: std::collections::BTreeSet<String> = folded
+            .events
             .iter()
             .filter_map(|event| match &event.kind {
                 journalscope::iterate::event::EventKind::ContextAdded(c) => c.key.clone(),
@@ -644,36 +504,15 @@ fn given_any_iterate_journal_unloaded_then_item_facts_downgrade_and_key_stops_ar
             journalscope::search::item_facts(&journalscope::iterate::IterateJournal::from_stored(
                 &store.events(loaded.row().id).expect("events")
             )),
-            "{}: the item facts read from the store are the loaded fold's",
+            "{}: the item facts read from the store are the plain fold's",
             path.display()
         );
-        let middle = loaded
-            .event(loaded.event_count() / 2)
-            .ok()
-            .and_then(|event| event.offset);
-        for key in keys.iter().take(3).cloned().map(Some).chain([None]) {
-            for published in [None, Some(true), Some(false)] {
-                let query = journalscope::search::SearchQuery {
-                    role: key.is_none().then(|| "developer".to_string()),
-                    key: key.clone(),
-                    published,
-                    at: published.and(middle),
-                    ..Default::default()
-                };
-                assert_eq!(
-                    unloaded.search(&query).expect("unloaded"),
-                    loaded.search(&query).expect("loaded"),
-                    "{}: the hits of {query:?}",
-                    path.display()
-                );
-            }
-        }
         for transport in Transport::ALL {
             for key in keys.iter().map(String::as_str).chain(["no/such-key"]) {
-                let (downgrades, changes) = folded_stops(&loaded, transport, key);
+                let (downgrades, changes) = folded_stops(&folded, transport, key);
                 assert_eq!(
                     stops(
-                        &unloaded,
+                        &loaded,
                         Breakpoint::NextDowngrade {
                             transport: Some(transport)
                         }
@@ -684,7 +523,7 @@ fn given_any_iterate_journal_unloaded_then_item_facts_downgrade_and_key_stops_ar
                 );
                 assert_eq!(
                     stops(
-                        &unloaded,
+                        &loaded,
                         Breakpoint::KeyChanges {
                             key: key.to_string()
                         }
