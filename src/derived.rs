@@ -85,6 +85,42 @@ pub struct Analysis {
     /// Codes of diagnostics that describe the whole journal rather than their event: the
     /// diagnostics of these codes that `diagnostics` holds replace all the journal had.
     pub provisional_codes: Vec<&'static str>,
+    /// The checkpoints here replace every earlier one (a dialect that keeps only its latest).
+    pub checkpoint_replaces: bool,
+}
+
+impl Analysis {
+    /// Adds what `later`, found after this, holds: lists are appended, and its tip and cover
+    /// are the ones that stand.
+    pub fn absorb(&mut self, later: Analysis) {
+        self.diagnostics.extend(later.diagnostics);
+        self.marks.extend(later.marks);
+        self.requests.extend(later.requests);
+        self.checkpoints.extend(later.checkpoints);
+        self.checkpoint_blocks.extend(later.checkpoint_blocks);
+        self.provisional_kinds.extend(later.provisional_kinds);
+        self.provisional_codes.extend(later.provisional_codes);
+        self.checkpoint_replaces |= later.checkpoint_replaces;
+        if later.tip.is_some() {
+            self.tip = later.tip;
+        }
+        if later.cover.is_some() {
+            self.cover = later.cover;
+        }
+    }
+
+    /// Whether it holds nothing to store.
+    pub fn is_empty(&self) -> bool {
+        self.diagnostics.is_empty()
+            && self.marks.is_empty()
+            && self.requests.is_empty()
+            && self.checkpoints.is_empty()
+            && self.checkpoint_blocks.is_empty()
+            && self.tip.is_none()
+            && self.cover.is_none()
+            && self.provisional_kinds.is_empty()
+            && self.provisional_codes.is_empty()
+    }
 }
 
 /// What a journal's checkpoints describe: the records folded, the dialect's encoding, and

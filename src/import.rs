@@ -12,11 +12,10 @@ use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::diagnostic::Diagnostic;
-use crate::dialect::{self, Dialect, ReadEvent, Reader};
-use crate::iterate::Analyser;
+use crate::dialect::{self, Dialect, ReadEvent};
+use crate::ingest::{self, Ingest};
 use crate::source::{self, Framing, Position, RawRecord};
-use crate::source_ends::{self, SourceEnds};
+use crate::source_ends::{self, SourceEnds, StreamEnds};
 use crate::store::{JournalRow, NewJournal, SourcePosition, Store, StoreError};
 
 /// Records written per progress report (and per cancellation check).
@@ -186,7 +185,7 @@ pub fn import_file(
             // record boundary; an array's closing bracket or a cut last line moves.
             if !compressed && !prev.ends_mid_line && prev.framing != Framing::JsonArray {
                 let ends = SourceEnds::split(&bytes, prefix_len);
-                let added = ingest(store, prev, &ends, true, mtime_ns(&meta), control)?;
+                let added = ingest_whole(store, prev, &ends, mtime_ns(&meta), control)?;
                 return Ok(ImportOutcome {
                     journal_id: prev.id,
                     kind: ImportKind::Appended,
@@ -207,11 +206,10 @@ pub fn import_file(
         Ok(id)
     })?;
     let journal = store.journal(journal_id)?.ok_or(StoreError::Empty)?;
-    let result = ingest(
+    let result = ingest_whole(
         store,
         &journal,
         &SourceEnds::whole(&bytes),
-        true,
         mtime_ns(&meta),
         control,
     );
@@ -272,15 +270,9 @@ fn append_in_place(
         return Ok(None);
     }
     let (head, before) = source_ends::windows(&mut file, base).map_err(read_err)?;
-    let after = source_ends::read_at(&mut file, base, meta.len() - base).map_err(read_err)?;
-    let ends = SourceEnds::around(&head, &before, base, &after);
-    Ok(Some(ingest(
-        store,
-        journal,
-        &ends,
-        true,
-        mtime_ns(meta),
-        control,
+    let ends = StreamEnds::resumed(head, before, base);
+    Ok(Some(ingest_stream(
+        store, journal, file, meta, ends, control,
     )?))
 }
 
@@ -306,8 +298,8 @@ fn keep_unchanged(
             },
         )?;
         if !dialect::is_current(store, journal.id, journal.dialect)? {
-            let events = store.event_count(journal.id)?;
-            analyse(store, journal, events, meta.len(), control)?;
+            let mut ingest = resume(store, journal, meta.len(), control)?;
+            store.append_analysis(journal.id, &ingest.end())?;
         }
         Ok(())
     })?;
@@ -355,9 +347,7 @@ fn import_streaming(
     let journal = store.journal(journal_id)?.ok_or(StoreError::Empty)?;
     drop(head);
     let bulk = store.enter_bulk_mode()?;
-    let mut result = std::io::Seek::rewind(&mut file)
-        .map_err(read_err)
-        .and_then(|()| ingest_stream(store, &journal, file, meta, control));
+    let mut result = ingest_stream(store, &journal, file, meta, StreamEnds::default(), control);
     if bulk {
         let restored = store.leave_bulk_mode();
         if result.is_ok() {
@@ -394,50 +384,75 @@ pub fn read_full(file: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Resu
     Ok(filled)
 }
 
-/// How far a streaming read got, and what it found on the way.
+/// Bytes read between two commits of a streaming import, at most: each commits with how far
+/// into the file it got, so that a process killed midway keeps a prefix the next import
+/// resumes after, and each costs a sync of the database file (a commit every 5,000 records
+/// was 900 syncs at a million events).
+const COMMIT_BYTES: u64 = 32 << 20;
+
+/// Records between two commits of a streaming import, at most: a kill loses no more work than
+/// this, however small the records.
+const COMMIT_RECORDS: u64 = 20_000;
+
+/// How far a streaming read got.
 struct StreamEnd {
     at: Position,
     last_byte: Option<u8>,
-    analysis: Option<crate::dialect::Analysis>,
+    ends: StreamEnds,
 }
 
-/// Reads `file` in chunks on its own thread, cutting and parsing records there, while the
-/// calling thread inserts the parsed batches: parsing and SQLite each get a core.
+/// Reads `file` from where `journal` stops, in chunks on its own thread that cuts, parses,
+/// reads and folds the records, while the calling thread stores each batch with what its fold
+/// found: parsing and SQLite each get a core. One transaction holds it all, committed every
+/// [`COMMIT_BYTES`] with the position reached. `ends` are the file's ends up to where the
+/// journal stops.
 fn ingest_stream(
     store: &Store,
     journal: &JournalRow,
-    file: fs::File,
+    mut file: fs::File,
     meta: &fs::Metadata,
+    ends: StreamEnds,
     control: &mut ImportControl<'_>,
 ) -> Result<u64, ImportError> {
     let path = PathBuf::from(&journal.source_path);
-    let total = meta.len();
-    let dialect = journal.dialect;
-    // The reading thread takes the file; its ends are read again through this handle once
-    // it is done, for the hash a later append checks instead of the whole file.
-    let mut ends_reader = file.try_clone().map_err(|source| ImportError::Read {
+    let read_err = |source| ImportError::Read {
         path: path.clone(),
         source,
-    })?;
+    };
+    let total = meta.len();
+    let start = Position {
+        byte: journal.imported_bytes,
+        line: journal.imported_lines,
+        seq: store.event_count(journal.id)?,
+    };
+    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(start.byte)).map_err(read_err)?;
     store.transaction(|store| -> Result<u64, ImportError> {
         let bulk = store.start_bulk_load()?;
-        let end = std::thread::scope(|scope| -> Result<StreamEnd, ImportError> {
+        let ingest = resume(store, journal, total, control)?;
+        let (end, mut ingest) = std::thread::scope(|scope| -> Result<_, ImportError> {
             let (sender, batches) = std::sync::mpsc::sync_channel(4);
-            let reading = scope.spawn(move || read_stream(file, dialect, sender));
-            let mut events = 0u64;
+            let framing = journal.framing;
+            let reading =
+                scope.spawn(move || read_stream(file, framing, start, ends, ingest, sender));
+            let mut events = start.seq;
             // Leaving this loop early drops `batches`, which stops the reading thread.
             for piece in batches {
                 if control.cancelled() {
                     return Err(ImportError::Cancelled);
                 }
-                let batch = match piece {
-                    Piece::Batch(batch) => batch,
-                    Piece::Found(found) => {
-                        store.append_analysis(journal.id, &found)?;
-                        continue;
+                match piece {
+                    Piece::Batch { records, found } => {
+                        ingest::land(store, journal.id, &records, &found)?;
+                        events += records.len() as u64;
+                        let reached = records.last().map_or(0, |(r, _)| r.byte_start + r.byte_len);
+                        (control.progress)(ImportProgress {
+                            done_bytes: reached,
+                            total_bytes: total,
+                            events,
+                            stage: ImportStage::Storing,
+                            analysed: 0,
+                        });
                     }
-                    // Each chunk's records commit with how far into the file they reach, so a
-                    // process killed midway leaves a prefix the next import resumes after.
                     Piece::Reached {
                         at,
                         content_hash,
@@ -455,60 +470,29 @@ fn ingest_stream(
                             },
                         )?;
                         store.commit_and_continue()?;
-                        continue;
                     }
-                };
-                store.append(journal.id, &batch)?;
-                events += batch.len() as u64;
-                let reached = batch.last().map_or(0, |(r, _)| r.byte_start + r.byte_len);
-                (control.progress)(ImportProgress {
-                    done_bytes: reached,
-                    total_bytes: total,
-                    events,
-                    stage: ImportStage::Storing,
-                    analysed: 0,
-                });
+                }
             }
             reading
                 .join()
                 .unwrap_or_else(|_| Err(std::io::Error::other("the reading thread panicked")))
-                .map_err(|source| ImportError::Read {
-                    path: path.clone(),
-                    source,
-                })
+                .map_err(read_err)
         })?;
         if bulk {
             store.finish_bulk_load()?;
         }
-        let read_err = |source| ImportError::Read {
-            path: path.clone(),
-            source,
-        };
-        let (head, before) =
-            source_ends::windows(&mut ends_reader, end.at.byte).map_err(read_err)?;
-        let content_hash =
-            SourceEnds::around(&head, &before, end.at.byte, &[]).hash_at(end.at.byte);
         store.record_position(
             journal.id,
             &SourcePosition {
                 size: total,
                 mtime_ns: mtime_ns(meta),
-                content_hash,
+                content_hash: end.ends.hash(),
                 imported_bytes: end.at.byte,
                 imported_lines: end.at.line,
                 ends_mid_line: end.last_byte.is_some_and(|b| b != b'\n'),
             },
         )?;
-        // An iterate journal was analysed as it was read, and what the fold found stored as it
-        // went (into a journal created for this import, which had none); the others are read
-        // back and folded.
-        match end.analysis {
-            Some(rest) => {
-                store.append_analysis(journal.id, &rest)?;
-                store.keep_tip(journal.id, rest.tip.as_ref())?;
-            }
-            None => analyse(store, journal, end.at.seq, total, control)?,
-        }
+        store.append_analysis(journal.id, &ingest.end())?;
         (control.progress)(ImportProgress {
             done_bytes: total,
             total_bytes: total,
@@ -516,17 +500,47 @@ fn ingest_stream(
             stage: ImportStage::Saving,
             analysed: end.at.seq,
         });
-        Ok(end.at.seq)
+        Ok(end.at.seq - start.seq)
     })
+}
+
+/// The ingest for the records after those `journal` holds, resumed from its latest checkpoint
+/// with the fold's progress reported, in the caller's transaction.
+fn resume(
+    store: &Store,
+    journal: &JournalRow,
+    total_bytes: u64,
+    control: &mut ImportControl<'_>,
+) -> Result<Ingest, ImportError> {
+    let records = store.event_count(journal.id)?;
+    let cancel = control.cancel;
+    let progress = &mut *control.progress;
+    let mut watch = |done: u64| {
+        progress(ImportProgress {
+            done_bytes: 0,
+            total_bytes,
+            events: records,
+            stage: ImportStage::Folding,
+            analysed: done.min(records),
+        });
+        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    Ingest::resume(store, journal, &mut watch)?.ok_or(ImportError::Cancelled)
 }
 
 type Batch = Vec<(RawRecord, ReadEvent)>;
 
-/// What the reading thread sends: parsed records, and after each chunk how far they reach.
+/// What the reading thread sends: read records with what the fold found in them, and after
+/// each stretch of [`COMMIT_BYTES`] how far they reach.
 enum Piece {
-    Batch(Batch),
-    /// What the fold found in the records sent so far, stored beside them.
-    Found(Box<crate::dialect::Analysis>),
+    Batch {
+        records: Batch,
+        found: Box<crate::dialect::Analysis>,
+    },
     Reached {
         at: Position,
         content_hash: String,
@@ -534,22 +548,28 @@ enum Piece {
     },
 }
 
-/// The reading side of [`ingest_stream`]: chunks, records, one parse each, batches out.
+/// The reading side of [`ingest_stream`]: chunks, records, one parse each, batches out. Gives
+/// the ingest back when the file ends.
 fn read_stream(
     mut file: fs::File,
-    dialect: Dialect,
+    framing: Framing,
+    start: Position,
+    mut ends: StreamEnds,
+    mut ingest: Ingest,
     batches: std::sync::mpsc::SyncSender<Piece>,
-) -> std::io::Result<StreamEnd> {
+) -> std::io::Result<(StreamEnd, Ingest)> {
     let stopped = || std::io::Error::other("the import stopped");
-    let mut reader = Reader::new(dialect);
-    let mut analyser = (dialect == Dialect::Iterate).then(Analyser::default);
-    let mut hasher = blake3::Hasher::new();
     // Zeroed once and reused; it grows only for a record longer than a chunk.
     let mut buf: Vec<u8> = vec![0; CHUNK * 2];
     // How much of `buf` holds file bytes not yet cut into records.
     let mut held = 0usize;
-    let mut at = Position::default();
+    let mut at = start;
     let mut last_byte = None;
+    // Where the last commit left the file, and its record.
+    let mut committed = (start.byte, start.seq);
+    let due = |reached: (u64, u64), committed: (u64, u64)| {
+        reached.0 - committed.0 >= COMMIT_BYTES || reached.1 - committed.1 >= COMMIT_RECORDS
+    };
     loop {
         if buf.len() < held + CHUNK {
             buf.resize(held + CHUNK, 0);
@@ -560,48 +580,44 @@ fn read_stream(
         let read = read_full(&mut file, &mut buf[held..held + CHUNK])?;
         held += read;
         let end = read < CHUNK;
-        let split = source::split(&buf[..held], Framing::Jsonl, at, end);
+        let split = source::split(&buf[..held], framing, at, end);
         let count = split.records.len() as u64;
-        let mut batch: Batch = Vec::with_capacity(BATCH.min(split.records.len()));
-        // Bytes of `buf` already hashed: each batch commits with the hash of the prefix it ends.
-        let mut hashed = 0usize;
-        let mut records = split.records.into_iter().peekable();
-        while let Some(record) = records.next() {
-            let read = read_and_analyse(&mut reader, &record, analyser.as_mut());
-            batch.push((record, read));
-            if batch.len() == BATCH {
-                batches
-                    .send(Piece::Batch(std::mem::take(&mut batch)))
-                    .map_err(|_| stopped())?;
-                if !send_found(&batches, analyser.as_mut()) {
-                    return Err(stopped());
-                }
-                if let Some(next) = records.peek() {
-                    let reached = (next.byte_start - at.byte) as usize;
-                    hasher.update(&buf[hashed..reached]);
-                    hashed = reached;
-                    let piece = Piece::Reached {
-                        at: Position {
-                            byte: next.byte_start,
-                            line: next.line - 1,
-                            seq: next.seq,
-                        },
-                        content_hash: hasher.finalize().to_hex().to_string(),
-                        last_byte: reached.checked_sub(1).map(|i| buf[i]),
-                    };
-                    batches.send(piece).map_err(|_| stopped())?;
-                }
-            }
-        }
-        if !batch.is_empty() {
+        // Bytes of `buf` already pushed into the ends: each commit names the ends it reached.
+        let mut pushed = 0usize;
+        for chunk in split.records.chunks(BATCH) {
+            let records: Batch = chunk
+                .iter()
+                .map(|record| (record.clone(), ingest.read(record)))
+                .collect();
+            let found = Box::new(ingest.take_found());
+            let next = split.records.get(
+                records
+                    .last()
+                    .map_or(0, |(r, _)| (r.seq - at.seq) as usize + 1),
+            );
             batches
-                .send(Piece::Batch(std::mem::take(&mut batch)))
+                .send(Piece::Batch { records, found })
                 .map_err(|_| stopped())?;
-            if !send_found(&batches, analyser.as_mut()) {
-                return Err(stopped());
+            let Some(next) = next else { continue };
+            if !due((next.byte_start, next.seq), committed) {
+                continue;
             }
+            let reached = (next.byte_start - at.byte) as usize;
+            ends.push(&buf[pushed..reached]);
+            pushed = reached;
+            committed = (next.byte_start, next.seq);
+            let piece = Piece::Reached {
+                at: Position {
+                    byte: next.byte_start,
+                    line: next.line - 1,
+                    seq: next.seq,
+                },
+                content_hash: ends.hash(),
+                last_byte: reached.checked_sub(1).map(|i| buf[i]),
+            };
+            batches.send(piece).map_err(|_| stopped())?;
         }
-        hasher.update(&buf[hashed..split.consumed]);
+        ends.push(&buf[pushed..split.consumed]);
         if split.consumed > 0 {
             last_byte = Some(buf[split.consumed - 1]);
         }
@@ -615,38 +631,24 @@ fn read_stream(
         if end {
             break;
         }
-        let piece = Piece::Reached {
+        if due((at.byte, at.seq), committed) {
+            committed = (at.byte, at.seq);
+            let piece = Piece::Reached {
+                at,
+                content_hash: ends.hash(),
+                last_byte,
+            };
+            batches.send(piece).map_err(|_| stopped())?;
+        }
+    }
+    Ok((
+        StreamEnd {
             at,
-            content_hash: hasher.finalize().to_hex().to_string(),
             last_byte,
-        };
-        batches.send(piece).map_err(|_| stopped())?;
-    }
-    Ok(StreamEnd {
-        at,
-        last_byte,
-        analysis: analyser.map(Analyser::finish),
-    })
-}
-
-/// Sends what the fold found since the last batch, if anything: the SQLite thread writes it
-/// while the reading thread parses on, where at the end it was the import's last half second.
-/// False when the storing side stopped listening.
-fn send_found(
-    batches: &std::sync::mpsc::SyncSender<Piece>,
-    analyser: Option<&mut Analyser>,
-) -> bool {
-    let Some(found) = analyser.map(Analyser::take_found) else {
-        return true;
-    };
-    if found.marks.is_empty()
-        && found.diagnostics.is_empty()
-        && found.checkpoints.is_empty()
-        && found.checkpoint_blocks.is_empty()
-    {
-        return true;
-    }
-    batches.send(Piece::Found(Box::new(found))).is_ok()
+            ends,
+        },
+        ingest,
+    ))
 }
 
 /// Detects the dialect from the first records that parse.
@@ -671,68 +673,34 @@ pub fn detect_dialect(bytes: &[u8], framing: Framing) -> Dialect {
     Dialect::detect(values.iter())
 }
 
-/// Reads one record: parses it and lets the dialect read its columns. A record that is not
-/// JSON is kept with an `invalid-json` error.
-pub fn read_record(reader: &mut Reader, record: &RawRecord) -> ReadEvent {
-    read_and_analyse(reader, record, None)
+/// How an ingest of bytes at hand lands them.
+#[derive(Debug, Clone, Copy)]
+pub struct Landing {
+    /// The source ends here for good (an import); a follower passes false, so that a
+    /// half-written last record waits for its end.
+    pub complete: bool,
+    pub mtime_ns: Option<i64>,
+    /// Take at most this many records; the position stops after the last one taken.
+    pub limit: Option<u64>,
+    /// Store what the fold says of the journal's end with the last batch. A follower, which
+    /// lands often, says it on its own schedule ([`say_end`]).
+    pub end: bool,
 }
 
-/// [`read_record`], also folding the record into `analyser` from the same parse.
-fn read_and_analyse(
-    reader: &mut Reader,
-    record: &RawRecord,
-    analyser: Option<&mut Analyser>,
-) -> ReadEvent {
-    match crate::record_json::parse(&record.bytes) {
-        Ok(parsed) => {
-            let mut read = reader.read(record, Some(&parsed.value));
-            for key in parsed.duplicate_keys {
-                read.diagnostics.push(Diagnostic::warning(
-                    record.line,
-                    read.offset,
-                    "duplicate-key",
-                    format!("key {key:?} appears twice in one object: the last one counts"),
-                ));
-            }
-            if let Some(analyser) = analyser {
-                analyser.feed_record(record.seq, record.line, read.offset, parsed.value);
-                analyser.note_read(read.offset, &read.diagnostics);
-            }
-            read
-        }
-        Err(err) => {
-            let mut read = reader.read(record, None);
-            read.diagnostics.insert(
-                0,
-                Diagnostic::error(
-                    record.line,
-                    read.offset,
-                    "invalid-json",
-                    format!("not JSON: {err}"),
-                ),
-            );
-            if let Some(analyser) = analyser {
-                analyser.note_read(read.offset, &read.diagnostics);
-            }
-            read
-        }
-    }
-}
-
-/// Appends the records of `bytes` after what `journal` already holds, then refreshes the
-/// derived tables. `complete` says the source ends here for good (an import); a follower
-/// passes false so that a half-written last record waits for its end.
-///
-/// Each batch commits with the position it reached, so a process killed mid-import leaves a
-/// prefix of whole records that the next import resumes after; the last batch commits with
-/// the fold's analysis, so a finished import never lacks its derived tables.
+/// Appends the records of `source` after what `journal` already holds, each batch committed
+/// with the position it reached and what the fold found, so that a process killed midway
+/// leaves a prefix of whole records that the next import resumes after. `fold` is the ingest
+/// that landed the journal's records so far, when the caller kept it; it is resumed from the
+/// journal's checkpoints when absent or behind the store, and left there for the next call.
+/// `landed` sees each record as it is stored.
 pub fn ingest(
     store: &Store,
     journal: &JournalRow,
     source: &SourceEnds<'_>,
-    complete: bool,
-    mtime_ns: Option<i64>,
+    fold: &mut Option<Ingest>,
+    how: Landing,
     control: &mut ImportControl<'_>,
+    landed: &mut dyn FnMut(&RawRecord, &ReadEvent),
 ) -> Result<u64, ImportError> {
     let start = journal.imported_bytes;
     debug_assert_eq!(
@@ -746,11 +714,36 @@ pub fn ingest(
         line: journal.imported_lines,
         seq,
     };
-    let split = source::split(source.after(), journal.framing, at, complete);
-    let consumed = start + split.consumed as u64;
+    let after = source.after();
+    let mut split = source::split(after, journal.framing, at, how.complete);
+    let mut consumed = start + split.consumed as u64;
+    let mut lines = journal.imported_lines + split.lines;
+    if let Some(limit) = how.limit {
+        if split.records.len() as u64 > limit {
+            split.records.truncate(limit as usize);
+            // Stop right after the last record taken, so a later call resumes there.
+            if let Some(last) = split.records.last() {
+                let end = (last.byte_start + last.byte_len - start) as usize;
+                let newline = after[end..]
+                    .iter()
+                    .position(|b| *b == b'\n')
+                    .map_or(after.len(), |p| end + p + 1);
+                consumed = start + newline as u64;
+                lines = last.line;
+            }
+        }
+    }
     let total = source.len();
     let added = split.records.len() as u64;
-    let mut reader = Reader::resume(journal.dialect, store.highest_offset(journal.id)?);
+    if added == 0 && consumed == start && seq > 0 {
+        return Ok(0);
+    }
+    if fold
+        .as_ref()
+        .is_some_and(|f| f.journal_id() != journal.id || f.records() != seq)
+    {
+        *fold = None;
+    }
     let mut done = 0u64;
     let mut chunks = split.records.chunks(BATCH).peekable();
     loop {
@@ -761,22 +754,48 @@ pub fn ingest(
         }
         // Where this batch leaves the source: the start of the next record (its line not yet
         // counted), or the end of what the split consumed.
-        let (reached, lines, ends_mid_line) = match next {
+        let (reached, reached_lines, ends_mid_line) = match next {
             Some(record) => (record.byte_start, record.line - 1, false),
             None => (
                 consumed,
-                journal.imported_lines + split.lines,
-                complete
+                lines,
+                how.complete
                     && journal.framing == Framing::Jsonl
                     && consumed > 0
                     && source.byte_before(consumed) != Some(b'\n'),
             ),
         };
         let content_hash = source.hash_at(reached);
-        let batch: Vec<(RawRecord, ReadEvent)> = chunk
-            .iter()
-            .map(|record| (record.clone(), read_record(&mut reader, record)))
-            .collect();
+        let batch = store.transaction(|store| -> Result<Batch, ImportError> {
+            let mut ingest = match fold.take() {
+                Some(ingest) => ingest,
+                None => resume(store, journal, total, control)?,
+            };
+            let batch: Batch = chunk
+                .iter()
+                .map(|record| (record.clone(), ingest.read(record)))
+                .collect();
+            ingest::land(store, journal.id, &batch, &ingest.take_found())?;
+            store.record_position(
+                journal.id,
+                &SourcePosition {
+                    size: total,
+                    mtime_ns: how.mtime_ns,
+                    content_hash,
+                    imported_bytes: reached,
+                    imported_lines: reached_lines,
+                    ends_mid_line,
+                },
+            )?;
+            if next.is_none() && how.end {
+                store.append_analysis(journal.id, &ingest.end())?;
+            }
+            *fold = Some(ingest);
+            Ok(batch)
+        })?;
+        for (record, read) in &batch {
+            landed(record, read);
+        }
         done += chunk.len() as u64;
         (control.progress)(ImportProgress {
             done_bytes: reached,
@@ -785,26 +804,6 @@ pub fn ingest(
             stage: ImportStage::Storing,
             analysed: 0,
         });
-        store.transaction(|store| -> Result<(), ImportError> {
-            store.append(journal.id, &batch)?;
-            store.record_position(
-                journal.id,
-                &SourcePosition {
-                    size: total,
-                    mtime_ns,
-                    content_hash,
-                    imported_bytes: reached,
-                    imported_lines: lines,
-                    ends_mid_line,
-                },
-            )?;
-            // The last batch commits with the analysis, read back and folded with its own
-            // progress and cancellation.
-            if next.is_none() && (added > 0 || seq == 0) {
-                analyse(store, journal, seq + added, total, control)?;
-            }
-            Ok(())
-        })?;
         if next.is_none() {
             (control.progress)(ImportProgress {
                 done_bytes: total,
@@ -819,6 +818,12 @@ pub fn ingest(
     Ok(added)
 }
 
+/// Stores what an ingest's fold says of the journal's end, in one transaction: a follower
+/// does this on its own schedule rather than with every batch it lands.
+pub fn say_end(store: &Store, ingest: &mut Ingest) -> Result<(), StoreError> {
+    store.transaction(|store| store.append_analysis(ingest.journal_id(), &ingest.end()))
+}
+
 /// Brings a stored journal's derived tables up to its records in one transaction, reporting
 /// the fold's progress: for a database an older version wrote, or one whose follower stopped
 /// before folding what it stored.
@@ -827,42 +832,36 @@ pub fn refresh(
     journal: &JournalRow,
     control: &mut ImportControl<'_>,
 ) -> Result<(), ImportError> {
-    let events = store.event_count(journal.id)?;
-    store.transaction(|store| analyse(store, journal, events, 0, control))
+    store.transaction(|store| {
+        let mut ingest = resume(store, journal, 0, control)?;
+        store.append_analysis(journal.id, &ingest.end())?;
+        Ok(())
+    })
 }
 
-/// Brings the derived tables up to the stored records (see [`dialect::refresh`]), reporting
-/// how far the fold got and giving up at the first cancellation check that finds it set.
-fn analyse(
+/// Lands an in-memory import of `source`'s records into `journal` from its start or its end,
+/// with what it says of its end.
+fn ingest_whole(
     store: &Store,
     journal: &JournalRow,
-    events: u64,
-    total_bytes: u64,
+    source: &SourceEnds<'_>,
+    mtime_ns: Option<i64>,
     control: &mut ImportControl<'_>,
-) -> Result<(), ImportError> {
-    let cancel = control.cancel;
-    let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-    let progress = &mut *control.progress;
-    let mut watch = |done: u64| {
-        progress(ImportProgress {
-            done_bytes: total_bytes,
-            total_bytes,
-            events,
-            stage: ImportStage::Folding,
-            analysed: done.min(events),
-        });
-        if cancelled() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
-    dialect::refresh(store, journal.id, journal.dialect, &mut watch)?
-        .ok_or(ImportError::Cancelled)?;
-    if cancelled() {
-        return Err(ImportError::Cancelled);
-    }
-    Ok(())
+) -> Result<u64, ImportError> {
+    ingest(
+        store,
+        journal,
+        source,
+        &mut None,
+        Landing {
+            complete: true,
+            mtime_ns,
+            limit: None,
+            end: true,
+        },
+        control,
+        &mut |_, _| {},
+    )
 }
 
 #[cfg(test)]
@@ -906,52 +905,36 @@ mod tests {
         seen
     }
 
-    /// The stages seen run storing, folding, saving, and the fold moves several times up to
-    /// `events`.
-    fn assert_analysis_moves(seen: &[ImportProgress], events: u64) {
-        let mut order: Vec<ImportStage> = seen.iter().map(|p| p.stage).collect();
-        order.dedup();
-        assert_eq!(
-            order,
-            [
-                ImportStage::Storing,
-                ImportStage::Folding,
-                ImportStage::Saving
-            ],
-            "an import reports storing, then each analysis stage, in order"
-        );
-        {
-            let stage = ImportStage::Folding;
-            let done: Vec<u64> = seen
-                .iter()
-                .filter(|p| p.stage == stage)
-                .map(|p| p.analysed)
-                .collect();
-            assert!(
-                done.len() >= 3,
-                "{stage:?} reports several times for {events} events, not once: {done:?}"
-            );
-            assert!(
-                done.windows(2).all(|w| w[0] <= w[1]),
-                "{stage:?} progress never goes back: {done:?}"
-            );
-            assert_eq!(
-                done.last(),
-                Some(&events),
-                "{stage:?} ends with every event done"
-            );
-        }
-    }
-
     #[test]
     fn regression_import_progress_sits_still_during_analysis() {
-        // AgentsKit folds slice by slice, as AG-UI does.
+        // The fold runs as the records are read, so an import's progress moves with the bytes
+        // stored from its first report to its last, then says it saves.
         let (_dir, path, store) = journal(Dialect::AgentsKit, EVENTS);
         let seen = import_recording(&store, &path);
         let events = store
             .event_count(store.latest_journal().unwrap().unwrap().id)
             .unwrap();
-        assert_analysis_moves(&seen, events);
+        let mut order: Vec<ImportStage> = seen.iter().map(|p| p.stage).collect();
+        order.dedup();
+        assert_eq!(
+            order,
+            [ImportStage::Storing, ImportStage::Saving],
+            "a first import stores (folding as it reads), then saves what the fold says of the end"
+        );
+        let stored: Vec<(u64, u64)> = seen
+            .iter()
+            .filter(|p| p.stage == ImportStage::Storing)
+            .map(|p| (p.done_bytes, p.events))
+            .collect();
+        assert!(
+            stored.len() >= 3 && stored.windows(2).all(|w| w[0] <= w[1]),
+            "storing reports several times and never goes back: {stored:?}"
+        );
+        assert_eq!(
+            seen.last().map(|p| p.analysed),
+            Some(events),
+            "the import ends with every event done"
+        );
     }
 
     #[test]
@@ -976,11 +959,11 @@ mod tests {
         assert_eq!(
             order,
             [
-                ImportStage::Storing,
                 ImportStage::Folding,
+                ImportStage::Storing,
                 ImportStage::Saving
             ],
-            "an iterate append folds as it reads, with no reading back first"
+            "an append folds on from the last checkpoint, then folds what it reads as it stores it"
         );
         let folded: Vec<u64> = seen
             .iter()
@@ -988,8 +971,8 @@ mod tests {
             .map(|p| p.analysed)
             .collect();
         assert!(
-            folded.windows(2).all(|w| w[0] <= w[1]) && folded.last() == Some(&events),
-            "folding moves up to every event: {folded:?}"
+            folded.windows(2).all(|w| w[0] <= w[1]) && folded.last() <= Some(&events),
+            "folding moves on, never back: {folded:?}"
         );
         assert!(
             folded[0] > events / 2,
@@ -1025,14 +1008,13 @@ mod tests {
     /// Cancels from the progress callback at the first report of `stage` past its start, and
     /// checks that nothing is reported after it and nothing is kept.
     fn cancel_during(stage: ImportStage) {
-        // AgentsKit's fold reads the stored records back slice by slice.
         let (_dir, path, store) = journal(Dialect::AgentsKit, EVENTS);
         let cancel = AtomicBool::new(false);
         let mut after_cancel = Vec::new();
         let mut record = |p: ImportProgress| {
             if cancel.load(Ordering::Relaxed) {
                 after_cancel.push(p);
-            } else if p.stage == stage && p.analysed > 0 {
+            } else if p.stage == stage && (p.analysed > 0 || p.done_bytes > 0) {
                 cancel.store(true, Ordering::Relaxed);
             }
         };
@@ -1060,6 +1042,7 @@ mod tests {
 
     #[test]
     fn regression_cancel_ignored_while_folding() {
-        cancel_during(ImportStage::Folding);
+        // A first import folds while it stores.
+        cancel_during(ImportStage::Storing);
     }
 }

@@ -11,6 +11,8 @@ pub mod diagnostic;
 pub mod dialect;
 pub mod gen;
 pub mod import;
+pub mod ingest;
+pub mod interpreter;
 pub mod iterate;
 pub mod journal;
 pub mod record_json;

@@ -155,8 +155,16 @@ impl StreamEnds {
     pub fn push(&mut self, bytes: &[u8]) {
         let room = (WINDOW as usize).saturating_sub(self.head.len());
         self.head.extend_from_slice(&bytes[..room.min(bytes.len())]);
-        self.tail.extend_from_slice(bytes);
         self.len += bytes.len() as u64;
+        // A push of a window or more leaves only its own last window: an import pushes each
+        // chunk of megabytes, which must not be copied whole.
+        if bytes.len() >= WINDOW as usize {
+            self.tail.clear();
+            self.tail
+                .extend_from_slice(&bytes[bytes.len() - WINDOW as usize..]);
+            return;
+        }
+        self.tail.extend_from_slice(bytes);
         if self.tail.len() > 2 * WINDOW as usize {
             self.trim();
         }

@@ -10,7 +10,7 @@ mod import_common;
 use std::ops::ControlFlow;
 
 use journalscope::agui::{
-    refresh_every, runs, runs_stored, state_at, state_at_stored, step_view, step_view_stored,
+    runs, runs_stored, state_at, state_at_stored, step_view, step_view_stored,
 };
 use journalscope::derived::Analysis;
 use journalscope::gen::{write_journal, GenOptions};
@@ -87,7 +87,9 @@ fn pieces() -> Vec<Vec<String>> {
 
 fn rebuild(store: &Store, id: i64, spacing: u64) {
     let mut unwatched = |_: u64| ControlFlow::Continue(());
-    refresh_every(store, id, spacing, &mut unwatched)
+    let journal = store.journal(id).expect("read").expect("the journal");
+    let dialect = journalscope::agui::AgUi::with_spacing(spacing);
+    journalscope::ingest::refresh_with(store, &journal, &dialect, &mut unwatched)
         .expect("refresh")
         .expect("not abandoned");
 }

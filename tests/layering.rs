@@ -68,6 +68,10 @@ fn the_store_and_what_it_keeps_name_no_dialect_and_nothing_above_them() {
     let allowed: &[(&str, &[&str])] = &[
         ("derived", &["diagnostic"]),
         ("store", &["derived", "diagnostic", "source"]),
+        (
+            "interpreter",
+            &["derived", "diagnostic", "record_json", "source", "store"],
+        ),
         ("source", &[]),
         ("source_ends", &[]),
         ("diagnostic", &[]),
@@ -90,6 +94,7 @@ fn a_dialect_names_the_store_and_shared_shapes_but_not_the_pipeline_or_another_d
     let graph = dependencies();
     let above = [
         "dialect",
+        "ingest",
         "import",
         "journal",
         "tail",

@@ -74,6 +74,7 @@ pub fn lineage(journal: &Journal, session: &str) -> LineageTree {
 
 /// The lineage of one session, built from its lines in journal order, one line at a time: it
 /// keeps the turns and the message ids, never the lines.
+#[derive(Clone)]
 pub struct LineageBuilder {
     session: String,
     turns: Vec<Turn>,

@@ -7,13 +7,14 @@ pub mod decoder;
 pub mod lineage;
 pub mod view;
 
-use std::ops::ControlFlow;
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::derived::{Analysis, CheckpointCover, FoldWatch, Mark, ReadEvent, WATCH_EVERY};
+use crate::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
 use crate::diagnostic::Diagnostic;
+use crate::interpreter::{Fold, FoldRecord, Interpreter, RecordReader};
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError, StoredEvent};
 
@@ -130,27 +131,36 @@ pub struct Journal {
     pub lines: Vec<Line>,
 }
 
+impl Line {
+    /// A record decoded: where it sits, and its envelope as written.
+    pub fn of(seq: u64, line: u64, offset: Option<i64>, value: Option<&Value>) -> Line {
+        Line {
+            seq,
+            line,
+            offset: offset.unwrap_or(seq as i64 + 1),
+            event: value
+                .and_then(|v| v.get("event"))
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            sequence: value
+                .and_then(|v| v.get("sequence"))
+                .and_then(Value::as_u64),
+            decoded: decode(value),
+        }
+    }
+}
+
 impl Journal {
     pub fn decode(events: &[StoredEvent]) -> Journal {
         let lines = events
             .iter()
             .map(|stored| {
-                let value = stored.json();
-                Line {
-                    seq: stored.seq,
-                    line: stored.line,
-                    offset: stored.offset.unwrap_or(stored.seq as i64 + 1),
-                    event: value
-                        .as_ref()
-                        .and_then(|v| v.get("event"))
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
-                    sequence: value
-                        .as_ref()
-                        .and_then(|v| v.get("sequence"))
-                        .and_then(Value::as_u64),
-                    decoded: decode(value.as_ref()),
-                }
+                Line::of(
+                    stored.seq,
+                    stored.line,
+                    stored.offset,
+                    stored.json().as_ref(),
+                )
             })
             .collect();
         Journal { lines }
@@ -189,54 +199,76 @@ impl Journal {
     }
 }
 
-/// Folds the journal with a cursor on its default session: one mark per line carrying the
-/// verdict, and the lineage warnings of that session.
+/// Everything a fold of these records derives, as an import would store it: one mark per line
+/// carrying the cursor's verdict, and the lineage warnings of the followed session.
 pub fn analyse(events: &[StoredEvent]) -> Analysis {
-    let mut unwatched = |_: u64| ControlFlow::Continue(());
-    analyse_watched(events, &mut unwatched).unwrap_or_default()
+    crate::interpreter::fold_all(&INTERPRETER, events)
 }
-
-/// `analyse`, telling `watch` how far the cursor got; `None` when the watch abandoned it.
-pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<Analysis> {
-    let journal = Journal::decode(events);
-    let session = journal.default_session();
-    let mut cursor = Cursor::new(session.as_deref());
-    let mut marks = Vec::with_capacity(journal.lines.len());
-    for (index, line) in journal.lines.iter().enumerate() {
-        if index % WATCH_EVERY == 0 && watch(index as u64).is_break() {
-            return None;
-        }
-        let previous = cursor.held();
-        let verdict = cursor.apply(&line.decoded);
-        marks.push(Mark {
-            seq: line.seq,
-            kind: verdict.as_str().to_string(),
-            note: note(verdict, line, previous, session.as_deref()),
-        });
-    }
-    let diagnostics = match &session {
-        Some(session) => lineage::lineage(&journal, session).diagnostics,
-        None => Vec::new(),
-    };
-    if watch(events.len() as u64).is_break() {
-        return None;
-    }
-    Some(Analysis {
-        diagnostics,
-        marks,
-        ..Analysis::default()
-    })
-}
-
-/// Records a refresh reads from the store at a time.
-const REFRESH_SLICE: u64 = 4_096;
 
 /// The encoding of an AgentsKit checkpoint: a database with another is folded again.
 pub const CHECKPOINT_FORMAT: u32 = 1;
 
-/// Where the analysis stopped, for the next one to go on from: the followed session, the
-/// sequence the cursor holds and what the lineage knows. The view at an offset needs none of
-/// it (the accepted marks name the held line), so only the latest is kept.
+/// The AgentsKit dialect, as the seam sees it.
+pub struct AgentsKit;
+
+pub const INTERPRETER: AgentsKit = AgentsKit;
+
+impl Interpreter for AgentsKit {
+    fn dialect(&self) -> Dialect {
+        Dialect::AgentsKit
+    }
+
+    fn looks_like(&self, value: &Value) -> bool {
+        looks_like(value)
+    }
+
+    fn reader(&self, _highest_offset: Option<i64>) -> Box<dyn RecordReader> {
+        Box::new(Reader::default())
+    }
+
+    fn fold(&self) -> Box<dyn Fold> {
+        Box::new(KitFold::default())
+    }
+
+    fn resume(
+        &self,
+        store: &Store,
+        journal_id: i64,
+        records: u64,
+    ) -> Result<Option<Box<dyn Fold>>, StoreError> {
+        let resumed = store
+            .checkpoint_before(journal_id, records)?
+            .and_then(|(seq, bytes)| Some((seq, serde_json::from_slice::<Resume>(&bytes).ok()?)));
+        Ok(resumed.map(|(seq, resume)| {
+            let lineage = match (resume.lineage, &resume.session) {
+                (Some(state), _) => Some(lineage::LineageBuilder::resume(state)),
+                (None, Some(session)) => Some(lineage::LineageBuilder::for_diagnostics(session)),
+                (None, None) => None,
+            };
+            Box::new(KitFold {
+                session: resume.session,
+                held: resume.held,
+                lineage,
+                records: seq,
+                ..KitFold::default()
+            }) as Box<dyn Fold>
+        }))
+    }
+
+    fn checkpoint_format(&self) -> u32 {
+        CHECKPOINT_FORMAT
+    }
+}
+
+impl RecordReader for Reader {
+    fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent {
+        Reader::read(self, record, value)
+    }
+}
+
+/// Where a fold stands, for the next one to go on from: the followed session, the sequence the
+/// cursor holds and what the lineage knows. The view at an offset needs none of it (the
+/// accepted marks name the held line), so only the latest is kept.
 #[derive(Debug, Serialize, Deserialize)]
 struct Resume {
     session: Option<String>,
@@ -244,140 +276,94 @@ struct Resume {
     lineage: Option<lineage::LineageState>,
 }
 
-/// Brings an AgentsKit journal's derived tables up to its records, as `analyse` would, with one
-/// slice of records in memory at a time: the cursor keeps only the sequence it holds, and the
-/// lineage only the turns and message ids. An append goes on from where the last refresh
-/// stopped and folds only the new records. `None` when the watch abandoned it.
-pub fn refresh(
-    store: &Store,
-    journal_id: i64,
-    watch: FoldWatch<'_>,
-) -> Result<Option<()>, StoreError> {
-    let records = store.event_count(journal_id)?;
-    let (from, resume) = match resume_point(store, journal_id, records)? {
-        Some((from, resume)) => {
-            store.discard_analysis_from(journal_id, from)?;
-            (from, resume)
-        }
-        None => {
-            store.replace_analysis(journal_id, &Analysis::default())?;
-            let resume = Resume {
-                session: None,
-                held: None,
-                lineage: None,
-            };
-            (0, resume)
-        }
-    };
-    let mut session = resume.session;
-    let mut lineage = match (resume.lineage, &session) {
-        (Some(state), _) => Some(lineage::LineageBuilder::resume(state)),
-        (None, Some(session)) => Some(lineage::LineageBuilder::for_diagnostics(session)),
-        (None, None) => None,
-    };
-    if session.is_none() {
-        let Some(found) = first_snapshot_session(store, journal_id, from, records, watch)? else {
-            return Ok(None);
-        };
-        session = found;
-        lineage = session
-            .as_deref()
-            .map(lineage::LineageBuilder::for_diagnostics);
-    }
-    let mut held = resume.held;
-    for slice in store.slices(journal_id, from, records, REFRESH_SLICE) {
-        let slice = slice?;
-        if slice
-            .first()
-            .is_some_and(|first| watch(first.seq).is_break())
-        {
-            return Ok(None);
-        }
-        let journal = Journal::decode(&slice);
-        let mut cursor = Cursor::resume(session.as_deref(), held);
-        let mut found = Analysis::default();
-        for line in &journal.lines {
-            let previous = cursor.held();
-            let verdict = cursor.apply(&line.decoded);
-            found.marks.push(Mark {
-                seq: line.seq,
-                kind: verdict.as_str().to_string(),
-                note: note(verdict, line, previous, session.as_deref()),
-            });
-            if let Some(lineage) = &mut lineage {
-                lineage.add(line);
+/// The cursor on the session of the first valid snapshot, folded line by line: one mark per
+/// line carrying its verdict, and the lineage of that session for its warnings. It keeps only
+/// the held sequence and the lineage's turns and message ids, never a line.
+#[derive(Default)]
+struct KitFold {
+    session: Option<String>,
+    held: Option<u64>,
+    lineage: Option<lineage::LineageBuilder>,
+    /// Before the first valid snapshot names the session, each session's lineage so far: the
+    /// one of the session that turns out to be followed goes on.
+    before_session: HashMap<String, lineage::LineageBuilder>,
+    found: Analysis,
+    records: u64,
+}
+
+impl Fold for KitFold {
+    fn feed(&mut self, record: FoldRecord<'_>, value: Option<Value>) {
+        let line = Line::of(record.seq, record.line, record.offset, value.as_ref());
+        if self.session.is_none() {
+            if let Ok(
+                event @ TurnEvent {
+                    body: TurnBody::Snapshot(_),
+                    ..
+                },
+            ) = &line.decoded
+            {
+                let session = event.session_id.clone();
+                self.lineage = Some(
+                    self.before_session
+                        .remove(&session)
+                        .unwrap_or_else(|| lineage::LineageBuilder::for_diagnostics(&session)),
+                );
+                self.before_session.clear();
+                self.session = Some(session);
             }
         }
-        held = cursor.held();
-        store.append_analysis(journal_id, &found)?;
-    }
-    if watch(records).is_break() {
-        return Ok(None);
-    }
-    let state = lineage.as_ref().map(lineage::LineageBuilder::state);
-    let diagnostics = lineage.map_or_else(Vec::new, |l| l.finish().diagnostics);
-    let resume = Resume {
-        session,
-        held,
-        lineage: state,
-    };
-    let encoded = serde_json::to_vec(&resume).unwrap_or_default();
-    store.append_analysis(
-        journal_id,
-        &Analysis {
-            diagnostics,
-            provisional_codes: lineage::PROVISIONAL_CODES.to_vec(),
-            checkpoints: vec![(records, encoded)],
-            cover: Some(CheckpointCover {
-                records,
-                format: CHECKPOINT_FORMAT,
-                seekable: false,
-            }),
-            ..Analysis::default()
-        },
-    )?;
-    store.discard_checkpoints_before(journal_id, records)?;
-    Ok(Some(()))
-}
-
-/// The checkpoint an append goes on from: the one the last refresh wrote, when it is in this
-/// encoding and describes no more records than the journal has.
-fn resume_point(
-    store: &Store,
-    journal_id: i64,
-    records: u64,
-) -> Result<Option<(u64, Resume)>, StoreError> {
-    let Some(cover) = store.checkpoint_cover(journal_id)? else {
-        return Ok(None);
-    };
-    if cover.format != CHECKPOINT_FORMAT || cover.records > records {
-        return Ok(None);
-    }
-    Ok(store
-        .checkpoint_before(journal_id, cover.records)?
-        .filter(|(seq, _)| *seq == cover.records)
-        .and_then(|(seq, bytes)| Some((seq, serde_json::from_slice(&bytes).ok()?))))
-}
-
-/// The session the cursor follows, `Some(None)` when no line is a valid snapshot; found by
-/// reading until the first valid snapshot, which is usually the first line.
-fn first_snapshot_session(
-    store: &Store,
-    journal_id: i64,
-    from: u64,
-    records: u64,
-    watch: FoldWatch<'_>,
-) -> Result<Option<Option<String>>, StoreError> {
-    for slice in store.slices(journal_id, from, records, REFRESH_SLICE) {
-        // Progress stays where the fold will start: finding the session is part of it.
-        if watch(from).is_break() {
-            return Ok(None);
+        let mut cursor = Cursor::resume(self.session.as_deref(), self.held);
+        let previous = cursor.held();
+        let verdict = cursor.apply(&line.decoded);
+        self.held = cursor.held();
+        self.found.marks.push(Mark {
+            seq: line.seq,
+            kind: verdict.as_str().to_string(),
+            note: note(verdict, &line, previous, self.session.as_deref()),
+        });
+        match (&mut self.lineage, &line.decoded) {
+            (Some(lineage), _) => lineage.add(&line),
+            (None, Ok(event)) => self
+                .before_session
+                .entry(event.session_id.clone())
+                .or_insert_with(|| lineage::LineageBuilder::for_diagnostics(&event.session_id))
+                .add(&line),
+            (None, Err(_)) => {}
         }
-        if let Some(session) = Journal::decode(&slice?).default_session() {
-            return Ok(Some(Some(session)));
-        }
+        self.records += 1;
     }
-    Ok(Some(None))
+
+    fn take_found(&mut self) -> Analysis {
+        std::mem::take(&mut self.found)
+    }
+
+    fn end(&mut self) -> Analysis {
+        let mut analysis = self.take_found();
+        if let Some(lineage) = &self.lineage {
+            analysis.diagnostics = lineage.clone().finish().diagnostics;
+        }
+        let resume = Resume {
+            session: self.session.clone(),
+            held: self.held,
+            lineage: self.lineage.as_ref().map(lineage::LineageBuilder::state),
+        };
+        analysis.provisional_codes = lineage::PROVISIONAL_CODES.to_vec();
+        analysis.checkpoints = vec![(
+            self.records,
+            serde_json::to_vec(&resume).unwrap_or_default(),
+        )];
+        analysis.checkpoint_replaces = true;
+        analysis.cover = Some(CheckpointCover {
+            records: self.records,
+            format: CHECKPOINT_FORMAT,
+            seekable: false,
+        });
+        analysis
+    }
+
+    fn records(&self) -> u64 {
+        self.records
+    }
 }
 
 /// Why a line got its verdict, in a few words; a malformed line's note is its protocol code.

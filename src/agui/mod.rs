@@ -29,40 +29,158 @@ pub use view::{
     step_view_stored, AgUiStep, ChangeKind, PathChange, RunSpan, StateAt,
 };
 
-use std::ops::ControlFlow;
-
 use serde_json::Value;
 
-use crate::derived::{Analysis, CheckpointCover, FoldWatch, Mark, WATCH_EVERY};
-use crate::diagnostic::Diagnostic;
-use crate::source::{detect_framing, split, Position};
+use crate::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
+use crate::interpreter::{Fold, FoldRecord, Interpreter, RecordReader};
+use crate::source::{detect_framing, split, Position, RawRecord};
 use crate::store::{Store, StoreError, StoredEvent};
 
-pub fn analyse(events: &[StoredEvent]) -> Analysis {
-    let mut unwatched = |_: u64| ControlFlow::Continue(());
-    analyse_watched(events, &mut unwatched).unwrap_or_default()
+/// The AG-UI dialect, as the seam sees it: its fold keeps a checkpoint every `spacing` records.
+pub struct AgUi {
+    spacing: u64,
 }
 
-/// `analyse`, telling `watch` how far it got; `None` when the watch abandoned it.
-pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<Analysis> {
-    let mut analysis = Analysis::default();
-    let mut abandoned = false;
-    let watched = events.iter().enumerate().map_while(|(index, event)| {
-        abandoned = index % WATCH_EVERY == 0 && watch(index as u64).is_break();
-        (!abandoned).then_some(event)
-    });
-    let thread = fold_with(watched, |event, report, _| {
-        note_report(&mut analysis, event, report)
-    });
-    if abandoned || watch(events.len() as u64).is_break() {
-        return None;
-    }
-    if let Some(last) = events.last() {
-        for end in thread.at_end(view::at_of(last)) {
-            analysis.diagnostics.push((last.seq, end));
+pub const INTERPRETER: AgUi = AgUi {
+    spacing: checkpoint::SPACING,
+};
+
+impl AgUi {
+    /// The dialect with a checkpoint every `spacing` records (at least one): tests use a short
+    /// one to cross many checkpoints in a small journal.
+    pub fn with_spacing(spacing: u64) -> AgUi {
+        AgUi {
+            spacing: spacing.max(1),
         }
     }
-    Some(analysis)
+}
+
+impl Interpreter for AgUi {
+    fn dialect(&self) -> Dialect {
+        Dialect::AgUi
+    }
+
+    fn looks_like(&self, value: &Value) -> bool {
+        looks_like(value)
+    }
+
+    fn reader(&self, _highest_offset: Option<i64>) -> Box<dyn RecordReader> {
+        Box::new(Reader::default())
+    }
+
+    fn fold(&self) -> Box<dyn Fold> {
+        Box::new(AgUiFold {
+            thread: Thread::default(),
+            encoder: checkpoint::Encoder::new(0),
+            spacing: self.spacing,
+            found: Analysis::default(),
+            records: 0,
+            last: None,
+        })
+    }
+
+    fn resume(
+        &self,
+        store: &Store,
+        journal_id: i64,
+        records: u64,
+    ) -> Result<Option<Box<dyn Fold>>, StoreError> {
+        let Some((from, bytes)) = store.checkpoint_before(journal_id, records)? else {
+            return Ok(None);
+        };
+        let Some(restored) = checkpoint::decode(store, journal_id, &bytes)? else {
+            return Ok(None);
+        };
+        let mut encoder = restored.encoder;
+        encoder.place_after(store.checkpoint_block_end(journal_id)?);
+        let last = match from.checked_sub(1) {
+            Some(seq) => store
+                .event(journal_id, seq)?
+                .map(|event| view::at_of(&event)),
+            None => None,
+        };
+        Ok(Some(Box::new(AgUiFold {
+            thread: restored.thread,
+            encoder,
+            spacing: self.spacing,
+            found: Analysis::default(),
+            records: from,
+            last,
+        })))
+    }
+
+    fn checkpoint_format(&self) -> u32 {
+        checkpoint::FORMAT
+    }
+
+    fn unfinished(&self, store: &Store, journal_id: i64) -> Result<Option<String>, StoreError> {
+        unfinished(store, journal_id)
+    }
+}
+
+impl RecordReader for Reader {
+    fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent {
+        Reader::read(self, record, value)
+    }
+}
+
+/// The thread folded record by record, a checkpoint of it every `spacing` records, each
+/// naming again the blocks of what did not change since the one before.
+struct AgUiFold {
+    thread: Thread,
+    encoder: checkpoint::Encoder,
+    spacing: u64,
+    found: Analysis,
+    records: u64,
+    /// Where the last record folded stands: what the end's diagnostics are said at.
+    last: Option<At>,
+}
+
+impl Fold for AgUiFold {
+    fn feed(&mut self, record: FoldRecord<'_>, value: Option<Value>) {
+        let at = At {
+            seq: record.seq,
+            line: record.line,
+            offset: record.offset.unwrap_or(record.seq as i64 + 1),
+        };
+        let report = self.thread.apply(at, value.as_ref());
+        note_report(&mut self.found, record.seq, &report);
+        self.records += 1;
+        self.last = Some(at);
+        if self.records.is_multiple_of(self.spacing) {
+            self.encoder
+                .encode(self.records, &mut self.thread, &mut self.found);
+        }
+    }
+
+    fn take_found(&mut self) -> Analysis {
+        std::mem::take(&mut self.found)
+    }
+
+    fn end(&mut self) -> Analysis {
+        let mut analysis = self.take_found();
+        if let Some(last) = self.last {
+            for diagnostic in self.thread.at_end(last) {
+                analysis.diagnostics.push((last.seq, diagnostic));
+            }
+        }
+        analysis.provisional_codes = PROVISIONAL_CODES.to_vec();
+        analysis.cover = Some(CheckpointCover {
+            records: self.records,
+            format: checkpoint::FORMAT,
+            seekable: true,
+        });
+        analysis
+    }
+
+    fn records(&self) -> u64 {
+        self.records
+    }
+}
+
+/// Everything a fold of these records derives, as an import would store it.
+pub fn analyse(events: &[StoredEvent]) -> Analysis {
+    crate::interpreter::fold_all(&INTERPRETER, events)
 }
 
 /// What a stored AG-UI journal is in the middle of at its end, as a phrase ("run \"r1\""):
@@ -84,97 +202,8 @@ pub fn unfinished(store: &Store, journal_id: i64) -> Result<Option<String>, Stor
     }))
 }
 
-/// Records an AG-UI refresh reads from the store at a time.
-const REFRESH_SLICE: u64 = 4_096;
-
-/// Diagnostics about the journal's end rather than their event: each refresh replaces them.
+/// Diagnostics about the journal's end rather than their event: each end replaces them.
 const PROVISIONAL_CODES: &[&str] = &["run-never-finished", "state-never-established"];
-
-/// Brings an AG-UI journal's derived tables up to its records, as `analyse` would: the fold
-/// goes on from the latest checkpoint (from the first record when there is none in this
-/// encoding), reads the records after it slice by slice, and writes a checkpoint every
-/// [`checkpoint::SPACING`] records, so that an append folds only what it added and memory
-/// holds one slice and the thread. `None` when the watch abandoned it.
-pub fn refresh(
-    store: &Store,
-    journal_id: i64,
-    watch: FoldWatch<'_>,
-) -> Result<Option<()>, StoreError> {
-    refresh_every(store, journal_id, checkpoint::SPACING, watch)
-}
-
-/// [`refresh`] with a checkpoint every `spacing` records (at least one): tests use a short one
-/// to cross many checkpoints in a small journal.
-pub fn refresh_every(
-    store: &Store,
-    journal_id: i64,
-    spacing: u64,
-    watch: FoldWatch<'_>,
-) -> Result<Option<()>, StoreError> {
-    let spacing = spacing.max(1);
-    let records = store.event_count(journal_id)?;
-    let next_block = store.checkpoint_block_end(journal_id)?;
-    let (from, mut thread, mut encoder) = match latest_checkpoint(store, journal_id, records)? {
-        Some((from, restored)) => {
-            store.discard_analysis_from(journal_id, from)?;
-            let mut encoder = restored.encoder;
-            encoder.place_after(next_block);
-            (from, restored.thread, encoder)
-        }
-        None => {
-            store.replace_analysis(journal_id, &Analysis::default())?;
-            (0, Thread::default(), checkpoint::Encoder::new(0))
-        }
-    };
-    for slice in store.slices(journal_id, from, records, REFRESH_SLICE) {
-        let slice = slice?;
-        if slice
-            .first()
-            .is_some_and(|first| watch(first.seq).is_break())
-        {
-            return Ok(None);
-        }
-        let mut found = Analysis::default();
-        for event in &slice {
-            let report = thread.apply(view::at_of(event), event.json().as_ref());
-            note_report(&mut found, event, &report);
-            let folded = event.seq + 1;
-            if folded % spacing == 0 && folded > from {
-                encoder.encode(folded, &mut thread, &mut found);
-            }
-        }
-        store.append_analysis(journal_id, &found)?;
-    }
-    if watch(records).is_break() {
-        return Ok(None);
-    }
-    let end = match records.checked_sub(1) {
-        Some(last) => store
-            .event(journal_id, last)?
-            .map_or_else(Vec::new, |last| {
-                thread
-                    .at_end(view::at_of(&last))
-                    .into_iter()
-                    .map(|d| (last.seq, d))
-                    .collect()
-            }),
-        None => Vec::new(),
-    };
-    store.append_analysis(
-        journal_id,
-        &Analysis {
-            diagnostics: end,
-            provisional_codes: PROVISIONAL_CODES.to_vec(),
-            cover: Some(CheckpointCover {
-                records,
-                format: checkpoint::FORMAT,
-                seekable: true,
-            }),
-            ..Analysis::default()
-        },
-    )?;
-    Ok(Some(()))
-}
 
 /// The latest checkpoint after at most `records` records, in this encoding and readable:
 /// how many records it follows and the thread after them.
@@ -196,13 +225,13 @@ fn latest_checkpoint(
 }
 
 /// Adds what folding one event reported to an analysis.
-fn note_report(analysis: &mut Analysis, event: &StoredEvent, report: &StepReport) {
+fn note_report(analysis: &mut Analysis, seq: u64, report: &StepReport) {
     for diagnostic in &report.diagnostics {
-        analysis.diagnostics.push((event.seq, diagnostic.clone()));
+        analysis.diagnostics.push((seq, diagnostic.clone()));
     }
     for (kind, note) in &report.marks {
         analysis.marks.push(Mark {
-            seq: event.seq,
+            seq,
             kind: kind.clone(),
             note: note.clone(),
         });
@@ -214,35 +243,5 @@ fn note_report(analysis: &mut Analysis, event: &StoredEvent, report: &StepReport
 pub fn read_bytes(bytes: &[u8]) -> Vec<StoredEvent> {
     let framing = detect_framing(bytes);
     let records = split(bytes, framing, Position::default(), true).records;
-    let mut reader = Reader::default();
-    records
-        .into_iter()
-        .map(|record| {
-            let value: Option<Value> = serde_json::from_slice(&record.bytes).ok();
-            let mut read = reader.read(&record, value.as_ref());
-            if value.is_none() {
-                read.diagnostics.insert(
-                    0,
-                    Diagnostic::error(
-                        record.line,
-                        read.offset,
-                        "invalid-json",
-                        "the record is not JSON: shown as text, it changes nothing",
-                    ),
-                );
-            }
-            StoredEvent {
-                seq: record.seq,
-                line: record.line,
-                byte_start: record.byte_start,
-                byte_len: record.byte_len,
-                offset: read.offset,
-                kind: read.kind,
-                created_at: read.created_at,
-                summary: read.summary,
-                diagnostics: read.diagnostics,
-                raw: record.bytes,
-            }
-        })
-        .collect()
+    crate::interpreter::read_records(&INTERPRETER, records)
 }

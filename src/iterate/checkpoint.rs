@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 use super::event::{self, EventKind, Rewrite};
 use super::projection::{Item, LoopState, Projection, RequestOffsets, Rules};
 use super::view::{Analyser, Checkpointing, DiagnosticTail, LeftOut, ProjectionView, SinceRequest};
-use crate::derived::{Analysis, FoldWatch, WATCH_EVERY};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::store::{Store, StoreError};
 
@@ -424,54 +423,15 @@ fn first_event_at(
     Ok(None)
 }
 
-/// Brings a journal's derived tables up to its records: from its latest checkpoint when the
-/// journal has readable ones, so that an append folds only what it added (and the checkpoint's
-/// spacing before it); from the first record otherwise. What the fold finds is stored slice by
-/// slice, so memory holds one slice of records however long the journal. `None` when the
-/// watch abandoned it (the caller's transaction then keeps nothing of it).
-pub fn refresh(
+/// The analyser of the latest checkpoint at or before `records` records, when it reads: what
+/// an append or a refresh folds on from.
+pub(super) fn latest(
     store: &Store,
     journal_id: i64,
-    watch: FoldWatch<'_>,
-) -> Result<Option<()>, StoreError> {
-    let records = store.event_count(journal_id)?;
-    let resumable = store
-        .checkpoint_cover(journal_id)?
-        .filter(|cover| cover.format == FORMAT && cover.records <= records);
-    let resumed = match resumable {
-        Some(cover) => match store.checkpoint_before(journal_id, cover.records)? {
-            Some((_, bytes)) => decode(store, journal_id, &bytes)?,
-            None => None,
-        },
-        None => None,
-    };
-    let mut analyser = match resumed {
-        Some(analyser) => {
-            store.discard_analysis_from(journal_id, analyser.records)?;
-            analyser
-        }
-        None => {
-            store.replace_analysis(journal_id, &Analysis::default())?;
-            Analyser::default()
-        }
-    };
-    for slice in store.slices(journal_id, analyser.records, records, READ_SLICE) {
-        if watch(analyser.records).is_break() {
-            return Ok(None);
-        }
-        for record in &slice? {
-            analyser.feed_stored(record);
-            if analyser.records % WATCH_EVERY as u64 == 0 && watch(analyser.records).is_break() {
-                return Ok(None);
-            }
-        }
-        store.append_analysis(journal_id, &analyser.take_found())?;
+    records: u64,
+) -> Result<Option<Analyser>, StoreError> {
+    match store.checkpoint_before(journal_id, records)? {
+        Some((_, bytes)) => decode(store, journal_id, &bytes),
+        None => Ok(None),
     }
-    if watch(records).is_break() {
-        return Ok(None);
-    }
-    let rest = analyser.finish();
-    store.append_analysis(journal_id, &rest)?;
-    store.keep_tip(journal_id, rest.tip.as_ref())?;
-    Ok(Some(()))
 }

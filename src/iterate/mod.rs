@@ -18,26 +18,54 @@ pub use reader::{looks_like, one_line, short_type, Reader};
 pub use roles::Transport;
 pub use view::{Analyser, IterateJournal};
 
-use crate::derived::{Analysis, FoldWatch};
-use crate::store::StoredEvent;
+use serde_json::Value;
 
-pub fn analyse(events: &[StoredEvent]) -> Analysis {
-    let mut unwatched = |_: u64| std::ops::ControlFlow::Continue(());
-    analyse_watched(events, &mut unwatched).unwrap_or_default()
+use crate::derived::{Dialect, ReadEvent};
+use crate::interpreter::{Fold, Interpreter, RecordReader};
+use crate::source::RawRecord;
+use crate::store::{Store, StoreError};
+
+/// The iterate dialect, as the seam sees it.
+pub struct Iterate;
+
+pub const INTERPRETER: Iterate = Iterate;
+
+impl Interpreter for Iterate {
+    fn dialect(&self) -> Dialect {
+        Dialect::Iterate
+    }
+
+    fn looks_like(&self, value: &Value) -> bool {
+        looks_like(value)
+    }
+
+    fn reader(&self, highest_offset: Option<i64>) -> Box<dyn RecordReader> {
+        let mut reader = Reader::default();
+        reader.resume_after(highest_offset);
+        Box::new(reader)
+    }
+
+    fn fold(&self) -> Box<dyn Fold> {
+        Box::new(Analyser::default())
+    }
+
+    fn resume(
+        &self,
+        store: &Store,
+        journal_id: i64,
+        records: u64,
+    ) -> Result<Option<Box<dyn Fold>>, StoreError> {
+        Ok(checkpoint::latest(store, journal_id, records)?
+            .map(|analyser| Box::new(analyser) as Box<dyn Fold>))
+    }
+
+    fn checkpoint_format(&self) -> u32 {
+        checkpoint::FORMAT
+    }
 }
 
-/// `analyse`, telling `watch` how far it got; `None` when the watch abandoned it. The records
-/// are folded as an import folds them when it reads them, checkpoints included.
-pub fn analyse_watched(events: &[StoredEvent], watch: FoldWatch<'_>) -> Option<Analysis> {
-    let mut analyser = Analyser::default();
-    for (index, record) in events.iter().enumerate() {
-        if index % crate::derived::WATCH_EVERY == 0 && watch(index as u64).is_break() {
-            return None;
-        }
-        analyser.feed_stored(record);
+impl RecordReader for Reader {
+    fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent {
+        Reader::read(self, record, value)
     }
-    if watch(events.len() as u64).is_break() {
-        return None;
-    }
-    Some(analyser.finish())
 }

@@ -1082,27 +1082,31 @@ impl Analyser {
         }
     }
 
-    pub fn finish(mut self) -> Analysis {
+    /// Everything not handed out yet, and what the fold says of the journal's end: the items
+    /// no request has published (marks that replace those an earlier end gave), the view at
+    /// the end, and how far the checkpoints reach. The fold can go on after it.
+    pub fn end(&mut self) -> Analysis {
+        let mut analysis = self.take_found();
         for (_, item) in self.projection.items() {
             if !item.is_published(self.projection.published_through) {
-                self.analysis.marks.push(Mark {
+                analysis.marks.push(Mark {
                     seq: item.seq,
                     kind: "unpublished".to_string(),
                     note: "no request has published this item yet".to_string(),
                 });
             }
         }
-        self.analysis.marks.sort_by_key(|m| m.seq);
-        self.analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
+        analysis.marks.sort_by_key(|m| m.seq);
+        analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
         let through = self.through.unwrap_or(i64::MIN);
         let diagnostics = self.view_diagnostics();
-        self.analysis.provisional_kinds = vec!["unpublished"];
-        self.analysis.cover = Some(CheckpointCover {
+        analysis.provisional_kinds = vec!["unpublished"];
+        analysis.cover = Some(CheckpointCover {
             records: self.records,
             format: checkpoint::FORMAT,
             seekable: !self.checkpointing.unseekable,
         });
-        self.analysis.tip = Some(
+        analysis.tip = Some(
             Tip {
                 events: self.records,
                 through,
@@ -1110,7 +1114,37 @@ impl Analyser {
             }
             .row(),
         );
-        self.analysis
+        analysis
+    }
+
+    /// What the whole fold found: [`Analyser::take_found`] and [`Analyser::end`] together.
+    pub fn finish(mut self) -> Analysis {
+        let mut analysis = std::mem::take(&mut self.analysis);
+        analysis.absorb(self.end());
+        analysis.marks.sort_by_key(|m| m.seq);
+        analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
+        analysis
+    }
+}
+
+impl crate::interpreter::Fold for Analyser {
+    fn feed(&mut self, record: crate::interpreter::FoldRecord<'_>, value: Option<Value>) {
+        if let Some(value) = value {
+            self.feed_record(record.seq, record.line, record.offset, value);
+        }
+        self.note_read(record.offset, record.diagnostics);
+    }
+
+    fn take_found(&mut self) -> Analysis {
+        Analyser::take_found(self)
+    }
+
+    fn end(&mut self) -> Analysis {
+        Analyser::end(self)
+    }
+
+    fn records(&self) -> u64 {
+        self.records
     }
 }
 

@@ -1176,6 +1176,11 @@ impl Store {
         for (seq, row) in &analysis.requests {
             request.execute(params![journal_id, *seq as i64, row])?;
         }
+        if analysis.checkpoint_replaces {
+            if let Some(first) = analysis.checkpoints.iter().map(|(seq, _)| *seq).min() {
+                self.discard_checkpoints_before(journal_id, first)?;
+            }
+        }
         let mut checkpoint = self.conn.prepare_cached(
             "INSERT OR REPLACE INTO checkpoints (journal_id, seq, state) VALUES (?1, ?2, ?3)",
         )?;
@@ -1196,6 +1201,9 @@ impl Store {
                 *index as i64,
                 compression::compress(bytes)
             ])?;
+        }
+        if let Some(tip) = &analysis.tip {
+            self.keep_tip(journal_id, Some(tip))?;
         }
         if let Some(cover) = &analysis.cover {
             self.conn.execute(

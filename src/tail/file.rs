@@ -12,17 +12,24 @@ use notify::{RecursiveMode, Watcher};
 use serde_json::Value;
 use tokio::sync::watch;
 
-use crate::dialect::{self, Dialect, Reader};
-use crate::source::{self, Position};
+use crate::dialect::Dialect;
+use crate::import::{self, ImportControl, Landing};
+use crate::ingest::{self, Ingest};
+use crate::source::{self, Framing, Position};
 use crate::source_ends::{self, SourceEnds};
-use crate::store::{JournalRow, NewJournal, SourcePosition, Store};
+use crate::store::{JournalRow, NewJournal, Store};
 
 use super::remote::Board;
 use super::update::{GenerationReason, TailStatus, TailUpdate, TailedEvent};
 use super::{Command, Notify, TailError, TailOptions, TailSummary};
 
-/// See the recorder: folding is linear in the journal, so it is not redone on every append.
+/// How often what the fold says of the journal's end (the view there, what no request has
+/// published) is stored: it is as large as the projection, so not with every append.
 const ANALYSIS_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Bytes of the file read at a time: a follower that starts on a large file, or finds a large
+/// append, lands it a stretch at a time.
+const READ_AT_ONCE: u64 = 8 << 20;
 
 /// What the file looked like when last read; an unchanged file is not read again.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +62,9 @@ struct Follower {
     seen: Option<Stamp>,
     landed: u64,
     limit: Option<u64>,
+    /// The fold of what this follower landed, kept between appends so that each folds only
+    /// what it adds.
+    fold: Option<Ingest>,
     analysis_due: bool,
     analysed_at: Instant,
 }
@@ -122,6 +132,7 @@ fn follow(
         seen: None,
         landed: 0,
         limit: options.stop_after,
+        fold: None,
         analysis_due: false,
         analysed_at: Instant::now(),
     };
@@ -217,20 +228,12 @@ impl Follower {
         };
         let mut updates = Vec::new();
         if let Some(reason) = reason {
-            let bytes = source_ends::read_at(&mut file, 0, len).map_err(read_err)?;
-            let limit = self.remaining();
-            let Some(landed) = self.new_generation(&bytes, reason, limit, &mut updates)? else {
+            let head = source_ends::read_at(&mut file, 0, len.min(HEAD)).map_err(read_err)?;
+            if !self.new_generation(&head, len, reason, &mut updates)? {
                 return Ok(());
-            };
-            self.landed += landed;
-        } else if let Some(journal) = &self.journal {
-            let base = journal.imported_bytes;
-            let (head, before) = source_ends::windows(&mut file, base).map_err(read_err)?;
-            let after = source_ends::read_at(&mut file, base, len - base).map_err(read_err)?;
-            let limit = self.remaining();
-            let source = SourceEnds::around(&head, &before, base, &after);
-            self.landed += self.append(&source, limit, &mut updates)?;
+            }
         }
+        self.land(&mut file, len, &mut updates)?;
         self.analysis_due |= updates
             .iter()
             .any(|u| matches!(u, TailUpdate::Event { .. }));
@@ -240,31 +243,81 @@ impl Follower {
         Ok(())
     }
 
+    /// Lands the complete records after what the generation holds, a stretch of the file at a
+    /// time, up to `len` or the limit.
+    fn land(
+        &mut self,
+        file: &mut fs::File,
+        len: u64,
+        updates: &mut Vec<TailUpdate>,
+    ) -> Result<(), TailError> {
+        let path = self.path.clone();
+        let read_err = |source| TailError::Read {
+            path: path.clone(),
+            source,
+        };
+        let mut want = READ_AT_ONCE;
+        while let Some(journal) = self.journal.clone() {
+            let base = journal.imported_bytes;
+            let left = len.saturating_sub(base);
+            if left == 0 || self.remaining() == Some(0) {
+                break;
+            }
+            // An array is one value: it is read whole.
+            let take = if journal.framing == Framing::JsonArray {
+                left
+            } else {
+                left.min(want)
+            };
+            let (head, before) = source_ends::windows(file, base).map_err(read_err)?;
+            let after = source_ends::read_at(file, base, take).map_err(read_err)?;
+            let source = SourceEnds::around(&head, &before, base, &after);
+            let limit = self.remaining();
+            self.landed += self.append(&source, limit, updates)?;
+            let moved = self
+                .journal
+                .as_ref()
+                .is_some_and(|now| now.imported_bytes > base);
+            if !moved {
+                if take == left {
+                    // A half-written last record: it lands once its newline is there.
+                    break;
+                }
+                // A record longer than a stretch: read more at once.
+                want = want.saturating_mul(2);
+                continue;
+            }
+            want = READ_AT_ONCE;
+        }
+        Ok(())
+    }
+
     fn remaining(&self) -> Option<u64> {
         self.limit.map(|limit| limit.saturating_sub(self.landed))
     }
 
-    /// Starts a generation once the file holds at least one complete record; returns `None`
-    /// while it does not.
+    /// Starts a generation once the file holds at least one complete record, read from its
+    /// first bytes (`head`, of a file of `len` bytes); false while it does not.
     fn new_generation(
         &mut self,
-        bytes: &[u8],
+        head: &[u8],
+        len: u64,
         reason: GenerationReason,
-        limit: Option<u64>,
         updates: &mut Vec<TailUpdate>,
-    ) -> Result<Option<u64>, TailError> {
-        let framing = source::detect_framing(bytes);
-        let head = source::split(bytes, framing, Position::default(), false);
-        if head.records.is_empty() {
+    ) -> Result<bool, TailError> {
+        let framing = source::detect_framing(head);
+        let whole = head.len() as u64 == len;
+        let split = source::split(head, framing, Position::default(), false);
+        if split.records.is_empty() && (whole || framing == Framing::JsonArray) {
             if reason != GenerationReason::First {
                 // The old generation no longer matches the file: forget it so the new content
                 // is imported once it is there, while the store keeps the old events.
                 self.journal = None;
                 self.next_reason = reason;
             }
-            return Ok(None);
+            return Ok(false);
         }
-        let values: Vec<Value> = head
+        let values: Vec<Value> = split
             .records
             .iter()
             .take(64)
@@ -277,15 +330,12 @@ impl Follower {
             framing,
         })?;
         self.journal = self.store.journal(id)?;
+        self.fold = None;
         updates.push(TailUpdate::Generation {
             journal_id: id,
             reason,
         });
-        Ok(Some(self.append(
-            &SourceEnds::whole(bytes),
-            limit,
-            updates,
-        )?))
+        Ok(true)
     }
 
     /// Lands the complete records after what the current generation holds; `source` holds
@@ -299,88 +349,63 @@ impl Follower {
         let Some(journal) = self.journal.clone() else {
             return Ok(0);
         };
-        let start = journal.imported_bytes;
-        let after = source.after();
-        let seq = self.store.event_count(journal.id)?;
-        let at = Position {
-            byte: start,
-            line: journal.imported_lines,
-            seq,
-        };
-        let mut split = source::split(after, journal.framing, at, false);
-        let mut lines = split.lines;
-        let mut consumed = split.consumed;
-        if let Some(limit) = limit {
-            if split.records.len() as u64 > limit {
-                split.records.truncate(limit as usize);
-                // Stop right after the last record taken, so a later run resumes there.
-                if let Some(last) = split.records.last() {
-                    let end = (last.byte_start + last.byte_len - start) as usize;
-                    let newline = after[end..]
-                        .iter()
-                        .position(|b| *b == b'\n')
-                        .map_or(after.len(), |p| end + p + 1);
-                    consumed = newline;
-                    lines = last.line - journal.imported_lines;
-                }
-            }
-        }
-        if split.records.is_empty() && consumed == 0 {
-            return Ok(0);
-        }
-        let added = split.records.len() as u64;
-        let store = &self.store;
-        let landed = store.transaction(|store| -> Result<Vec<TailedEvent>, TailError> {
-            let mut reader = Reader::resume(journal.dialect, store.highest_offset(journal.id)?);
-            let mut batch = Vec::with_capacity(split.records.len());
-            let mut landed = Vec::with_capacity(split.records.len());
-            for record in split.records {
-                let read = crate::import::read_record(&mut reader, &record);
-                landed.push(TailedEvent {
+        let mut quiet = |_| {};
+        let mut landed = |record: &crate::source::RawRecord, read: &crate::derived::ReadEvent| {
+            updates.push(TailUpdate::Event {
+                event: TailedEvent {
                     journal_id: journal.id,
                     seq: record.seq,
                     offset: read.offset,
                     kind: read.kind.clone(),
                     summary: read.summary.clone(),
                     raw: String::from_utf8_lossy(&record.bytes).into_owned(),
-                });
-                batch.push((record, read));
-            }
-            store.append(journal.id, &batch)?;
-            let end = start + consumed as u64;
-            store.record_position(
-                journal.id,
-                &SourcePosition {
-                    size: source.len(),
-                    mtime_ns: None,
-                    content_hash: source.hash_at(end),
-                    imported_bytes: end,
-                    imported_lines: journal.imported_lines + lines,
-                    ends_mid_line: false,
                 },
-            )?;
-            Ok(landed)
-        })?;
+            });
+        };
+        let added = import::ingest(
+            &self.store,
+            &journal,
+            source,
+            &mut self.fold,
+            Landing {
+                complete: false,
+                mtime_ns: None,
+                limit,
+                end: false,
+            },
+            &mut ImportControl {
+                progress: &mut quiet,
+                cancel: None,
+            },
+            &mut landed,
+        )?;
         self.journal = self.store.journal(journal.id)?;
-        updates.extend(landed.into_iter().map(|event| TailUpdate::Event { event }));
         Ok(added)
     }
 
+    /// Stores what the fold says of the journal's end, when records landed since it last did
+    /// and either `force` is set or it is due.
     fn analyse(&mut self, force: bool) -> Result<(), TailError> {
         if !self.analysis_due || (!force && self.analysed_at.elapsed() < ANALYSIS_INTERVAL) {
             return Ok(());
         }
         if let Some(journal) = &self.journal {
-            let mut unwatched = |_| std::ops::ControlFlow::Continue(());
-            let id = journal.id;
-            self.store
-                .transaction(|store| -> Result<(), crate::store::StoreError> {
-                    dialect::refresh(store, id, journal.dialect, &mut unwatched)?;
-                    Ok(())
-                })?;
+            match &mut self.fold {
+                Some(fold) if fold.journal_id() == journal.id => {
+                    import::say_end(&self.store, fold)?;
+                }
+                _ => {
+                    let mut unwatched = ingest::unwatched;
+                    self.store
+                        .transaction(|store| ingest::refresh(store, journal, &mut unwatched))?;
+                }
+            }
         }
         self.analysis_due = false;
         self.analysed_at = Instant::now();
         Ok(())
     }
 }
+
+/// Bytes of a file's start read to tell its framing and dialect.
+const HEAD: u64 = 256 * 1024;

@@ -66,6 +66,16 @@ pub enum TailError {
     Crashed,
 }
 
+impl From<crate::import::ImportError> for TailError {
+    fn from(error: crate::import::ImportError) -> TailError {
+        match error {
+            crate::import::ImportError::Store(error) => TailError::Store(error),
+            crate::import::ImportError::Read { path, source } => TailError::Read { path, source },
+            other => TailError::Failed(other.to_string()),
+        }
+    }
+}
+
 /// Where a tail starts reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StartAt {

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::diagnostic::Diagnostic;
-use crate::dialect::{self, Dialect, ReadEvent, Reader};
+use crate::dialect::{self, Dialect};
+use crate::ingest::{self, Ingest};
 use crate::source::{Framing, RawRecord};
 use crate::source_ends::{StreamEnds, WINDOW};
 use crate::store::{NewJournal, SourcePosition, Store, StoreError, StoredEvent};
@@ -51,7 +51,9 @@ enum Pending {
 struct Generation {
     journal_id: i64,
     dialect: Dialect,
-    reader: Reader,
+    /// The fold of what landed, resumed from the journal's checkpoints when the generation was
+    /// stored before; `None` until the first flush needs it.
+    ingest: Option<Ingest>,
     seq: u64,
     /// Events are laid out as if they were lines of a JSONL file, so byte spans and line
     /// numbers mean the same as for an imported file.
@@ -218,7 +220,7 @@ impl StreamRecorder {
     /// What the journal being recorded is in the middle of (an AG-UI run), as stored so far.
     pub fn unfinished(&self) -> Result<Option<String>, StoreError> {
         match &self.landing.current {
-            Some(g) => dialect::unfinished(&self.store, g.journal_id, g.dialect),
+            Some(g) => dialect::interpreter(g.dialect).unfinished(&self.store, g.journal_id),
             None => Ok(None),
         }
     }
@@ -277,13 +279,19 @@ impl StreamRecorder {
         if !self.analysis_due || (!force && self.analysed_at.elapsed() < ANALYSIS_INTERVAL) {
             return Ok(());
         }
-        if let Some(generation) = &self.landing.current {
-            let mut unwatched = |_| std::ops::ControlFlow::Continue(());
-            let (id, dialect) = (generation.journal_id, generation.dialect);
-            self.store.transaction(|store| -> Result<(), StoreError> {
-                dialect::refresh(store, id, dialect, &mut unwatched)?;
-                Ok(())
-            })?;
+        if let Some(generation) = &mut self.landing.current {
+            match &mut generation.ingest {
+                Some(ingest) => crate::import::say_end(&self.store, ingest)?,
+                None => {
+                    let journal = self
+                        .store
+                        .journal(generation.journal_id)?
+                        .ok_or(StoreError::Empty)?;
+                    let mut unwatched = ingest::unwatched;
+                    self.store
+                        .transaction(|store| ingest::refresh(store, &journal, &mut unwatched))?;
+                }
+            }
         }
         self.analysis_due = false;
         self.analysed_at = Instant::now();
@@ -345,7 +353,7 @@ fn load_generation(store: &Store, journal_id: i64) -> Result<Generation, StoreEr
     Ok(Generation {
         journal_id,
         dialect: journal.dialect,
-        reader: Reader::resume(journal.dialect, highest),
+        ingest: None,
         seq: count,
         bytes: journal.imported_bytes,
         lines: journal.imported_lines,
@@ -444,15 +452,25 @@ fn land(
                     byte_len: data.len() as u64,
                     bytes: data,
                 };
-                let mut read = read_event(&mut generation.reader, &record, value.as_ref());
-                for observation in landing.held.drain(..) {
-                    let diagnostic = observation.diagnostic(record.line, read.offset);
+                let ingest = match generation.ingest.as_mut() {
+                    Some(ingest) => ingest,
+                    None => generation
+                        .ingest
+                        .insert(resume(store, generation.journal_id)?),
+                };
+                let held = std::mem::take(&mut landing.held);
+                let read = ingest.read_noting(&record, |offset| {
+                    held.iter()
+                        .map(|observation| observation.diagnostic(record.line, offset))
+                        .collect()
+                });
+                let noted = read.diagnostics.len() - held.len();
+                for diagnostic in &read.diagnostics[noted..] {
                     updates.push(TailUpdate::Diagnostic {
                         journal_id: generation.journal_id,
                         seq: record.seq,
                         diagnostic: diagnostic.clone(),
                     });
-                    read.diagnostics.push(diagnostic);
                 }
                 let event = TailedEvent {
                     journal_id: generation.journal_id,
@@ -476,6 +494,11 @@ fn land(
                 updates.push(TailUpdate::Event { event });
                 landed += 1;
             }
+        }
+    }
+    if let Some(generation) = &mut landing.current {
+        if let Some(ingest) = &mut generation.ingest {
+            store.append_analysis(generation.journal_id, &ingest.take_found())?;
         }
     }
     if let Some(current) = &landing.current {
@@ -504,7 +527,7 @@ fn create_generation(
     Ok(Generation {
         journal_id,
         dialect,
-        reader: Reader::new(dialect),
+        ingest: None,
         seq: 0,
         bytes: 0,
         lines: 0,
@@ -542,27 +565,12 @@ fn record_position(
 
 /// Reads one event's columns; an event that is not JSON is kept with an `invalid-json` error,
 /// as an imported line would be.
-pub(crate) fn read_event(
-    reader: &mut Reader,
-    record: &RawRecord,
-    value: Option<&Value>,
-) -> ReadEvent {
-    let mut read = reader.read(record, value);
-    if value.is_none() {
-        let reason = serde_json::from_slice::<Value>(&record.bytes)
-            .err()
-            .map_or_else(String::new, |err| err.to_string());
-        read.diagnostics.insert(
-            0,
-            Diagnostic::error(
-                record.line,
-                read.offset,
-                "invalid-json",
-                format!("not JSON: {reason}"),
-            ),
-        );
-    }
-    read
+/// The ingest that goes on after what the journal `journal_id` holds, in the caller's
+/// transaction.
+fn resume(store: &Store, journal_id: i64) -> Result<Ingest, StoreError> {
+    let journal = store.journal(journal_id)?.ok_or(StoreError::Empty)?;
+    let mut unwatched = ingest::unwatched;
+    Ingest::resume(store, &journal, &mut unwatched)?.ok_or(StoreError::Empty)
 }
 
 #[cfg(test)]

@@ -3,34 +3,16 @@
 // Each test file uses its own subset of these.
 #![allow(dead_code)]
 
-use journalscope::dialect::{Dialect, Reader};
-use journalscope::import::read_record;
+use journalscope::dialect::Dialect;
+use journalscope::ingest::read_records;
 use journalscope::source::{split, Framing, Position};
 use journalscope::store::StoredEvent;
 use serde_json::{json, Value};
 
 /// Reads NDJSON text into stored events as the importer reads them, without a database.
 pub fn load(text: &str) -> Vec<StoredEvent> {
-    let mut reader = Reader::new(Dialect::AgentsKit);
-    split(text.as_bytes(), Framing::Jsonl, Position::default(), true)
-        .records
-        .into_iter()
-        .map(|record| {
-            let read = read_record(&mut reader, &record);
-            StoredEvent {
-                seq: record.seq,
-                line: record.line,
-                byte_start: record.byte_start,
-                byte_len: record.byte_len,
-                raw: record.bytes,
-                offset: read.offset,
-                kind: read.kind,
-                created_at: read.created_at,
-                summary: read.summary,
-                diagnostics: read.diagnostics,
-            }
-        })
-        .collect()
+    let records = split(text.as_bytes(), Framing::Jsonl, Position::default(), true).records;
+    read_records(Dialect::AgentsKit, records)
 }
 
 /// Stored events of the given envelopes, one per line.

@@ -3,8 +3,8 @@
 #![allow(dead_code)]
 
 use journalscope::diagnostic::Diagnostic;
-use journalscope::dialect::{Dialect, Reader};
-use journalscope::import::read_record;
+use journalscope::dialect::Dialect;
+use journalscope::ingest::read_records;
 use journalscope::iterate::IterateJournal;
 use journalscope::source::RawRecord;
 use journalscope::store::StoredEvent;
@@ -126,9 +126,8 @@ pub fn settled(offset: i64, request: i64, status: &str) -> String {
 
 /// Reads lines as the importer does: one record a line, the iterate reader's checks included.
 pub fn stored(lines: &[String]) -> Vec<StoredEvent> {
-    let mut reader = Reader::new(Dialect::Iterate);
     let mut byte_start = 0u64;
-    lines
+    let records = lines
         .iter()
         .enumerate()
         .map(|(index, line)| {
@@ -140,21 +139,10 @@ pub fn stored(lines: &[String]) -> Vec<StoredEvent> {
                 bytes: line.as_bytes().to_vec(),
             };
             byte_start += line.len() as u64 + 1;
-            let read = read_record(&mut reader, &record);
-            StoredEvent {
-                seq: record.seq,
-                line: record.line,
-                byte_start: record.byte_start,
-                byte_len: record.byte_len,
-                raw: record.bytes,
-                offset: read.offset,
-                kind: read.kind,
-                created_at: read.created_at,
-                summary: read.summary,
-                diagnostics: read.diagnostics,
-            }
+            record
         })
-        .collect()
+        .collect();
+    read_records(Dialect::Iterate, records)
 }
 
 pub fn journal(lines: &[String]) -> IterateJournal {
@@ -169,7 +157,7 @@ pub fn diagnostics(lines: &[String]) -> Vec<Diagnostic> {
         .flat_map(|e| e.diagnostics.iter().cloned())
         .collect();
     all.extend(
-        journalscope::iterate::analyse(&stored)
+        journalscope::dialect::analyse(Dialect::Iterate, &stored)
             .diagnostics
             .into_iter()
             .map(|(_, d)| d),

@@ -1,0 +1,170 @@
+//! The seam every dialect implements: a reader of each record into the columns the store
+//! indexes, a pure fold of the records into what the store derives (diagnostics, marks,
+//! request rows, and checkpoints of the fold's state in the dialect's own encoding), and the
+//! resumption of that fold from its latest checkpoint. The ingest pipeline drives them; a
+//! dialect never sees the pipeline.
+
+use serde_json::Value;
+
+use crate::derived::{Analysis, Dialect, ReadEvent};
+use crate::diagnostic::Diagnostic;
+use crate::source::RawRecord;
+use crate::store::{Store, StoreError, StoredEvent};
+
+/// Reads records in file order into the columns the store indexes. A reader may keep state
+/// (the highest offset so far, say), so one reader follows one journal from its first record,
+/// or is made for the record after the last one stored.
+pub trait RecordReader: Send {
+    /// `value` is the record parsed as JSON, or `None` when it is not JSON (the caller has
+    /// already reported that).
+    fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent;
+}
+
+/// One record as a fold takes it: where it sits and what reading it found.
+#[derive(Debug, Clone, Copy)]
+pub struct FoldRecord<'a> {
+    pub seq: u64,
+    pub line: u64,
+    pub offset: Option<i64>,
+    /// Read-time diagnostics (not JSON, duplicate keys, the reader's own).
+    pub diagnostics: &'a [Diagnostic],
+}
+
+impl<'a> FoldRecord<'a> {
+    pub fn of(record: &'a StoredEvent) -> FoldRecord<'a> {
+        FoldRecord {
+            seq: record.seq,
+            line: record.line,
+            offset: record.offset,
+            diagnostics: &record.diagnostics,
+        }
+    }
+}
+
+/// A dialect's reducer as an ingest runs it: it takes the records in file order, one at a time,
+/// and never does I/O or fails (what is wrong with a record becomes a diagnostic at its seq).
+pub trait Fold: Send {
+    /// Folds the next record; `value` is the record parsed as JSON, the fold's to keep.
+    fn feed(&mut self, record: FoldRecord<'_>, value: Option<Value>);
+
+    /// What the fold found since it was last asked and no later record changes: diagnostics,
+    /// marks, request rows, checkpoints and the blocks they share.
+    fn take_found(&mut self) -> Analysis;
+
+    /// What the fold says of the journal's end as it stands: what [`Fold::take_found`] has not
+    /// handed out yet, with the diagnostics and marks about the end (replacing those an earlier
+    /// end gave), the view at the end and how far the checkpoints reach. The fold goes on.
+    fn end(&mut self) -> Analysis;
+
+    /// Records folded so far.
+    fn records(&self) -> u64;
+}
+
+/// One dialect: how its journals are recognised, read and folded.
+pub trait Interpreter: Sync {
+    fn dialect(&self) -> Dialect;
+
+    /// Whether a parsed record is one this dialect writes.
+    fn looks_like(&self, value: &Value) -> bool;
+
+    /// A reader for the record after one with the offset `highest_offset` (the highest a
+    /// journal holds, `None` for a journal's first record): it judges the next record exactly
+    /// as reading the whole file in one go would have.
+    fn reader(&self, highest_offset: Option<i64>) -> Box<dyn RecordReader>;
+
+    /// A fold from a journal's first record.
+    fn fold(&self) -> Box<dyn Fold>;
+
+    /// The fold after the latest checkpoint of a journal that holds `records` records, and how
+    /// many records it has folded; `None` when there is no checkpoint in this encoding to go on
+    /// from (the fold then starts at the first record).
+    fn resume(
+        &self,
+        store: &Store,
+        journal_id: i64,
+        records: u64,
+    ) -> Result<Option<Box<dyn Fold>>, StoreError>;
+
+    /// The encoding of the checkpoints its fold writes: a journal whose checkpoints are in
+    /// another was written by another version, and is folded again.
+    fn checkpoint_format(&self) -> u32;
+
+    /// What a stored journal is in the middle of at its end (an AG-UI run that started and has
+    /// not finished), as a phrase for a connection that drops there; `None` when nothing is
+    /// open or the dialect has no such unit.
+    fn unfinished(&self, _store: &Store, _journal_id: i64) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+}
+
+/// Folds stored records from a journal's first with `interpreter`'s fold: everything it
+/// derives, as an import would store it.
+pub fn fold_all(interpreter: &dyn Interpreter, events: &[StoredEvent]) -> Analysis {
+    let mut fold = interpreter.fold();
+    for record in events {
+        fold.feed(FoldRecord::of(record), record.json());
+    }
+    let mut analysis = fold.take_found();
+    analysis.absorb(fold.end());
+    analysis
+}
+
+/// Reads one record as every ingest does: its bytes parsed once (a key given twice is a
+/// warning, bytes that are not JSON an error), then the dialect's reader. The parsed value, for
+/// the fold.
+pub fn read_record(
+    reader: &mut dyn RecordReader,
+    record: &RawRecord,
+) -> (ReadEvent, Option<Value>) {
+    match crate::record_json::parse(&record.bytes) {
+        Ok(parsed) => {
+            let mut read = reader.read(record, Some(&parsed.value));
+            for key in parsed.duplicate_keys {
+                read.diagnostics.push(Diagnostic::warning(
+                    record.line,
+                    read.offset,
+                    "duplicate-key",
+                    format!("key {key:?} appears twice in one object: the last one counts"),
+                ));
+            }
+            (read, Some(parsed.value))
+        }
+        Err(err) => {
+            let mut read = reader.read(record, None);
+            read.diagnostics.insert(
+                0,
+                Diagnostic::error(
+                    record.line,
+                    read.offset,
+                    "invalid-json",
+                    format!("not JSON: {err}"),
+                ),
+            );
+            (read, None)
+        }
+    }
+}
+
+/// Reads records as an import stores them, without a store or a fold: for tests and one-shot
+/// tools.
+pub fn read_records(interpreter: &dyn Interpreter, records: Vec<RawRecord>) -> Vec<StoredEvent> {
+    let mut reader = interpreter.reader(None);
+    records
+        .into_iter()
+        .map(|record| {
+            let (read, _) = read_record(reader.as_mut(), &record);
+            StoredEvent {
+                seq: record.seq,
+                line: record.line,
+                byte_start: record.byte_start,
+                byte_len: record.byte_len,
+                raw: record.bytes,
+                offset: read.offset,
+                kind: read.kind,
+                created_at: read.created_at,
+                summary: read.summary,
+                diagnostics: read.diagnostics,
+            }
+        })
+        .collect()
+}
