@@ -147,7 +147,7 @@ impl Breakpoint {
             Breakpoint::NextDowngrade {
                 transport: Some(transport),
             } => {
-                journal.expect(crate::dialect::Dialect::Iterate)?;
+                journal.offer(crate::dialect::View::Projection)?;
                 return Ok(marked("downgrade")?.map(|hit| BreakpointHit {
                     note: on_transport(&hit.note, *transport),
                     ..hit
@@ -293,7 +293,7 @@ fn sql_hit(
 /// Both downgrades (an external actor's developer item, a compaction summary) give the same
 /// role on every transport, so the analysis's `downgrade` marks are the hits on each one.
 fn downgrades(journal: &Journal, transport: Transport) -> Result<Vec<BreakpointHit>, JournalError> {
-    journal.expect(crate::dialect::Dialect::Iterate)?;
+    journal.offer(crate::dialect::View::Projection)?;
     Ok(journal
         .marks()?
         .into_iter()
@@ -314,7 +314,7 @@ fn on_transport(note: &str, transport: Transport) -> String {
 /// Events that set keyed slot `key` (a compaction summary's key names no slot), read from the
 /// stored bytes: only a record holding the key as text is parsed.
 fn key_changes(journal: &Journal, key: &str) -> Result<Vec<BreakpointHit>, JournalError> {
-    journal.expect(crate::dialect::Dialect::Iterate)?;
+    journal.offer(crate::dialect::View::Projection)?;
     let Some(needle) = Needle::new(key) else {
         return Ok(Vec::new());
     };

@@ -168,11 +168,8 @@ impl Console {
                openai_role TEXT, workers_ai_role TEXT, header TEXT, content TEXT);"
         ))
         .map_err(sql_err)?;
-        let iterate = journal.dialect() == crate::dialect::Dialect::Iterate;
-        let analysed = iterate
-            && crate::dialect::is_current(journal.store(), id, crate::dialect::Dialect::Iterate)
-                .map_err(JournalError::from)?;
-        if analysed {
+        let dialect = journal.dialect();
+        if dialect.offers(crate::dialect::View::Requests) {
             // The analysis keeps a row per request: the view reads them where they are, where
             // copying them took seconds at a million events before any statement ran.
             conn.execute_batch(&format!(
@@ -195,26 +192,7 @@ impl Console {
             )
             .map_err(sql_err)?;
         }
-        if iterate && !analysed {
-            let mut insert = conn
-                .prepare("INSERT INTO temp.requests VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
-                .map_err(sql_err)?;
-            for r in journal.requests()? {
-                insert
-                    .execute(params![
-                        journal.seq_of_offset(r.offset)?.map(|s| s as i64),
-                        r.offset,
-                        r.model,
-                        r.created_at,
-                        r.published_through,
-                        r.newly_published as i64,
-                        r.items as i64,
-                        r.compactions_before as i64,
-                    ])
-                    .map_err(sql_err)?;
-            }
-        }
-        if iterate {
+        if dialect.offers(crate::dialect::View::Projection) {
             let view = journal.projection(at.unwrap_or(i64::MAX))?;
             let mut insert = conn
                 .prepare(

@@ -10,10 +10,12 @@ use ts_rs::TS;
 
 use crate::diagnostic::Diagnostic;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+/// Which system wrote a journal. A journal nobody recognises is read as iterate, the default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "kebab-case")]
 #[ts(export)]
 pub enum Dialect {
+    #[default]
     Iterate,
     AgUi,
     AgentsKit,

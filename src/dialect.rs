@@ -2,15 +2,16 @@
 //! `interpreter`; detection picks the implementation, and this module is the one place that
 //! names them all.
 
+use serde::Serialize;
 use serde_json::Value;
 
-use crate::store::{Store, StoreError, StoredEvent};
+use crate::store::{JournalRow, Store, StoreError, StoredEvent};
 use crate::{agentskit, agui, iterate};
 
 pub use crate::derived::{
     Analysis, CheckpointCover, Dialect, FoldWatch, Mark, ReadEvent, TipRow, WATCH_EVERY,
 };
-pub use crate::interpreter::{fold_all, Fold, FoldRecord, Interpreter, RecordReader};
+pub use crate::interpreter::{fold_all, Fold, FoldRecord, Interpreter, RecordReader, View};
 
 /// Every dialect, in the order detection asks them: iterate last, as the fallback.
 const INTERPRETERS: [&dyn Interpreter; 3] = [
@@ -27,7 +28,29 @@ pub fn interpreter(dialect: Dialect) -> &'static dyn Interpreter {
         .unwrap_or(&iterate::INTERPRETER)
 }
 
+/// The name of every dialect, as the command line and the database spell them.
+pub fn names() -> Vec<&'static str> {
+    INTERPRETERS
+        .into_iter()
+        .map(|interpreter| interpreter.dialect().as_str())
+        .collect()
+}
+
+/// The dialects whose journals offer `view`.
+pub fn offering(view: View) -> Vec<Dialect> {
+    INTERPRETERS
+        .into_iter()
+        .filter(|interpreter| interpreter.offers().contains(&view))
+        .map(|interpreter| interpreter.dialect())
+        .collect()
+}
+
 impl Dialect {
+    /// Whether its journals offer `view`.
+    pub fn offers(self, view: View) -> bool {
+        interpreter(self).offers().contains(&view)
+    }
+
     /// Decides from the first events that parse: the first of them that a dialect recognises
     /// names it; a journal nobody recognises is read as iterate.
     pub fn detect<'a>(values: impl IntoIterator<Item = &'a Value>) -> Dialect {
@@ -39,7 +62,7 @@ impl Dialect {
                 return found.dialect();
             }
         }
-        Dialect::Iterate
+        Dialect::default()
     }
 }
 
@@ -58,4 +81,45 @@ pub fn is_current(store: &Store, journal_id: i64, dialect: Dialect) -> Result<bo
 /// everything a fold derives, as an import would store it.
 pub fn analyse(dialect: Dialect, events: &[StoredEvent]) -> Analysis {
     fold_all(interpreter(dialect), events)
+}
+
+/// The view of a journal at an offset, in the shape its dialect gives it: what `state`
+/// prints, and what a step of any journal answers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Step {
+    /// The lanes of items the model can see (iterate).
+    Projection(iterate::view::ProjectionView),
+    /// A thread's state, messages and run (AG-UI).
+    Thread(agui::StateAt),
+    /// The snapshot a session's cursor holds (AgentsKit).
+    Snapshot(agentskit::SnapshotAt),
+}
+
+/// The view of `journal` at offset `at`; `session` picks the session a snapshot cursor follows
+/// where the dialect has sessions.
+pub fn step_at(
+    store: &Store,
+    journal: &JournalRow,
+    at: i64,
+    session: Option<&str>,
+) -> Result<Step, StoreError> {
+    let id = journal.id;
+    Ok(match journal.dialect {
+        Dialect::Iterate => Step::Projection(iterate::stored::projection(store, id, at)?),
+        Dialect::AgUi => Step::Thread(agui::state_at_stored(store, id, at)?),
+        Dialect::AgentsKit => Step::Snapshot(agentskit::state_at_stored(store, id, at, session)?),
+    })
+}
+
+/// The contract a journal follows, where its dialect has contracts (iterate's seed and
+/// sections contracts).
+pub fn contract(
+    store: &Store,
+    journal: &JournalRow,
+) -> Result<Option<iterate::contract::Contract>, StoreError> {
+    match journal.dialect {
+        Dialect::Iterate => Ok(Some(iterate::contract::of_journal(store, journal.id)?)),
+        Dialect::AgUi | Dialect::AgentsKit => Ok(None),
+    }
 }

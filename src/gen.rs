@@ -727,6 +727,15 @@ pub fn write_synthetic(
     .map(|_| ())
 }
 
+/// A substring a generated journal holds in many events but far from all of them: what the
+/// bench searches for.
+pub fn search_text(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Iterate => "octo-bot",
+        Dialect::AgUi | Dialect::AgentsKit => "review",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

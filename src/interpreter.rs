@@ -60,7 +60,39 @@ pub trait Fold: Send {
     fn records(&self) -> u64;
 }
 
-/// One dialect: how its journals are recognised, read and folded.
+/// A kind of view a journal may offer beside its records (every journal lists, searches and
+/// reports its records): each dialect says which of these its fold builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// The context the model can see at an offset, in lanes of items.
+    Projection,
+    /// The requests sent, each rendered as the provider got it, their diffs and the cache.
+    Requests,
+    /// Compactions and their before | after.
+    Compactions,
+    /// Search's filters by an item's role, actor, key, lane and publication.
+    ItemFilters,
+    /// A thread's state and messages at a step, and its runs.
+    Thread,
+    /// The snapshot a session cursor holds at a line, and the turns of a session.
+    Snapshots,
+}
+
+impl View {
+    /// How the command line and the window call it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            View::Projection => "projection",
+            View::Requests => "requests",
+            View::Compactions => "compactions",
+            View::ItemFilters => "item filters",
+            View::Thread => "thread state",
+            View::Snapshots => "held snapshots",
+        }
+    }
+}
+
+/// One dialect: how its journals are recognised, read and folded, and which views it offers.
 pub trait Interpreter: Sync {
     fn dialect(&self) -> Dialect;
 
@@ -84,6 +116,9 @@ pub trait Interpreter: Sync {
         journal_id: i64,
         records: u64,
     ) -> Result<Option<Box<dyn Fold>>, StoreError>;
+
+    /// The views its fold builds, beside the records every journal has.
+    fn offers(&self) -> &'static [View];
 
     /// The encoding of the checkpoints its fold writes: a journal whose checkpoints are in
     /// another was written by another version, and is folded again.

@@ -766,6 +766,30 @@ fn project_answers_from_the_store_as_a_plain_fold_does_at_any_offset() {
 }
 
 #[test]
+fn state_shows_any_journal_in_its_own_shape_and_an_iterate_journal_as_its_projection() {
+    // Protects the one command that views every dialect at an offset: on an iterate journal it
+    // is the projection `project` prints, in text and in JSON.
+    let cli = Cli::new();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("long.jsonl");
+    let mut text = Vec::new();
+    journalscope::gen::write_synthetic(&mut text, 3_000, 5).expect("generate");
+    std::fs::write(&file, text).expect("write");
+    for at in ["7", "1200", "99999"] {
+        assert_eq!(
+            cli.json(&["state", s(&file), "--at", at, "--json"]),
+            cli.json(&["project", s(&file), "--at", at, "--json"]),
+            "`state --at {at}` is the projection in JSON"
+        );
+        assert_eq!(
+            cli.ok(&["state", s(&file), "--at", at]),
+            cli.ok(&["project", s(&file), "--at", at]),
+            "and in text"
+        );
+    }
+}
+
+#[test]
 fn project_shows_the_latest_diagnostics_and_counts_every_one_in_text_and_json() {
     // Protects `project` (and each step of the window, which gets the same view) on a journal
     // with a diagnostic on every event: the view carries the latest, the count tells them all.

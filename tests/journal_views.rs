@@ -213,6 +213,11 @@ fn dialect_views_refuse_a_journal_of_another_dialect_with_a_stable_code() {
         .projection(1)
         .expect_err("an AG-UI journal has no iterate projection");
     assert_eq!(err.code(), "wrong-dialect", "and the other way round");
+    assert_eq!(
+        err.to_string(),
+        "this is an ag-ui journal, which has no projection: they are a view of iterate journals",
+        "the message names the view and the journals that have it"
+    );
     assert!(agui.agui_step(0).is_ok(), "the first AG-UI step folds");
     assert!(
         !agui.agui_runs().expect("runs").is_empty(),

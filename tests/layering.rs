@@ -246,3 +246,26 @@ fn only_the_store_writes_sql_against_a_journal_database() {
         }
     }
 }
+
+#[test]
+fn nothing_outside_the_dialects_and_their_registry_matches_on_which_dialect_a_journal_is() {
+    // Which dialect a journal is decides only which implementation of the seam serves it: the
+    // registry (`dialect`) picks it, the shapes (`derived`) name it, and each dialect knows
+    // itself. Everything else asks what a journal offers. The generator writes each dialect's
+    // synthetic journals, and the bench holds each of them to its own targets.
+    let allowed = |file: &str| {
+        ["derived.rs", "dialect.rs", "gen.rs", "cli/bench.rs"].contains(&file)
+            || DIALECTS.iter().any(|d| file.starts_with(&format!("{d}/")))
+    };
+    for (file, code) in core_sources_outside("no module") {
+        if allowed(&file) {
+            continue;
+        }
+        for variant in ["Dialect::Iterate", "Dialect::AgUi", "Dialect::AgentsKit"] {
+            assert!(
+                !code.contains(variant),
+                "{file} names {variant}: it should ask the journal what it offers"
+            );
+        }
+    }
+}

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
 use crate::diagnostic::Diagnostic;
-use crate::interpreter::{Fold, FoldRecord, Interpreter, RecordReader};
+use crate::interpreter::{Fold, FoldRecord, Interpreter, RecordReader, View};
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError, StoredEvent};
 
@@ -253,6 +253,10 @@ impl Interpreter for AgentsKit {
                 ..KitFold::default()
             }) as Box<dyn Fold>
         }))
+    }
+
+    fn offers(&self) -> &'static [View] {
+        &[View::Snapshots]
     }
 
     fn checkpoint_format(&self) -> u32 {

@@ -32,7 +32,7 @@ pub use view::{
 use serde_json::Value;
 
 use crate::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
-use crate::interpreter::{Fold, FoldRecord, Interpreter, RecordReader};
+use crate::interpreter::{Fold, FoldRecord, Interpreter, RecordReader, View};
 use crate::source::{detect_framing, split, Position, RawRecord};
 use crate::store::{Store, StoreError, StoredEvent};
 
@@ -107,6 +107,10 @@ impl Interpreter for AgUi {
             records: from,
             last,
         })))
+    }
+
+    fn offers(&self) -> &'static [View] {
+        &[View::Thread]
     }
 
     fn checkpoint_format(&self) -> u32 {

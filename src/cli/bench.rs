@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use journalscope::dialect::Dialect;
+use journalscope::dialect::{Dialect, View};
 use journalscope::gen::{self, GenOptions, Rng};
 use journalscope::import::ImportControl;
 use journalscope::iterate::Transport;
@@ -218,11 +218,11 @@ fn journal_file(options: &BenchOptions) -> Result<(PathBuf, bool), BenchError> {
 /// The generated journal of `events` events of the bench's dialect and seed. A shorter one is
 /// a prefix of a longer one: the generator cuts the same stream.
 fn generated(options: &BenchOptions, events: u64) -> Result<(PathBuf, bool), BenchError> {
-    let name = match options.dialect {
-        // The iterate journal keeps the name earlier runs left it under.
-        Dialect::Iterate => format!("bench-{events}-s{}.jsonl", options.seed),
-        other => format!("bench-{}-{events}-s{}.jsonl", other.as_str(), options.seed),
-    };
+    let name = format!(
+        "bench-{}-{events}-s{}.jsonl",
+        options.dialect.as_str(),
+        options.seed
+    );
     let path = options.dir.join(name);
     if path.is_file() {
         return Ok((path, false));
@@ -405,9 +405,10 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
     };
 
     let database_bytes = std::fs::metadata(&db_path).map(|m| m.len()).unwrap_or(0);
-    let loaded = match options.dialect {
-        Dialect::Iterate => Some(loaded_figures(options, &journal_path, &db_path)?),
-        _ => None,
+    let loaded = if options.dialect.offers(View::Projection) {
+        Some(loaded_figures(options, &journal_path, &db_path)?)
+    } else {
+        None
     };
     let scale = scale_figures(
         options,
@@ -553,6 +554,8 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
             |v| v <= 3.0,
         ),
     ];
+    // The target the iterate journal is held to: its records are large JSON objects, which
+    // `jq` parses and prints as an import parses and stores them.
     if options.dialect == Dialect::Iterate {
         checks.push(check(
             "import vs jq -c .",
@@ -691,14 +694,11 @@ fn scale_figures(
     )?;
     let _ = journal.events_page(&EventQuery::default())?;
     let middle = journal.event_count() / 2;
-    match options.dialect {
-        Dialect::Iterate => drop(journal.projection_at_seq(middle)?),
-        // The window's timeline shows an AG-UI journal's runs as it opens.
-        Dialect::AgUi => {
-            drop(journal.agui_step(middle)?);
-            drop(journal.agui_runs()?);
-        }
-        Dialect::AgentsKit => drop(journal.agentskit_state(middle, None)?),
+    let at = journal.offset_at_seq(middle)?.unwrap_or(0);
+    drop(journal.step_at(at, None)?);
+    // The window's timeline shows a thread's runs as it opens.
+    if journal.dialect().offers(View::Thread) {
+        drop(journal.agui_runs()?);
     }
     let reopen_ms = ms(start);
     let info = journal.info()?;
@@ -708,18 +708,11 @@ fn scale_figures(
         .map_err(JournalError::from)?;
     drop(journal);
 
-    // Offsets as each dialect numbers them: iterate's its own, the others' positions.
-    let (first, last) = match options.dialect {
-        Dialect::Iterate => (
-            info.first_offset.unwrap_or(0),
-            info.last_offset.unwrap_or(0),
-        ),
-        _ => (1, info.event_count as i64),
-    };
-    let command = match options.dialect {
-        Dialect::Iterate => "project",
-        _ => "state",
-    };
+    let (first, last) = (
+        info.first_offset.unwrap_or(0),
+        info.last_offset.unwrap_or(0),
+    );
+    let command = "state";
     let mut rng = Rng::new(options.seed ^ 0x5eed);
     let mut samples = Vec::with_capacity(VIEW_SAMPLES);
     let budget = Instant::now();
@@ -746,7 +739,7 @@ fn scale_figures(
     }
     samples.sort_by(f64::total_cmp);
 
-    let needle = search_text(options.dialect);
+    let needle = gen::search_text(options.dialect);
     settle();
     let (search_page_ms, search_hits) = time_search(options, db_path, needle, SEARCH_PAGE)?;
     let (search_all_ms, _) = time_search(options, db_path, needle, u64::MAX)?;
@@ -833,14 +826,6 @@ fn scale_figures(
 
 /// Hits a window's first page of search results lists.
 const SEARCH_PAGE: u64 = 100;
-
-/// A substring the generated journal holds in many events but far from all of them.
-fn search_text(dialect: Dialect) -> &'static str {
-    match dialect {
-        Dialect::Iterate => "octo-bot",
-        Dialect::AgUi | Dialect::AgentsKit => "review",
-    }
-}
 
 /// `journalscope search DB TEXT --json --limit N` as a whole process, its output read and
 /// dropped: how long it took, and how many hits it counted.

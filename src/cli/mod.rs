@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use journalscope::dialect::Dialect;
+use journalscope::dialect::{Dialect, Step};
 use journalscope::import::{ImportControl, ImportError, ImportProgress, ImportStage};
 use journalscope::iterate::render::{ExportFormat, ExportOptions};
 use journalscope::iterate::Transport;
@@ -106,7 +106,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// AG-UI: state and messages after folding events 1..=N; AgentsKit: the accepted snapshot.
+    /// The view at offset N in the journal's own shape: an iterate projection, an AG-UI
+    /// thread's state and messages after events 1..=N, the snapshot an AgentsKit cursor holds.
     State {
         journal: String,
         #[arg(long)]
@@ -121,8 +122,8 @@ enum Command {
     /// the targets in the README.
     Bench {
         /// The dialect of the generated journal.
-        #[arg(long, value_enum, default_value_t = DialectArg::Iterate)]
-        dialect: DialectArg,
+        #[arg(long, default_value = "iterate", value_parser = dialect_arg())]
+        dialect: Dialect,
         /// Events in the generated journal.
         #[arg(long, default_value_t = 100_000)]
         events: u64,
@@ -151,8 +152,8 @@ enum Command {
         events: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        #[arg(long, value_enum, default_value_t = DialectArg::Iterate)]
-        dialect: DialectArg,
+        #[arg(long, default_value = "iterate", value_parser = dialect_arg())]
+        dialect: Dialect,
         /// File to write (`-` for standard output).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
@@ -344,22 +345,11 @@ enum TransportArg {
     WorkersAi,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum DialectArg {
-    Iterate,
-    #[value(name = "ag-ui")]
-    AgUi,
-    Agentskit,
-}
-
-impl From<DialectArg> for Dialect {
-    fn from(value: DialectArg) -> Self {
-        match value {
-            DialectArg::Iterate => Dialect::Iterate,
-            DialectArg::AgUi => Dialect::AgUi,
-            DialectArg::Agentskit => Dialect::AgentsKit,
-        }
-    }
+/// A dialect named on the command line, with the names every dialect answers to.
+fn dialect_arg() -> impl clap::builder::TypedValueParser<Value = Dialect> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(journalscope::dialect::names())
+        .try_map(|name: String| Dialect::parse(&name).ok_or("not a dialect"))
 }
 
 impl From<TransportArg> for Transport {
@@ -426,17 +416,6 @@ fn open(journal: &str, db: Option<&Path>) -> Result<Journal> {
         bar.finish_and_clear();
     }
     opened.with_context(|| format!("cannot open {journal}"))
-}
-
-fn require(journal: &Journal, dialect: Dialect, command: &str) -> Result<()> {
-    if journal.dialect() != dialect {
-        bail!(
-            "`{command}` works on {} journals; this one is {}",
-            dialect.as_str(),
-            journal.dialect().as_str()
-        );
-    }
-    Ok(())
 }
 
 /// The exit status of a failed command, as the README's CLI section documents it: 3 for a file
@@ -513,13 +492,11 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         Command::Project { journal, at, json } => {
             let journal = open(&journal, None)?;
-            require(&journal, Dialect::Iterate, "project")?;
             let view = journal.projection(at)?;
             output::projection(&mut out, &view, json)?;
         }
         Command::Requests { journal, json } => {
             let journal = open(&journal, None)?;
-            require(&journal, Dialect::Iterate, "requests")?;
             let requests = journal.requests()?;
             output::requests(&mut out, &requests, json)?;
         }
@@ -534,7 +511,6 @@ pub fn run(cli: Cli) -> Result<()> {
             redact_paths,
         } => {
             let journal = open(&journal, None)?;
-            require(&journal, Dialect::Iterate, "request")?;
             let transport = transport.into();
             let snapshot = journal.request(at, transport)?;
             if file.is_none() && format.is_none() {
@@ -582,7 +558,7 @@ pub fn run(cli: Cli) -> Result<()> {
             output: file,
         } => {
             let options = journalscope::gen::GenOptions {
-                dialect: dialect.into(),
+                dialect,
                 events,
                 seed,
             };
@@ -629,31 +605,17 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let journal = open(&journal, None)?;
-            match journal.dialect() {
-                Dialect::AgUi => {
-                    let state = agui::state_at_stored(journal.store(), journal.row().id, at)?;
-                    if json {
-                        output::json(&mut out, &state)?;
-                    } else {
-                        write!(out, "{}", agui::render_state_text(&state))?;
+            let step = journal.step_at(at, session.as_deref())?;
+            if json {
+                output::json(&mut out, &step)?;
+            } else {
+                match &step {
+                    Step::Projection(view) => output::projection(&mut out, view, false)?,
+                    Step::Thread(state) => write!(out, "{}", agui::render_state_text(state))?,
+                    Step::Snapshot(state) => {
+                        write!(out, "{}", agentskit::render_state_text(state))?
                     }
                 }
-                Dialect::AgentsKit => {
-                    let state = agentskit::state_at_stored(
-                        journal.store(),
-                        journal.row().id,
-                        at,
-                        session.as_deref(),
-                    )?;
-                    if json {
-                        output::json(&mut out, &state)?;
-                    } else {
-                        write!(out, "{}", agentskit::render_state_text(&state))?;
-                    }
-                }
-                Dialect::Iterate => bail!(
-                    "`state` works on AG-UI and AgentsKit journals; for iterate use `project --at {at}`"
-                ),
             }
         }
         Command::Bench {
@@ -669,7 +631,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 .with_context(|| format!("cannot create {}", dir.display()))?;
             let exe = std::env::current_exe().context("cannot find the journalscope binary")?;
             let report = bench::run(&bench::BenchOptions {
-                dialect: dialect.into(),
+                dialect,
                 events,
                 seed,
                 dir,
@@ -692,7 +654,6 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let journal = open(&journal, None)?;
-            require(&journal, Dialect::Iterate, "diff")?;
             let to = match to {
                 Some(to) => to,
                 None => match journal.last_request()? {
@@ -717,7 +678,6 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let journal = open(&journal, None)?;
-            require(&journal, Dialect::Iterate, "cache")?;
             let report = journal.cache_report_range(transport.into(), (from, to))?;
             if json {
                 output::json(&mut out, &report)?;
@@ -820,7 +780,6 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let journal = open(&journal, None)?;
-            require(&journal, Dialect::Iterate, "sizes")?;
             let range = OffsetRange { from, to };
             let sizes = report::context_sizes(&journal, range, transport.into())?;
             output::sizes(&mut out, &sizes, json)?;
@@ -898,7 +857,6 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let journal = open(&journal, None)?;
-            require(&journal, Dialect::AgentsKit, "turns")?;
             let report = journal.agentskit_turns(session.as_deref())?;
             if json {
                 output::json(&mut out, &report)?;

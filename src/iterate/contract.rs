@@ -284,6 +284,24 @@ pub fn change_diagnostic(event: &IterateEvent, before: &Contract, now: &Contract
     )
 }
 
+/// The contract a stored journal follows, from the last `contract` mark its fold left (each
+/// marks where the contract the events show changed); seed when there is none.
+pub fn of_journal(
+    store: &crate::store::Store,
+    journal_id: i64,
+) -> Result<Contract, crate::store::StoreError> {
+    let Some(seq) = store.next_mark(journal_id, "contract", None, false)? else {
+        return Ok(Contract::seed());
+    };
+    let marked = store.marks_between(journal_id, seq, seq + 1)?;
+    Ok(marked
+        .iter()
+        .rev()
+        .filter(|m| m.kind == "contract")
+        .find_map(|m| Contract::from_label(&m.note))
+        .unwrap_or_else(Contract::seed))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@ pub use view::{Analyser, IterateJournal};
 use serde_json::Value;
 
 use crate::derived::{Dialect, ReadEvent};
-use crate::interpreter::{Fold, Interpreter, RecordReader};
+use crate::interpreter::{Fold, Interpreter, RecordReader, View};
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError};
 
@@ -57,6 +57,15 @@ impl Interpreter for Iterate {
     ) -> Result<Option<Box<dyn Fold>>, StoreError> {
         Ok(checkpoint::latest(store, journal_id, records)?
             .map(|analyser| Box::new(analyser) as Box<dyn Fold>))
+    }
+
+    fn offers(&self) -> &'static [View] {
+        &[
+            View::Projection,
+            View::Requests,
+            View::Compactions,
+            View::ItemFilters,
+        ]
     }
 
     fn checkpoint_format(&self) -> u32 {

@@ -13,10 +13,32 @@ use super::projection::Projection;
 use super::render::RequestSnapshot;
 use super::view::{
     compaction_view_of, cutoff_of, request_view_of, CompactionSides, CompactionView, IterateError,
-    RequestView,
+    ProjectionView, RequestView,
 };
 use super::Transport;
 use crate::store::{Store, StoreError};
+
+/// The projection pane at `at`: the analysis's tip at or past the journal's last offset (when
+/// it describes every record), the checkpoint before `at` and a short fold elsewhere, under
+/// the contract the journal follows, which its views follow at every offset (the fold learns
+/// it only as its events show it).
+pub fn projection(store: &Store, journal_id: i64, at: i64) -> Result<ProjectionView, StoreError> {
+    let records = store.event_count(journal_id)?;
+    let tip = store
+        .tip_reaching(journal_id, records, at)?
+        .and_then(|row| super::view::Tip::from_row(&row))
+        .and_then(|tip| tip.view_at(at));
+    let view = match tip {
+        Some(view) => view,
+        None => super::checkpoint::view_at(store, journal_id, at)?,
+    };
+    use super::contract::ContractName;
+    Ok(match super::contract::of_journal(store, journal_id)?.name {
+        ContractName::AgentLoop => view.not_folded(),
+        ContractName::Sections => view.under_sections(),
+        _ => view,
+    })
+}
 
 /// The request pane at `request_offset`: its snapshot, what it newly published, and what
 /// arrived after it that is still unpublished at the end of the journal.

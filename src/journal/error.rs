@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::derived::Dialect;
 use crate::import::ImportError;
 use crate::iterate::view::IterateError;
 use crate::store::StoreError;
@@ -17,10 +18,11 @@ pub enum JournalError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Iterate(#[from] IterateError),
-    #[error("this is an {found} journal; {wanted} views need an {wanted} journal")]
-    WrongDialect {
-        found: &'static str,
-        wanted: &'static str,
+    #[error("{}", not_offered(.view, *.found, .offered_by))]
+    NotOffered {
+        view: &'static str,
+        found: Dialect,
+        offered_by: Vec<Dialect>,
     },
     #[error("no event at position {0}")]
     NoSuchEvent(u64),
@@ -57,11 +59,34 @@ impl JournalError {
             JournalError::Iterate(IterateError::NotACompaction(_)) => "not-a-compaction",
             JournalError::Iterate(IterateError::NoEarlierRequest(_)) => "no-earlier-request",
             JournalError::Iterate(IterateError::NotSent(..)) => "request-not-sent",
-            JournalError::WrongDialect { .. } => "wrong-dialect",
+            JournalError::NotOffered { .. } => "wrong-dialect",
             JournalError::NoSuchEvent(_) => "no-such-event",
             JournalError::Demo { .. } => "demo",
             JournalError::Write { .. } => "unwritable",
         }
+    }
+}
+
+/// "an ag-ui journal has no requests: they are views of iterate journals".
+fn not_offered(view: &str, found: Dialect, offered_by: &[Dialect]) -> String {
+    let names: Vec<&str> = offered_by.iter().map(|d| d.as_str()).collect();
+    let by = match names.as_slice() {
+        [] => "no journal".to_string(),
+        [one] => format!("{one} journals"),
+        [rest @ .., last] => format!("{} and {last} journals", rest.join(", ")),
+    };
+    format!(
+        "this is {} {} journal, which has no {view}: they are a view of {by}",
+        article(found.as_str()),
+        found.as_str()
+    )
+}
+
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
     }
 }
 

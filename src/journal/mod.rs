@@ -22,7 +22,6 @@ use ts_rs::TS;
 use crate::diagnostic::Diagnostic;
 use crate::dialect::{Dialect, Mark};
 use crate::import::{self, ImportControl, ImportError, ImportKind};
-use crate::iterate::view::Tip;
 use crate::store::{JournalRow, Store, StoreError};
 
 use event_list::FilteredSeqs;
@@ -57,9 +56,6 @@ pub struct Journal {
     db_path: PathBuf,
     import_kind: ImportKind,
     event_count: u64,
-    /// The projection after the last event, from the analysis: what an iterate journal shows
-    /// at its end without a fold. Only a tip of exactly `event_count` events is kept.
-    tip: Option<Tip>,
     /// The events the last filter of the event list kept.
     filtered: std::sync::Mutex<FilteredSeqs>,
 }
@@ -128,14 +124,12 @@ impl Journal {
             import::refresh(&store, &row, control)?;
         }
         let event_count = store.event_count(row.id)?;
-        let tip = current_tip(&store, row.id, event_count)?;
         Ok(Journal {
             store,
             row,
             db_path,
             import_kind,
             event_count,
-            tip,
             filtered: std::sync::Mutex::default(),
         })
     }
@@ -156,14 +150,12 @@ impl Journal {
             ..
         } = self;
         if latest.id == row.id && latest.dialect == row.dialect && event_count >= known {
-            let tip = current_tip(&store, latest.id, event_count)?;
             return Ok(Journal {
                 store,
                 row: latest,
                 db_path,
                 import_kind,
                 event_count,
-                tip,
                 filtered,
             });
         }
@@ -220,23 +212,9 @@ impl Journal {
         })
     }
 
-    /// The iterate contract the journal follows, from the last `contract` mark the analysis
-    /// left (each marks where the contract the events show changed); seed when there is none.
+    /// The contract the journal follows, where its dialect has contracts.
     pub fn contract(&self) -> Result<Option<crate::iterate::contract::Contract>, JournalError> {
-        use crate::iterate::contract::Contract;
-        if self.row.dialect != Dialect::Iterate {
-            return Ok(None);
-        }
-        let Some(seq) = self.store.next_mark(self.row.id, "contract", None, false)? else {
-            return Ok(Some(Contract::seed()));
-        };
-        let marked = self.store.marks_between(self.row.id, seq, seq + 1)?;
-        Ok(marked
-            .iter()
-            .rev()
-            .filter(|m| m.kind == "contract")
-            .find_map(|m| Contract::from_label(&m.note))
-            .or_else(|| Some(Contract::seed())))
+        Ok(crate::dialect::contract(&self.store, &self.row)?)
     }
 
     /// Every diagnostic, read from the store: for the whole-journal lists that ask for them.
@@ -260,13 +238,4 @@ impl Journal {
     pub fn marks(&self) -> Result<Vec<Mark>, JournalError> {
         Ok(self.store.marks(self.row.id)?)
     }
-}
-
-/// The analysis's tip when it describes exactly the `events` the store holds: an append not
-/// analysed yet (a cancelled one, say) leaves a tip that would show a stale end.
-fn current_tip(store: &Store, journal_id: i64, events: u64) -> Result<Option<Tip>, StoreError> {
-    Ok(store
-        .tip(journal_id)?
-        .and_then(|row| Tip::from_row(&row))
-        .filter(|tip| tip.events == events))
 }

@@ -1,7 +1,7 @@
 //! The views of a journal's folded state, each in its dialect: iterate's projection, requests,
 //! compactions and request diffs; AG-UI's step and runs; AgentsKit's held snapshot and turns.
 
-use crate::dialect::Dialect;
+use crate::dialect::{Step, View};
 use crate::iterate::view::{
     CompactionView, IterateError, ProjectionView, RequestSummary, RequestView,
 };
@@ -11,19 +11,23 @@ use super::{Journal, JournalError};
 
 impl Journal {
     pub fn projection(&self, at: i64) -> Result<ProjectionView, JournalError> {
-        self.expect(Dialect::Iterate)?;
-        let view = match self.tip.as_ref().and_then(|tip| tip.view_at(at)) {
-            Some(view) => view,
-            None => crate::iterate::checkpoint::view_at(&self.store, self.row.id, at)?,
-        };
-        // The fold learns the contract as its events show it; the journal knows it whole, so
-        // its views follow that contract at every offset, before the events showed it too.
-        use crate::iterate::contract::ContractName;
-        Ok(match self.contract()?.map(|contract| contract.name) {
-            Some(ContractName::AgentLoop) => view.not_folded(),
-            Some(ContractName::Sections) => view.under_sections(),
-            _ => view,
-        })
+        self.offer(View::Projection)?;
+        Ok(crate::iterate::stored::projection(
+            &self.store,
+            self.row.id,
+            at,
+        )?)
+    }
+
+    /// The view at offset `at`, in the shape the journal's dialect gives it; `session` picks
+    /// the session a snapshot cursor follows.
+    pub fn step_at(&self, at: i64, session: Option<&str>) -> Result<Step, JournalError> {
+        Ok(crate::dialect::step_at(
+            &self.store,
+            &self.row,
+            at,
+            session,
+        )?)
     }
 
     /// Whether the journal follows a contract Journalscope does not fold.
@@ -59,7 +63,7 @@ impl Journal {
 
     /// Every request with what it published: the rows the analysis stored.
     pub fn requests(&self) -> Result<Vec<RequestSummary>, JournalError> {
-        self.expect(Dialect::Iterate)?;
+        self.offer(View::Requests)?;
         Ok(self
             .store
             .request_rows(self.row.id)?
@@ -73,7 +77,7 @@ impl Journal {
         request_offset: i64,
         transport: Transport,
     ) -> Result<crate::iterate::render::RequestSnapshot, JournalError> {
-        self.expect(Dialect::Iterate)?;
+        self.offer(View::Requests)?;
         self.not_folded_request(request_offset)?;
         Ok(crate::iterate::checkpoint::request_at(
             &self.store,
@@ -89,7 +93,7 @@ impl Journal {
         request_offset: i64,
         transport: Transport,
     ) -> Result<RequestView, JournalError> {
-        self.expect(Dialect::Iterate)?;
+        self.offer(View::Requests)?;
         self.not_folded_request(request_offset)?;
         Ok(crate::iterate::stored::request_view_at(
             &self.store,
@@ -116,7 +120,7 @@ impl Journal {
         transports: &[Transport],
         visit: impl FnMut(i64, Vec<crate::iterate::render::RequestSnapshot>),
     ) -> Result<(), JournalError> {
-        self.expect(Dialect::Iterate)?;
+        self.offer(View::Requests)?;
         Ok(crate::iterate::stored::walk_requests(
             &self.store,
             self.row.id,
@@ -128,7 +132,7 @@ impl Journal {
 
     /// The compaction pane, from the checkpoints.
     pub fn compaction(&self, offset: i64) -> Result<CompactionView, JournalError> {
-        self.expect(Dialect::Iterate)?;
+        self.offer(View::Compactions)?;
         Ok(crate::iterate::stored::compaction_at(
             &self.store,
             self.row.id,
@@ -140,12 +144,13 @@ impl Journal {
 /// Views of the AG-UI and AgentsKit dialects. Their offsets are positions, so the event at
 /// `seq` has offset `seq + 1`.
 impl Journal {
-    /// Refuses a view of another dialect's journal.
-    pub(crate) fn expect(&self, dialect: Dialect) -> Result<(), JournalError> {
-        if self.row.dialect != dialect {
-            return Err(JournalError::WrongDialect {
-                found: self.row.dialect.as_str(),
-                wanted: dialect.as_str(),
+    /// Refuses a view the journal's dialect does not build.
+    pub(crate) fn offer(&self, view: View) -> Result<(), JournalError> {
+        if !self.row.dialect.offers(view) {
+            return Err(JournalError::NotOffered {
+                view: view.as_str(),
+                found: self.row.dialect,
+                offered_by: crate::dialect::offering(view),
             });
         }
         Ok(())
@@ -153,7 +158,7 @@ impl Journal {
 
     /// The step at `seq`, from the checkpoint before it and the stored records after that.
     pub fn agui_step(&self, seq: u64) -> Result<crate::agui::AgUiStep, JournalError> {
-        self.expect(Dialect::AgUi)?;
+        self.offer(View::Thread)?;
         Ok(crate::agui::step_view_stored(
             &self.store,
             self.row.id,
@@ -162,7 +167,7 @@ impl Journal {
     }
 
     pub fn agui_runs(&self) -> Result<Vec<crate::agui::RunSpan>, JournalError> {
-        self.expect(Dialect::AgUi)?;
+        self.offer(View::Thread)?;
         Ok(crate::agui::runs_stored(&self.store, self.row.id)?)
     }
 
@@ -171,7 +176,7 @@ impl Journal {
         seq: u64,
         session: Option<&str>,
     ) -> Result<crate::agentskit::SnapshotAt, JournalError> {
-        self.expect(Dialect::AgentsKit)?;
+        self.offer(View::Snapshots)?;
         Ok(crate::agentskit::state_at_stored(
             &self.store,
             self.row.id,
@@ -184,7 +189,7 @@ impl Journal {
         &self,
         session: Option<&str>,
     ) -> Result<crate::agentskit::TurnsReport, JournalError> {
-        self.expect(Dialect::AgentsKit)?;
+        self.offer(View::Snapshots)?;
         Ok(crate::agentskit::turns_stored(
             &self.store,
             self.row.id,
@@ -224,7 +229,7 @@ impl Journal {
 
     /// The offset of the journal's last request, from the request marks.
     pub fn last_request(&self) -> Result<Option<i64>, JournalError> {
-        self.expect(Dialect::Iterate)?;
+        self.offer(View::Requests)?;
         match self.store.next_mark(self.row.id, "request", None, false)? {
             Some(seq) => Ok(self.store.offset_at_or_before_seq(self.row.id, seq)?),
             None => Ok(None),
@@ -249,7 +254,7 @@ impl Journal {
         request_offset: i64,
         (before, after): (u64, u64),
     ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
-        self.expect(Dialect::Iterate)?;
+        self.offer(View::Requests)?;
         let range = crate::iterate::stored::requests_around(
             &self.store,
             self.row.id,
@@ -266,7 +271,7 @@ impl Journal {
         transport: Transport,
         range: (Option<i64>, Option<i64>),
     ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
-        self.expect(Dialect::Iterate)?;
+        self.offer(View::Requests)?;
         Ok(crate::iterate::diff::cache_report_stored(
             &self.store,
             self.row.id,

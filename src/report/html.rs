@@ -128,7 +128,7 @@ pub fn render(report: &Report) -> String {
     );
     summary(&mut h, report);
     timeline(&mut h, report);
-    if report.dialect == crate::dialect::Dialect::Iterate {
+    if report.dialect.offers(crate::dialect::View::Requests) {
         context_chart(&mut h, report);
         requests(&mut h, report);
         compactions(&mut h, report);

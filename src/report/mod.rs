@@ -16,7 +16,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::dialect::{Dialect, Mark};
+use crate::dialect::{Dialect, Mark, View};
 use crate::iterate::render::RequestSnapshot;
 use crate::iterate::roles::Rule;
 use crate::iterate::view::RequestSummary;
@@ -174,9 +174,6 @@ pub fn context_sizes(
     range: OffsetRange,
     transport: Transport,
 ) -> Result<Vec<ContextSizes>, JournalError> {
-    if journal.dialect() != Dialect::Iterate {
-        return Ok(Vec::new());
-    }
     let requests = journal.requests()?;
     let summaries: std::collections::HashMap<i64, &RequestSummary> =
         requests.iter().map(|r| (r.offset, r)).collect();
@@ -399,7 +396,7 @@ pub fn build(journal: &Journal, range: OffsetRange) -> Result<Report, JournalErr
         })
         .collect();
     let (mut requests, mut compactions, mut downgrades) = (Vec::new(), Vec::new(), Vec::new());
-    if journal.dialect() == Dialect::Iterate {
+    if journal.dialect().offers(View::Requests) {
         let summaries: Vec<RequestSummary> = journal
             .requests()?
             .into_iter()

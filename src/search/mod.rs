@@ -172,10 +172,11 @@ impl Journal {
             Some(store.seqs_of_types(journal_id, &types)?)
         };
         let facts: Option<HashMap<u64, ItemFact>> = if query.has_item_filter() {
-            // Only iterate journals have items: no event of another passes an item filter.
-            let facts = match self.dialect() {
-                crate::dialect::Dialect::Iterate => stored_item_facts(store, journal_id, query)?,
-                _ => Vec::new(),
+            // A journal whose dialect has no items passes no event through an item filter.
+            let facts = if self.dialect().offers(crate::dialect::View::ItemFilters) {
+                stored_item_facts(store, journal_id, query)?
+            } else {
+                Vec::new()
             };
             Some(facts.into_iter().map(|f| (f.seq, f)).collect())
         } else {

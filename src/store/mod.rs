@@ -540,7 +540,7 @@ impl Store {
                     size: row.get::<_, i64>(2)? as u64,
                     mtime_ns: row.get(3)?,
                     content_hash: row.get(4)?,
-                    dialect: Dialect::parse(&row.get::<_, String>(5)?).unwrap_or(Dialect::Iterate),
+                    dialect: Dialect::parse(&row.get::<_, String>(5)?).unwrap_or_default(),
                     framing: Framing::parse(&row.get::<_, String>(6)?).unwrap_or(Framing::Jsonl),
                     imported_bytes: row.get::<_, i64>(7)? as u64,
                     imported_lines: row.get::<_, i64>(8)? as u64,
@@ -1421,6 +1421,30 @@ impl Store {
 
     /// The view after a journal's last event, as its last analysis left it. `None` when none
     /// was kept (a dialect that keeps none, a database from before migration 7).
+    /// The tip when it describes `events` records and `at` lies at or past its last offset;
+    /// the view, which can be large, is read only then.
+    pub fn tip_reaching(
+        &self,
+        journal_id: i64,
+        events: u64,
+        at: i64,
+    ) -> Result<Option<TipRow>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT events, through, view FROM tips
+                 WHERE journal_id = ?1 AND events = ?2 AND through <= ?3",
+            )?
+            .query_row(params![journal_id, clamp(events), at], |row| {
+                Ok(TipRow {
+                    events: row.get::<_, i64>(0)? as u64,
+                    through: row.get(1)?,
+                    view: row.get(2)?,
+                })
+            })
+            .optional()?)
+    }
+
     pub fn tip(&self, journal_id: i64) -> Result<Option<TipRow>, StoreError> {
         Ok(self
             .conn
