@@ -2,6 +2,7 @@
 //! those of one import of the whole file: the marks, the diagnostics, the tip and the request
 //! rows, for journals with bad lines among their events.
 
+mod agentskit_common;
 mod import_common;
 
 use import_common::import_quietly as import;
@@ -74,4 +75,46 @@ proptest::proptest! {
             "{:?}: what appends derive is what one import derives", dialect
         );
     }
+}
+
+#[test]
+fn regression_an_agentskit_append_before_the_first_snapshot_forgot_the_turns_submitted_before_it() {
+    // Given a session whose turns are submitted before any snapshot names the session, and a
+    // snapshot that retries one of them, appended after the submits were imported
+    use agentskit_common::{snapshot, submit, with_lineage};
+    let lines: Vec<String> = [
+        submit("s1", "t0", 1),
+        submit("s1", "t1", 2),
+        with_lineage(snapshot("s1", "t2", 3), "retry", "t0", "t0-u"),
+        snapshot("s1", "t2", 4),
+    ]
+    .iter()
+    .map(|value| value.to_string())
+    .collect();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let whole_file = dir.path().join("whole.jsonl");
+    std::fs::write(&whole_file, lines.join("\n") + "\n").expect("write");
+    let whole = Store::open(&dir.path().join("whole.sqlite")).expect("store");
+    let whole_id = import(&whole, &whole_file);
+    // When the submits are imported first and the snapshots appended
+    let grows = dir.path().join("grows.jsonl");
+    let grown = Store::open(&dir.path().join("grows.sqlite")).expect("store");
+    std::fs::write(&grows, lines[..2].join("\n") + "\n").expect("write");
+    import(&grown, &grows);
+    std::fs::write(&grows, lines.join("\n") + "\n").expect("write");
+    let grown_id = import(&grown, &grows);
+    // Then the retry's parent is known as it is to one import of the whole file
+    assert_eq!(
+        derived(&grown, grown_id),
+        derived(&whole, whole_id),
+        "the turns submitted before the session was known survive the append"
+    );
+    assert!(
+        !whole
+            .diagnostics(whole_id)
+            .expect("diagnostics")
+            .iter()
+            .any(|(_, d)| d.code == "lineage-unknown-turn"),
+        "t0 was submitted, so the retry names a known turn"
+    );
 }

@@ -93,6 +93,12 @@ pub struct LineageState {
     messages: Vec<String>,
 }
 
+impl LineageState {
+    pub fn session(&self) -> &str {
+        &self.session
+    }
+}
+
 impl LineageBuilder {
     pub fn new(session: &str) -> LineageBuilder {
         LineageBuilder {
@@ -129,6 +135,11 @@ impl LineageBuilder {
             diagnostics: Vec::new(),
             keep_offsets: false,
         }
+    }
+
+    /// The session whose lineage it builds.
+    pub fn session(&self) -> &str {
+        &self.session
     }
 
     pub fn state(&self) -> LineageState {

@@ -245,10 +245,19 @@ impl Interpreter for AgentsKit {
                 (None, Some(session)) => Some(lineage::LineageBuilder::for_diagnostics(session)),
                 (None, None) => None,
             };
+            let before_session = resume
+                .before_session
+                .into_iter()
+                .map(|state| {
+                    let builder = lineage::LineageBuilder::resume(state);
+                    (builder.session().to_string(), builder)
+                })
+                .collect();
             Box::new(KitFold {
                 session: resume.session,
                 held: resume.held,
                 lineage,
+                before_session,
                 records: seq,
                 ..KitFold::default()
             }) as Box<dyn Fold>
@@ -278,6 +287,9 @@ struct Resume {
     session: Option<String>,
     held: Option<u64>,
     lineage: Option<lineage::LineageState>,
+    /// Before a valid snapshot names the session: what each session's lineage knows so far.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    before_session: Vec<lineage::LineageState>,
 }
 
 /// The cursor on the session of the first valid snapshot, folded line by line: one mark per
@@ -346,10 +358,18 @@ impl Fold for KitFold {
         if let Some(lineage) = &self.lineage {
             analysis.diagnostics = lineage.clone().finish().diagnostics;
         }
+        let mut before_session: Vec<lineage::LineageState> = self
+            .before_session
+            .values()
+            .map(lineage::LineageBuilder::state)
+            .collect();
+        // The same bytes however the sessions were met.
+        before_session.sort_by(|a, b| a.session().cmp(b.session()));
         let resume = Resume {
             session: self.session.clone(),
             held: self.held,
             lineage: self.lineage.as_ref().map(lineage::LineageBuilder::state),
+            before_session,
         };
         analysis.provisional_codes = lineage::PROVISIONAL_CODES.to_vec();
         analysis.checkpoints = vec![(
