@@ -77,6 +77,17 @@ pub fn is_current(store: &Store, journal_id: i64, dialect: Dialect) -> Result<bo
         .is_some_and(|cover| cover.format == format && cover.records == records))
 }
 
+/// Whether a journal's derived tables were written by another version (or none were): then its
+/// views would fold from the first record, and it is folded once again. A journal whose
+/// checkpoints are only behind its records (a follower that has not said its end yet) is not:
+/// its views fold on from the latest checkpoint.
+pub fn needs_refold(store: &Store, journal_id: i64, dialect: Dialect) -> Result<bool, StoreError> {
+    let format = interpreter(dialect).checkpoint_format();
+    Ok(store
+        .checkpoint_cover(journal_id)?
+        .is_none_or(|cover| cover.format != format))
+}
+
 /// Folds stored records from a journal's first, for tests and tools that hold them already:
 /// everything a fold derives, as an import would store it.
 pub fn analyse(dialect: Dialect, events: &[StoredEvent]) -> Analysis {

@@ -27,11 +27,10 @@ pub struct Ingest {
 impl Ingest {
     /// For a journal that holds no record yet.
     pub fn fresh(journal: &JournalRow) -> Ingest {
-        Ingest::of(journal.id, journal.dialect)
+        Ingest::first(journal.id, interpreter(journal.dialect))
     }
 
-    fn of(journal_id: i64, dialect: Dialect) -> Ingest {
-        let interpreter = interpreter(dialect);
+    fn first(journal_id: i64, interpreter: &dyn Interpreter) -> Ingest {
         Ingest {
             journal_id,
             reader: interpreter.reader(None),
@@ -63,11 +62,7 @@ impl Ingest {
         let id = journal.id;
         let records = store.event_count(id)?;
         if records == 0 {
-            return Ok(Some(Ingest {
-                journal_id: id,
-                reader: interpreter.reader(None),
-                fold: interpreter.fold(),
-            }));
+            return Ok(Some(Ingest::first(id, interpreter)));
         }
         let usable = store
             .checkpoint_cover(id)?

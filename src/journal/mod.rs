@@ -111,8 +111,8 @@ impl Journal {
     }
 
     /// Reads the journal's rows from the store. Derived tables that an older version wrote
-    /// (or a follower left behind) are brought up to the records first, reporting progress
-    /// as the import's fold does.
+    /// are folded again first, reporting progress as the import's fold does; a database that
+    /// cannot be written to opens without, its views folding from the checkpoints it has.
     fn read(
         store: Store,
         db_path: PathBuf,
@@ -120,8 +120,11 @@ impl Journal {
         control: &mut ImportControl<'_>,
     ) -> Result<Journal, JournalError> {
         let row = store.latest_journal()?.ok_or(StoreError::Empty)?;
-        if !crate::dialect::is_current(&store, row.id, row.dialect)? {
-            import::refresh(&store, &row, control)?;
+        if crate::dialect::needs_refold(&store, row.id, row.dialect)? {
+            match import::refresh(&store, &row, control) {
+                Err(ImportError::Store(StoreError::Sql(_))) => {}
+                other => other?,
+            }
         }
         let event_count = store.event_count(row.id)?;
         Ok(Journal {
