@@ -206,6 +206,11 @@ fn assert_windows_equal_the_fold(
         .expect("a cache report");
     let middle = requests.len() / 2;
     for (index, before, after) in [(middle, 3, 2), (0, 5, 1), (requests.len() - 1, 1, 4)] {
+        // A late request may repeat an earlier request's offset: the offset names the first.
+        let index = requests
+            .iter()
+            .position(|o| *o == requests[index])
+            .unwrap_or(index);
         let range = stored::requests_around(store, id, requests[index], (before, after))
             .expect("the store reads");
         let first = requests[index.saturating_sub(before as usize)];
