@@ -19,6 +19,7 @@ pub enum Dialect {
     Iterate,
     AgUi,
     AgentsKit,
+    ClaudeCode,
 }
 
 impl Dialect {
@@ -27,6 +28,7 @@ impl Dialect {
             Dialect::Iterate => "iterate",
             Dialect::AgUi => "ag-ui",
             Dialect::AgentsKit => "agentskit",
+            Dialect::ClaudeCode => "claude-code",
         }
     }
 
@@ -35,6 +37,7 @@ impl Dialect {
             "iterate" => Some(Dialect::Iterate),
             "ag-ui" => Some(Dialect::AgUi),
             "agentskit" => Some(Dialect::AgentsKit),
+            "claude-code" => Some(Dialect::ClaudeCode),
             _ => None,
         }
     }
@@ -89,6 +92,17 @@ pub struct Analysis {
     pub provisional_codes: Vec<&'static str>,
     /// The checkpoints here replace every earlier one (a dialect that keeps only its latest).
     pub checkpoint_replaces: bool,
+    /// Records that name other records, as the fold resolved them.
+    pub links: Vec<Link>,
+}
+
+/// A record that names another: the record at `seq` names the one at `target`, as `kind` says
+/// (each dialect documents its own kinds, such as `parent` or `response`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub seq: u64,
+    pub kind: &'static str,
+    pub target: u64,
 }
 
 impl Analysis {
@@ -100,6 +114,7 @@ impl Analysis {
         self.requests.extend(later.requests);
         self.checkpoints.extend(later.checkpoints);
         self.checkpoint_blocks.extend(later.checkpoint_blocks);
+        self.links.extend(later.links);
         self.provisional_kinds.extend(later.provisional_kinds);
         self.provisional_codes.extend(later.provisional_codes);
         self.checkpoint_replaces |= later.checkpoint_replaces;
@@ -118,6 +133,7 @@ impl Analysis {
             && self.requests.is_empty()
             && self.checkpoints.is_empty()
             && self.checkpoint_blocks.is_empty()
+            && self.links.is_empty()
             && self.tip.is_none()
             && self.cover.is_none()
             && self.provisional_kinds.is_empty()

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::store::{JournalRow, Store, StoreError, StoredEvent};
-use crate::{agentskit, agui, iterate};
+use crate::{agentskit, agui, claude, iterate};
 
 pub use crate::derived::{
     Analysis, CheckpointCover, Dialect, FoldWatch, Mark, ReadEvent, TipRow, WATCH_EVERY,
@@ -14,9 +14,10 @@ pub use crate::derived::{
 pub use crate::interpreter::{fold_all, Fold, FoldRecord, Interpreter, RecordReader, View};
 
 /// Every dialect, in the order detection asks them: iterate last, as the fallback.
-const INTERPRETERS: [&dyn Interpreter; 3] = [
+const INTERPRETERS: [&dyn Interpreter; 4] = [
     &agentskit::INTERPRETER,
     &agui::INTERPRETER,
+    &claude::INTERPRETER,
     &iterate::INTERPRETER,
 ];
 
@@ -105,6 +106,8 @@ pub enum Step {
     Thread(agui::StateAt),
     /// The snapshot a session's cursor holds (AgentsKit).
     Snapshot(agentskit::SnapshotAt),
+    /// The conversation the model saw (Claude Code).
+    Conversation(claude::ConversationView),
 }
 
 /// The view of `journal` at offset `at`; `session` picks the session a snapshot cursor follows
@@ -120,6 +123,7 @@ pub fn step_at(
         Dialect::Iterate => Step::Projection(iterate::stored::projection(store, id, at)?),
         Dialect::AgUi => Step::Thread(agui::state_at_stored(store, id, at)?),
         Dialect::AgentsKit => Step::Snapshot(agentskit::state_at_stored(store, id, at, session)?),
+        Dialect::ClaudeCode => Step::Conversation(claude::view::projection(store, id, at)?),
     })
 }
 
@@ -131,6 +135,6 @@ pub fn contract(
 ) -> Result<Option<iterate::contract::Contract>, StoreError> {
     match journal.dialect {
         Dialect::Iterate => Ok(Some(iterate::contract::of_journal(store, journal.id)?)),
-        Dialect::AgUi | Dialect::AgentsKit => Ok(None),
+        Dialect::AgUi | Dialect::AgentsKit | Dialect::ClaudeCode => Ok(None),
     }
 }

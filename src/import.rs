@@ -584,10 +584,20 @@ fn read_stream(
         let count = split.records.len() as u64;
         // Bytes of `buf` already pushed into the ends: each commit names the ends it reached.
         let mut pushed = 0usize;
+        // The file's last record, when it ends without a line break.
+        let unterminated = end && split.consumed > 0 && buf[split.consumed - 1] != b'\n';
+        let last = split.records.last().map(|record| record.seq);
         for chunk in split.records.chunks(BATCH) {
             let records: Batch = chunk
                 .iter()
-                .map(|record| (record.clone(), ingest.read(record)))
+                .map(|record| {
+                    let read = if unterminated && Some(record.seq) == last {
+                        ingest.read_unterminated(record)
+                    } else {
+                        ingest.read(record)
+                    };
+                    (record.clone(), read)
+                })
                 .collect();
             let found = Box::new(ingest.take_found());
             let next = split.records.get(
@@ -773,7 +783,15 @@ pub fn ingest(
             };
             let batch: Batch = chunk
                 .iter()
-                .map(|record| (record.clone(), ingest.read(record)))
+                .map(|record| {
+                    let cut = ends_mid_line && next.is_none() && Some(record) == chunk.last();
+                    let read = if cut {
+                        ingest.read_unterminated(record)
+                    } else {
+                        ingest.read(record)
+                    };
+                    (record.clone(), read)
+                })
                 .collect();
             ingest::land(store, journal.id, &batch, &ingest.take_found())?;
             store.record_position(

@@ -116,7 +116,13 @@ impl Ingest {
     /// Reads one record: its bytes are parsed once (noting a key given twice, or why they are
     /// not JSON), the dialect's reader takes the columns and the fold the value.
     pub fn read(&mut self, record: &RawRecord) -> ReadEvent {
-        self.read_noting(record, |_| Vec::new())
+        self.read_noting(record, false, |_| Vec::new())
+    }
+
+    /// [`Ingest::read`] of a record that ends the input without a line break: a dialect may
+    /// call it cut short when it is not JSON.
+    pub fn read_unterminated(&mut self, record: &RawRecord) -> ReadEvent {
+        self.read_noting(record, true, |_| Vec::new())
     }
 
     /// [`Ingest::read`], with diagnostics that came with the record (what a connection did
@@ -125,9 +131,10 @@ impl Ingest {
     pub fn read_noting(
         &mut self,
         record: &RawRecord,
+        unterminated: bool,
         noted: impl FnOnce(Option<i64>) -> Vec<Diagnostic>,
     ) -> ReadEvent {
-        let (mut read, value) = read_record(self.reader.as_mut(), record);
+        let (mut read, value) = read_record(self.reader.as_mut(), record, unterminated);
         read.diagnostics.extend(noted(read.offset));
         self.fold.feed(
             FoldRecord {

@@ -18,6 +18,18 @@ pub trait RecordReader: Send {
     /// `value` is the record parsed as JSON, or `None` when it is not JSON (the caller has
     /// already reported that).
     fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent;
+
+    /// What a last record that ends the input without a line break and is not JSON is: by
+    /// default what any record that is not JSON is. A dialect whose writer appends as it goes
+    /// may call it a line cut short instead.
+    fn cut_short(&self, record: &RawRecord, offset: Option<i64>, why: &str) -> Diagnostic {
+        Diagnostic::error(
+            record.line,
+            offset,
+            "invalid-json",
+            format!("not JSON: {why}"),
+        )
+    }
 }
 
 /// One record as a fold takes it: where it sits and what reading it found.
@@ -76,6 +88,8 @@ pub enum View {
     Thread,
     /// The snapshot a session cursor holds at a line, and the turns of a session.
     Snapshots,
+    /// The conversation a transcript's model saw at a line, and its requests as sent.
+    Conversation,
 }
 
 impl View {
@@ -88,6 +102,7 @@ impl View {
             View::ItemFilters => "item filters",
             View::Thread => "thread state",
             View::Snapshots => "held snapshots",
+            View::Conversation => "conversations",
         }
     }
 }
@@ -145,11 +160,12 @@ pub fn fold_all(interpreter: &dyn Interpreter, events: &[StoredEvent]) -> Analys
 }
 
 /// Reads one record as every ingest does: its bytes parsed once (a key given twice is a
-/// warning, bytes that are not JSON an error), then the dialect's reader. The parsed value, for
-/// the fold.
+/// warning, bytes that are not JSON an error), then the dialect's reader. `unterminated` says
+/// the record ends the input without a line break. The parsed value, for the fold.
 pub fn read_record(
     reader: &mut dyn RecordReader,
     record: &RawRecord,
+    unterminated: bool,
 ) -> (ReadEvent, Option<Value>) {
     match crate::record_json::parse(&record.bytes) {
         Ok(parsed) => {
@@ -166,15 +182,17 @@ pub fn read_record(
         }
         Err(err) => {
             let mut read = reader.read(record, None);
-            read.diagnostics.insert(
-                0,
+            let diagnostic = if unterminated {
+                reader.cut_short(record, read.offset, &err.to_string())
+            } else {
                 Diagnostic::error(
                     record.line,
                     read.offset,
                     "invalid-json",
                     format!("not JSON: {err}"),
-                ),
-            );
+                )
+            };
+            read.diagnostics.insert(0, diagnostic);
             (read, None)
         }
     }
@@ -187,7 +205,7 @@ pub fn read_records(interpreter: &dyn Interpreter, records: Vec<RawRecord>) -> V
     records
         .into_iter()
         .map(|record| {
-            let (read, _) = read_record(reader.as_mut(), &record);
+            let (read, _) = read_record(reader.as_mut(), &record, false);
             StoredEvent {
                 seq: record.seq,
                 line: record.line,

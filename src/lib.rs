@@ -5,6 +5,7 @@ pub mod agentskit;
 pub mod agui;
 pub mod bookmark;
 pub mod breakpoint;
+pub mod claude;
 pub mod console;
 pub mod derived;
 pub mod diagnostic;

@@ -40,6 +40,7 @@ fn derived(store: &Store, id: i64) -> impl PartialEq + std::fmt::Debug {
         store.diagnostics(id).expect("diagnostics"),
         store.tip(id).expect("tip"),
         store.request_rows(id).expect("request rows"),
+        store.links(id).expect("links"),
     )
 }
 
@@ -48,7 +49,7 @@ proptest::proptest! {
 
     #[test]
     fn an_import_then_appends_in_random_chunks_derive_what_one_import_does(
-        dialect in proptest::sample::select(vec![Dialect::Iterate, Dialect::AgUi, Dialect::AgentsKit]),
+        dialect in proptest::sample::select(vec![Dialect::Iterate, Dialect::AgUi, Dialect::AgentsKit, Dialect::ClaudeCode]),
         seed in 0u64..1_000_000,
         cuts in proptest::collection::vec(1usize..1_500, 1..4),
     ) {

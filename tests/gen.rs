@@ -39,7 +39,12 @@ fn open(bytes: &[u8], name: &str) -> (tempfile::TempDir, Journal) {
 
 #[test]
 fn the_same_seed_writes_identical_bytes_and_another_seed_does_not() {
-    for dialect in [Dialect::Iterate, Dialect::AgUi, Dialect::AgentsKit] {
+    for dialect in [
+        Dialect::Iterate,
+        Dialect::AgUi,
+        Dialect::AgentsKit,
+        Dialect::ClaudeCode,
+    ] {
         let first = generate(dialect, 2_000, 42);
         let again = generate(dialect, 2_000, 42);
         let other = generate(dialect, 2_000, 43);
@@ -108,10 +113,11 @@ fn a_generated_iterate_journal_folds_with_zero_diagnostics() {
 }
 
 #[test]
-fn generated_ag_ui_and_agentskit_journals_load_without_diagnostics() {
+fn generated_ag_ui_agentskit_and_claude_code_journals_load_without_diagnostics() {
     for (dialect, name) in [
         (Dialect::AgUi, "gen.ag-ui.jsonl"),
         (Dialect::AgentsKit, "gen.ndjson"),
+        (Dialect::ClaudeCode, "session.jsonl"),
     ] {
         let bytes = generate(dialect, 3_000, 5);
         let (_dir, journal) = open(&bytes, name);

@@ -312,7 +312,12 @@ fn every_event_detail_carries_exactly_its_own_marks_and_diagnostics() {
 fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
     use journalscope::dialect::Dialect;
     use journalscope::gen::{write_journal, GenOptions};
-    for dialect in [Dialect::Iterate, Dialect::AgUi, Dialect::AgentsKit] {
+    for dialect in [
+        Dialect::Iterate,
+        Dialect::AgUi,
+        Dialect::AgentsKit,
+        Dialect::ClaudeCode,
+    ] {
         let mut text = Vec::new();
         write_journal(
             &mut text,
@@ -431,7 +436,14 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
                     fresh.agentskit_state(seq, None).expect("state"),
                     "{what}: the same held snapshot at {seq}, either side of the seam"
                 ),
-                Dialect::Iterate => {}
+                Dialect::Iterate | Dialect::ClaudeCode => {
+                    let at = fresh.event(seq).expect("event").offset.expect("an offset");
+                    assert_eq!(
+                        reloaded.step_at(at, None).expect("view"),
+                        fresh.step_at(at, None).expect("view"),
+                        "{what}: the same view at {seq}, either side of the seam"
+                    );
+                }
             }
         }
         match dialect {
@@ -444,6 +456,11 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
                 reloaded.agentskit_turns(None).expect("turns"),
                 fresh.agentskit_turns(None).expect("turns"),
                 "{what}: the same turns"
+            ),
+            Dialect::ClaudeCode => assert_eq!(
+                reloaded.conversation_requests().expect("requests"),
+                fresh.conversation_requests().expect("requests"),
+                "{what}: the same requests"
             ),
             Dialect::Iterate => {}
         }

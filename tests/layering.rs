@@ -60,7 +60,7 @@ fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
-const DIALECTS: &[&str] = &["iterate", "agui", "agentskit"];
+const DIALECTS: &[&str] = &["iterate", "agui", "agentskit", "claude"];
 
 #[test]
 fn the_store_and_what_it_keeps_name_no_dialect_and_nothing_above_them() {

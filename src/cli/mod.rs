@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use journalscope::dialect::{Dialect, Step};
+use journalscope::dialect::{Dialect, Step, View};
 use journalscope::import::{ImportControl, ImportError, ImportProgress, ImportStage};
 use journalscope::iterate::render::{ExportFormat, ExportOptions};
 use journalscope::iterate::Transport;
@@ -492,13 +492,25 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         Command::Project { journal, at, json } => {
             let journal = open(&journal, None)?;
-            let view = journal.projection(at)?;
-            output::projection(&mut out, &view, json)?;
+            if journal.dialect().offers(View::Conversation) {
+                match journal.step_at(at, None)? {
+                    Step::Conversation(view) => output::conversation(&mut out, &view, json)?,
+                    _ => bail!("the journal's view at @{at} is no conversation"),
+                }
+            } else {
+                let view = journal.projection(at)?;
+                output::projection(&mut out, &view, json)?;
+            }
         }
         Command::Requests { journal, json } => {
             let journal = open(&journal, None)?;
-            let requests = journal.requests()?;
-            output::requests(&mut out, &requests, json)?;
+            if journal.dialect().offers(View::Conversation) {
+                let requests = journal.conversation_requests()?;
+                output::conversation_requests(&mut out, &requests, json)?;
+            } else {
+                let requests = journal.requests()?;
+                output::requests(&mut out, &requests, json)?;
+            }
         }
         Command::Request {
             journal,
@@ -511,6 +523,15 @@ pub fn run(cli: Cli) -> Result<()> {
             redact_paths,
         } => {
             let journal = open(&journal, None)?;
+            if journal.dialect().offers(View::Conversation) {
+                if file.is_some() || format.is_some() {
+                    bail!("a transcript's request is shown, not exported: use --json");
+                }
+                let request = journal.conversation_request(at)?;
+                output::conversation_request(&mut out, &request, json)?;
+                out.flush()?;
+                return Ok(());
+            }
             let transport = transport.into();
             let snapshot = journal.request(at, transport)?;
             if file.is_none() && format.is_none() {
@@ -611,6 +632,7 @@ pub fn run(cli: Cli) -> Result<()> {
             } else {
                 match &step {
                     Step::Projection(view) => output::projection(&mut out, view, false)?,
+                    Step::Conversation(view) => output::conversation(&mut out, view, false)?,
                     Step::Thread(state) => write!(out, "{}", agui::render_state_text(state))?,
                     Step::Snapshot(state) => {
                         write!(out, "{}", agentskit::render_state_text(state))?

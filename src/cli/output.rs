@@ -484,3 +484,144 @@ pub fn sizes(out: &mut dyn Write, sizes: &[ContextSizes], as_json: bool) -> Resu
     )?;
     Ok(())
 }
+
+/// A block of a transcript message in one line: its type and the start of what it says.
+fn block_line(block: &serde_json::Value) -> String {
+    let kind = block
+        .get("type")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("?");
+    let said = match kind {
+        "text" => block
+            .get("text")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string),
+        "thinking" => block
+            .get("thinking")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string),
+        "tool_use" => Some(format!(
+            "{} {}",
+            block
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("?"),
+            block
+                .get("input")
+                .map(serde_json::Value::to_string)
+                .unwrap_or_default()
+        )),
+        "tool_result" => Some(format!(
+            "for {}: {}",
+            block
+                .get("tool_use_id")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("?"),
+            match block.get("content") {
+                Some(serde_json::Value::String(text)) => text.clone(),
+                Some(other) => other.to_string(),
+                None => String::new(),
+            }
+        )),
+        _ => None,
+    };
+    let said: String = said
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let cut: String = said.chars().take(100).collect();
+    if cut.len() < said.len() {
+        format!("[{kind}] {cut}…")
+    } else {
+        format!("[{kind}] {cut}")
+    }
+}
+
+/// A transcript's conversation at an offset.
+pub fn conversation(
+    out: &mut dyn Write,
+    view: &journalscope::claude::ConversationView,
+    as_json: bool,
+) -> Result<()> {
+    if as_json {
+        return json(out, view);
+    }
+    writeln!(
+        out,
+        "conversation at @{} · {} lines · system prompt and tools are not recorded",
+        view.at,
+        view.history.len()
+    )?;
+    for item in &view.history {
+        writeln!(out, "@{} {}", item.offset, item.role)?;
+        for block in &item.content {
+            writeln!(out, "    {}", block_line(block))?;
+        }
+    }
+    Ok(())
+}
+
+/// A transcript's requests, by their first line.
+pub fn conversation_requests(
+    out: &mut dyn Write,
+    requests: &[journalscope::claude::RequestRow],
+    as_json: bool,
+) -> Result<()> {
+    if as_json {
+        return json(out, &requests);
+    }
+    writeln!(
+        out,
+        "{:>8}  {:<20} {:>9} {:>12} {:>12} {:>8}  thread",
+        "request", "model", "input", "cache write", "cache read", "output"
+    )?;
+    let field = |usage: &Option<serde_json::Value>, name: &str| {
+        usage
+            .as_ref()
+            .and_then(|u| u.get(name))
+            .map_or_else(|| "-".to_string(), serde_json::Value::to_string)
+    };
+    for r in requests {
+        writeln!(
+            out,
+            "{:>8}  {:<20} {:>9} {:>12} {:>12} {:>8}  {}",
+            format!("@{}", r.offset),
+            r.model.as_deref().unwrap_or("-"),
+            field(&r.usage, "input_tokens"),
+            field(&r.usage, "cache_creation_input_tokens"),
+            field(&r.usage, "cache_read_input_tokens"),
+            field(&r.usage, "output_tokens"),
+            if r.sidechain { "sidechain" } else { "main" }
+        )?;
+    }
+    Ok(())
+}
+
+/// A transcript's request as the Messages API got it.
+pub fn conversation_request(
+    out: &mut dyn Write,
+    request: &journalscope::claude::ConversationRequest,
+    as_json: bool,
+) -> Result<()> {
+    if as_json {
+        return json(out, request);
+    }
+    writeln!(
+        out,
+        "request @{} · model {} · {} messages",
+        request.request_offset,
+        request.model.as_deref().unwrap_or("-"),
+        request.messages.len()
+    )?;
+    for message in &request.messages {
+        writeln!(out, "{}", message.role)?;
+        for block in &message.content {
+            writeln!(out, "    {}", block_line(block))?;
+        }
+    }
+    for d in &request.diagnostics {
+        writeln!(out, "{} {}: {}", d.severity.as_str(), d.code, d.message)?;
+    }
+    Ok(())
+}

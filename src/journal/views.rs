@@ -141,6 +141,25 @@ impl Journal {
     }
 }
 
+/// Views of a transcript's conversation (Claude Code).
+impl Journal {
+    /// Every request of a transcript, by its first line.
+    pub fn conversation_requests(&self) -> Result<Vec<crate::claude::RequestRow>, JournalError> {
+        self.offer(View::Conversation)?;
+        Ok(crate::claude::view::requests(&self.store, self.row.id)?)
+    }
+
+    /// The request whose first line is at `request_offset`, as the Messages API got it.
+    pub fn conversation_request(
+        &self,
+        request_offset: i64,
+    ) -> Result<crate::claude::ConversationRequest, JournalError> {
+        self.offer(View::Conversation)?;
+        crate::claude::view::request(&self.store, self.row.id, request_offset)?
+            .ok_or(IterateError::NotARequest(request_offset).into())
+    }
+}
+
 /// Views of the AG-UI and AgentsKit dialects. Their offsets are positions, so the event at
 /// `seq` has offset `seq + 1`.
 impl Journal {

@@ -6,6 +6,7 @@
 mod bookmarks;
 mod compression;
 mod event_rows;
+mod links;
 mod offsets;
 mod record_blocks;
 mod streams;
@@ -260,6 +261,17 @@ const MIGRATIONS: &[&str] = &[
                                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
             FROM events WHERE offset IS NOT NULL)
         WHERE offset <= before;",
+    // 14: derived, rebuildable: a record that names another (a reply its parent, a line the
+    // response it belongs to), as its dialect's fold resolved it, so that a view can walk a
+    // conversation through the index instead of reading every record.
+    "CREATE TABLE links (
+        journal_id INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        target INTEGER NOT NULL,
+        PRIMARY KEY (journal_id, kind, seq, target)
+    ) WITHOUT ROWID;
+    CREATE INDEX links_by_target ON links(journal_id, kind, target);",
 ];
 
 /// What [`Store::type_counts`] and the type filter call an event without a type.
@@ -581,6 +593,8 @@ impl Store {
             "DELETE FROM late_records WHERE journal_id = ?1",
             [journal_id],
         )?;
+        self.conn
+            .execute("DELETE FROM links WHERE journal_id = ?1", [journal_id])?;
         self.conn.execute(
             "DELETE FROM read_diagnostics WHERE journal_id = ?1",
             [journal_id],
@@ -1065,6 +1079,8 @@ impl Store {
             "DELETE FROM request_rows WHERE journal_id = ?1",
             [journal_id],
         )?;
+        self.conn
+            .execute("DELETE FROM links WHERE journal_id = ?1", [journal_id])?;
         self.forget_checkpoints(journal_id)?;
         self.append_analysis(journal_id, analysis)?;
         self.keep_tip(journal_id, analysis.tip.as_ref())
@@ -1074,7 +1090,7 @@ impl Store {
     /// it: an analysis resumed from the checkpoint at `seq` finds all of it again.
     pub fn discard_analysis_from(&self, journal_id: i64, seq: u64) -> Result<(), StoreError> {
         let seq = clamp(seq);
-        for table in ["fold_diagnostics", "marks", "request_rows"] {
+        for table in ["fold_diagnostics", "marks", "request_rows", "links"] {
             self.conn.execute(
                 &format!("DELETE FROM {table} WHERE journal_id = ?1 AND seq >= ?2"),
                 params![journal_id, seq],
@@ -1175,6 +1191,12 @@ impl Store {
         )?;
         for (seq, row) in &analysis.requests {
             request.execute(params![journal_id, *seq as i64, row])?;
+        }
+        let mut link = self.conn.prepare_cached(
+            "INSERT OR IGNORE INTO links (journal_id, kind, seq, target) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for l in &analysis.links {
+            link.execute(params![journal_id, l.kind, clamp(l.seq), clamp(l.target)])?;
         }
         if analysis.checkpoint_replaces {
             if let Some(first) = analysis.checkpoints.iter().map(|(seq, _)| *seq).min() {
@@ -1576,6 +1598,15 @@ impl Store {
         )?;
         let rows = stmt.query_map(params![journal_id, clamp(from), clamp(to)], mark_from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The request row of the request at `seq`, if there is one.
+    pub fn request_row(&self, journal_id: i64, seq: u64) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT row FROM request_rows WHERE journal_id = ?1 AND seq = ?2")?
+            .query_row(params![journal_id, clamp(seq)], |row| row.get(0))
+            .optional()?)
     }
 
     /// A journal's request rows (see [`Analysis::requests`]), in file order.

@@ -459,7 +459,7 @@ fn land(
                         .insert(resume(store, generation.journal_id)?),
                 };
                 let held = std::mem::take(&mut landing.held);
-                let read = ingest.read_noting(&record, |offset| {
+                let read = ingest.read_noting(&record, false, |offset| {
                     held.iter()
                         .map(|observation| observation.diagnostic(record.line, offset))
                         .collect()

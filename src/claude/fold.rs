@@ -1,0 +1,498 @@
+//! The pure fold of a Claude Code transcript: it resolves the conversation graph line by line
+//! (each line's parent, the response it belongs to, the first line that answers each tool
+//! call, the sidechain a call spawned) into links the views walk, and finds what is odd on the
+//! way. It keeps digests of ids, never the lines.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use super::line::{digest, reported_usage, Line};
+use crate::derived::{Analysis, CheckpointCover, Link, Mark};
+use crate::diagnostic::Diagnostic;
+use crate::interpreter::{Fold, FoldRecord};
+
+/// The encoding of a Claude Code fold's cover: the fold keeps no checkpoint of its own (its
+/// state is the graph, which lives in the links), so an append folds the journal again.
+pub const FORMAT: u32 = 1;
+
+/// Link kinds: a line's parent, the first line of the response it belongs to, the first line
+/// answering a tool call, a main-thread message (to itself), the sidechain a call spawned, and
+/// the line a replayed line repeats.
+pub const PARENT: &str = "parent";
+pub const RESPONSE: &str = "response";
+pub const RESULT: &str = "result";
+pub const MESSAGE: &str = "message";
+pub const SPAWNED: &str = "spawned";
+pub const REPLAYED: &str = "replayed";
+
+/// One request as `requests` lists it: its first line, ids, model, thread and the usage its
+/// last line reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "ConversationRequest")]
+pub struct RequestRow {
+    #[ts(type = "number")]
+    pub offset: i64,
+    pub request_id: Option<String>,
+    pub message_id: Option<String>,
+    pub model: Option<String>,
+    pub sidechain: bool,
+    #[ts(type = "Record<string, number> | null")]
+    pub usage: Option<Value>,
+}
+
+/// A response as the fold goes through its lines.
+struct Response {
+    first: u64,
+    row: RequestRow,
+    /// The usage its latest line reported.
+    usage: Option<Value>,
+    mismatch_said: bool,
+    /// Each line's timestamp and content, to know a replayed line.
+    lines: HashMap<u128, u64>,
+}
+
+#[derive(Default)]
+pub struct ConversationFold {
+    found: Analysis,
+    records: u64,
+    /// Each node by its uuid's digest: its seq and its line.
+    nodes: HashMap<u128, (u64, u64)>,
+    /// Each node's response key, for a child to tell a new turn from a sibling block.
+    node_response: HashMap<u64, u128>,
+    /// Lines whose parent was not seen (yet): by the parent's digest.
+    waiting_for_parent: HashMap<u128, Vec<(u64, u64, Option<i64>)>>,
+    /// The thread of the file's first message: the main thread.
+    main_sidechain: Option<bool>,
+    responses: HashMap<u128, Response>,
+    /// Each tool call not answered yet, by its id's digest: the line that made it.
+    calls: HashMap<u128, u64>,
+    /// The newest Task call with each prompt, by the prompt's digest: an inline sidechain's
+    /// root links to it.
+    task_prompts: HashMap<u128, u64>,
+    /// Children of each node that start a new turn, and whether a fork was said.
+    turn_children: HashMap<u64, (u32, bool)>,
+    /// Compaction boundaries that have no child yet.
+    boundaries: HashMap<u64, (u64, Option<i64>)>,
+}
+
+fn keyed(key: Option<&str>, seq: u64) -> u128 {
+    match key {
+        Some(key) => digest(key),
+        // A line without an id is a response of its own.
+        None => u128::from(seq) | (1 << 127),
+    }
+}
+
+impl ConversationFold {
+    fn link(&mut self, seq: u64, kind: &'static str, target: u64) {
+        self.found.links.push(Link { seq, kind, target });
+    }
+
+    fn mark(&mut self, seq: u64, kind: &str, note: String) {
+        self.found.marks.push(Mark {
+            seq,
+            kind: kind.to_string(),
+            note,
+        });
+    }
+
+    fn say(&mut self, seq: u64, diagnostic: Diagnostic) {
+        self.found.diagnostics.push((seq, diagnostic));
+    }
+
+    /// Counts a child of the node at `parent` (on line `parent_line`) that starts a turn: a
+    /// user line that says more than tool results, or a line of another response. Two of them
+    /// make a fork.
+    fn note_child(&mut self, (parent, parent_line): (u64, u64), seq: u64, line: &Line<'_>) {
+        let starts = line.starts_a_turn()
+            || (line.kind == "assistant"
+                && !line.is_synthetic()
+                && self.node_response.get(&parent) != Some(&keyed(line.response_key(), seq)));
+        if !starts {
+            return;
+        }
+        let (count, said) = self.turn_children.entry(parent).or_insert((0, false));
+        *count += 1;
+        if *count >= 2 && !*said {
+            *said = true;
+            self.say(
+                parent,
+                Diagnostic::info(
+                    parent_line,
+                    Some(parent_line as i64),
+                    "fork",
+                    "this line has two children that each start a turn: a rewind or a fork",
+                ),
+            );
+        }
+    }
+
+    fn feed_line(&mut self, record: FoldRecord<'_>, line: Line<'_>) {
+        let seq = record.seq;
+        let at = record.line;
+        let offset = record.offset;
+        // A replayed line repeats an earlier line of its response: it is skipped.
+        let response_key = (line.kind == "assistant" && !line.is_synthetic())
+            .then(|| keyed(line.response_key(), seq));
+        if let Some(key) = response_key {
+            if let Some(response) = self.responses.get(&key) {
+                let shape = digest(&format!(
+                    "{}\u{0}{}",
+                    line.timestamp().unwrap_or(""),
+                    line.value
+                        .get("message")
+                        .map(Value::to_string)
+                        .unwrap_or_default()
+                ));
+                if let Some(&original) = response.lines.get(&shape) {
+                    self.link(seq, REPLAYED, original);
+                    self.say(
+                        seq,
+                        Diagnostic::info(
+                            at,
+                            offset,
+                            "replayed-line",
+                            "this line repeats an earlier line of its response: skipped",
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+        // The node, and its place in the graph.
+        let node = match line.uuid().map(digest) {
+            Some(uuid) if self.nodes.contains_key(&uuid) => {
+                self.say(
+                    seq,
+                    Diagnostic::warning(
+                        at,
+                        offset,
+                        "duplicate-uuid",
+                        format!(
+                            "uuid {} is an earlier line's: that line is the node",
+                            line.uuid().unwrap_or("")
+                        ),
+                    ),
+                );
+                false
+            }
+            Some(uuid) => {
+                self.nodes.insert(uuid, (seq, at));
+                if let Some(waiting) = self.waiting_for_parent.remove(&uuid) {
+                    for (child, child_line, child_offset) in waiting {
+                        self.say(
+                            child,
+                            Diagnostic::error(
+                                child_line,
+                                child_offset,
+                                "parent-out-of-order",
+                                format!(
+                                    "its parent is line {at}, which comes after it: the line is \
+                                     read as a root"
+                                ),
+                            ),
+                        );
+                    }
+                }
+                true
+            }
+            None => false,
+        };
+        if node {
+            if let Some(parent) = line.parent() {
+                let parent_digest = digest(parent);
+                match self.nodes.get(&parent_digest).copied() {
+                    Some((parent_seq, parent_line)) => {
+                        self.link(seq, PARENT, parent_seq);
+                        if let Some((boundary_line, boundary_offset)) =
+                            self.boundaries.remove(&parent_seq)
+                        {
+                            if !line.is_compact_summary() {
+                                self.say(
+                                    parent_seq,
+                                    Diagnostic::warning(
+                                        boundary_line,
+                                        boundary_offset,
+                                        "compaction-without-summary",
+                                        "the compaction's first child is not its summary",
+                                    ),
+                                );
+                            }
+                        }
+                        self.note_child((parent_seq, parent_line), seq, &line);
+                    }
+                    None => self
+                        .waiting_for_parent
+                        .entry(parent_digest)
+                        .or_default()
+                        .push((seq, at, offset)),
+                }
+            }
+            if let Some(key) = response_key {
+                self.node_response.insert(seq, key);
+            }
+        }
+        if line.is_message() && !line.is_synthetic() {
+            let main = *self.main_sidechain.get_or_insert(line.is_sidechain());
+            if line.is_sidechain() == main {
+                self.link(seq, MESSAGE, seq);
+            }
+        }
+        if line.is_sidechain() {
+            self.mark(seq, "sidechain", "a subagent's line".to_string());
+        }
+        if line.is_api_error() {
+            self.say(
+                seq,
+                Diagnostic::info(at, offset, "api-error", "the API answered with an error"),
+            );
+        }
+        match line.kind {
+            "assistant" if !line.is_synthetic() => {
+                self.feed_response(record, &line, response_key.unwrap_or_default())
+            }
+            "user" => self.feed_user(record, &line),
+            "system" if line.is_compact_boundary() => {
+                let metadata = line.value.get("compactMetadata");
+                let trigger = metadata
+                    .and_then(|m| m.get("trigger"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("?");
+                let tokens = metadata
+                    .and_then(|m| m.get("preTokens"))
+                    .map(Value::to_string)
+                    .unwrap_or_else(|| "?".to_string());
+                self.mark(
+                    seq,
+                    "compaction",
+                    format!("{trigger} compaction of {tokens} tokens"),
+                );
+                if node {
+                    self.boundaries.insert(seq, (at, offset));
+                }
+                if line.has_preserved_segment() {
+                    self.say(
+                        seq,
+                        Diagnostic::warning(
+                            at,
+                            offset,
+                            "preserved-segment",
+                            "the compaction keeps a segment of the history: read as its parent says",
+                        ),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn feed_response(&mut self, record: FoldRecord<'_>, line: &Line<'_>, key: u128) {
+        let (seq, at, offset) = (record.seq, record.line, record.offset);
+        let usage = line.usage().map(reported_usage);
+        let shape = digest(&format!(
+            "{}\u{0}{}",
+            line.timestamp().unwrap_or(""),
+            line.value
+                .get("message")
+                .map(Value::to_string)
+                .unwrap_or_default()
+        ));
+        if line.response_key().is_none() {
+            self.say(
+                seq,
+                Diagnostic::warning(
+                    at,
+                    offset,
+                    "response-without-id",
+                    "the line names no request and no message: it is a response of its own",
+                ),
+            );
+        }
+        let first = match self.responses.get_mut(&key) {
+            Some(response) => {
+                response.lines.insert(shape, seq);
+                let mismatch = match (&response.usage, &usage) {
+                    (Some(before), Some(now)) => usage_mismatch(before, now),
+                    _ => false,
+                };
+                if mismatch && !response.mismatch_said {
+                    response.mismatch_said = true;
+                    self.found.diagnostics.push((
+                        seq,
+                        Diagnostic::warning(
+                            at,
+                            offset,
+                            "usage-mismatch",
+                            "the usage differs from what an earlier line of this response reported",
+                        ),
+                    ));
+                }
+                if usage.is_some() {
+                    response.usage = usage.clone();
+                    response.row.usage = usage;
+                }
+                self.found
+                    .requests
+                    .push((response.first, encode_row(&response.row)));
+                response.first
+            }
+            None => {
+                let row = RequestRow {
+                    offset: offset.unwrap_or(seq as i64 + 1),
+                    request_id: line.request_id().map(str::to_string),
+                    message_id: line.message_id().map(str::to_string),
+                    model: line.model().map(str::to_string),
+                    sidechain: line.is_sidechain(),
+                    usage: usage.clone(),
+                };
+                if usage.is_none() {
+                    self.say(
+                        seq,
+                        Diagnostic::warning(
+                            at,
+                            offset,
+                            "usage-missing",
+                            "the response reports no usage",
+                        ),
+                    );
+                }
+                self.found.requests.push((seq, encode_row(&row)));
+                self.mark(
+                    seq,
+                    "request",
+                    format!("request {}", line.model().unwrap_or("(no model)")),
+                );
+                self.responses.insert(
+                    key,
+                    Response {
+                        first: seq,
+                        row,
+                        usage,
+                        mismatch_said: false,
+                        lines: HashMap::from([(shape, seq)]),
+                    },
+                );
+                seq
+            }
+        };
+        self.link(seq, RESPONSE, first);
+        for call in line.tool_uses() {
+            self.calls.insert(digest(call), seq);
+        }
+        for call in line.tool_calls() {
+            let task = matches!(
+                call.get("name").and_then(Value::as_str),
+                Some("Task" | "Agent")
+            );
+            if let Some(prompt) = call
+                .get("input")
+                .and_then(|i| i.get("prompt"))
+                .and_then(Value::as_str)
+                .filter(|_| task)
+            {
+                self.task_prompts.insert(digest(prompt), seq);
+            }
+        }
+    }
+
+    fn feed_user(&mut self, record: FoldRecord<'_>, line: &Line<'_>) {
+        let (seq, at, offset) = (record.seq, record.line, record.offset);
+        let answered: HashSet<u128> = line.tool_results().map(digest).collect();
+        for id in answered {
+            if let Some(call) = self.calls.remove(&id) {
+                self.link(call, RESULT, seq);
+            }
+        }
+        // An inline sidechain (before agent files): its root's text is the prompt of the Task
+        // call that spawned it.
+        if line.is_sidechain() && line.parent().is_none() && line.agent_id().is_none() {
+            match line
+                .first_text()
+                .and_then(|text| self.task_prompts.get(&digest(text)).copied())
+            {
+                Some(task) => self.link(task, SPAWNED, seq),
+                None => self.say(
+                    seq,
+                    Diagnostic::info(
+                        at,
+                        offset,
+                        "sidechain-unlinked",
+                        "no Task call before this sidechain has its prompt",
+                    ),
+                ),
+            }
+        }
+    }
+}
+
+/// Whether a later line's usage contradicts an earlier line's of the same response: an
+/// input-side count changed, or the output count fell.
+fn usage_mismatch(before: &Value, now: &Value) -> bool {
+    let field = |usage: &Value, name: &str| usage.get(name).and_then(Value::as_i64);
+    let input_changed = [
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+    ]
+    .iter()
+    .any(|name| field(before, name) != field(now, name));
+    let output_fell = matches!(
+        (field(before, "output_tokens"), field(now, "output_tokens")),
+        (Some(b), Some(n)) if n < b
+    );
+    input_changed || output_fell
+}
+
+fn encode_row(row: &RequestRow) -> String {
+    // Serialising plain data does not fail.
+    serde_json::to_string(row).unwrap_or_default()
+}
+
+/// Diagnostics about the journal's end rather than their line: each end replaces them.
+const PROVISIONAL_CODES: &[&str] = &["parent-not-found", "compaction-without-summary-yet"];
+
+impl Fold for ConversationFold {
+    fn feed(&mut self, record: FoldRecord<'_>, value: Option<Value>) {
+        self.records += 1;
+        let Some(value) = value else { return };
+        let Some(line) = Line::of(&value) else { return };
+        self.feed_line(record, line);
+    }
+
+    fn take_found(&mut self) -> Analysis {
+        std::mem::take(&mut self.found)
+    }
+
+    fn end(&mut self) -> Analysis {
+        let mut analysis = self.take_found();
+        for waiting in self.waiting_for_parent.values() {
+            for &(seq, at, offset) in waiting {
+                analysis.diagnostics.push((
+                    seq,
+                    Diagnostic::warning(
+                        at,
+                        offset,
+                        "parent-not-found",
+                        "its parent names no line of this file: the line is read as a root",
+                    ),
+                ));
+            }
+        }
+        analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
+        analysis.provisional_codes = PROVISIONAL_CODES.to_vec();
+        analysis.cover = Some(CheckpointCover {
+            records: self.records,
+            format: FORMAT,
+            seekable: true,
+        });
+        analysis
+    }
+
+    fn records(&self) -> u64 {
+        self.records
+    }
+}

@@ -1,0 +1,221 @@
+//! One line of a Claude Code transcript, as the fold and the views read it: what kind of line
+//! it is, where it hangs in the conversation graph, which response it belongs to and which
+//! tool calls and results it carries. Nothing is copied out of the parsed value.
+
+use serde_json::Value;
+
+/// The line types a transcript is recognised by (its first line that parses has one of them).
+pub const LINE_TYPES: &[&str] = &[
+    "user",
+    "assistant",
+    "system",
+    "progress",
+    "attachment",
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "pr-link",
+    "custom-title",
+    "tag",
+];
+
+/// What a parsed line says about itself.
+#[derive(Debug, Clone, Copy)]
+pub struct Line<'a> {
+    pub value: &'a Value,
+    pub kind: &'a str,
+}
+
+impl<'a> Line<'a> {
+    /// The line, when it is a JSON object with a type.
+    pub fn of(value: &'a Value) -> Option<Line<'a>> {
+        let kind = value.get("type")?.as_str()?;
+        Some(Line { value, kind })
+    }
+
+    fn text(&self, field: &str) -> Option<&'a str> {
+        self.value.get(field).and_then(Value::as_str)
+    }
+
+    fn message(&self) -> Option<&'a Value> {
+        self.value.get("message")
+    }
+
+    pub fn uuid(&self) -> Option<&'a str> {
+        self.text("uuid")
+    }
+
+    pub fn parent(&self) -> Option<&'a str> {
+        self.text("parentUuid")
+    }
+
+    pub fn timestamp(&self) -> Option<&'a str> {
+        self.text("timestamp")
+    }
+
+    pub fn subtype(&self) -> Option<&'a str> {
+        self.text("subtype")
+    }
+
+    pub fn is_sidechain(&self) -> bool {
+        self.value
+            .get("isSidechain")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    pub fn agent_id(&self) -> Option<&'a str> {
+        self.text("agentId")
+    }
+
+    pub fn is_known_type(&self) -> bool {
+        LINE_TYPES.contains(&self.kind)
+    }
+
+    /// A user or assistant line: the lines that can be model input.
+    pub fn is_message(&self) -> bool {
+        matches!(self.kind, "user" | "assistant")
+    }
+
+    pub fn model(&self) -> Option<&'a str> {
+        self.message()?.get("model")?.as_str()
+    }
+
+    /// An assistant line the client wrote itself ("API Error…", "No response requested."): no
+    /// response, and not model input.
+    pub fn is_synthetic(&self) -> bool {
+        self.kind == "assistant" && self.model() == Some("<synthetic>")
+    }
+
+    pub fn is_api_error(&self) -> bool {
+        self.value
+            .get("isApiErrorMessage")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+            || (self.kind == "system" && self.subtype() == Some("api_error"))
+    }
+
+    pub fn is_compact_boundary(&self) -> bool {
+        self.kind == "system" && self.subtype() == Some("compact_boundary")
+    }
+
+    pub fn is_compact_summary(&self) -> bool {
+        self.value
+            .get("isCompactSummary")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    pub fn has_preserved_segment(&self) -> bool {
+        self.value
+            .get("compactMetadata")
+            .is_some_and(|m| m.get("preservedSegment").is_some())
+    }
+
+    pub fn request_id(&self) -> Option<&'a str> {
+        self.text("requestId")
+    }
+
+    pub fn message_id(&self) -> Option<&'a str> {
+        self.message()?.get("id")?.as_str()
+    }
+
+    /// The response an assistant line belongs to: its `requestId`, else its message's `id`.
+    pub fn response_key(&self) -> Option<&'a str> {
+        self.request_id().or_else(|| self.message_id())
+    }
+
+    pub fn usage(&self) -> Option<&'a Value> {
+        self.message()?.get("usage").filter(|u| u.is_object())
+    }
+
+    /// The message's content blocks as written; a string content is one text block.
+    pub fn blocks(&self) -> Vec<Value> {
+        match self.message().and_then(|m| m.get("content")) {
+            Some(Value::Array(blocks)) => blocks.clone(),
+            Some(Value::String(text)) => {
+                vec![serde_json::json!({"type": "text", "text": text})]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn raw_blocks(&self) -> &'a [Value] {
+        match self.message().and_then(|m| m.get("content")) {
+            Some(Value::Array(blocks)) => blocks,
+            _ => &[],
+        }
+    }
+
+    /// The ids of the tool calls an assistant line makes.
+    pub fn tool_uses(&self) -> impl Iterator<Item = &'a str> {
+        self.raw_blocks()
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+            .filter_map(|b| b.get("id").and_then(Value::as_str))
+    }
+
+    /// The tool calls an assistant line makes, with their names and inputs.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &'a Value> {
+        self.raw_blocks()
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+    }
+
+    /// The ids of the tool calls a user line answers.
+    pub fn tool_results(&self) -> impl Iterator<Item = &'a str> {
+        self.raw_blocks()
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
+    }
+
+    /// A user line that says something besides tool results: it starts a turn.
+    pub fn starts_a_turn(&self) -> bool {
+        self.kind == "user"
+            && match self.message().and_then(|m| m.get("content")) {
+                Some(Value::String(_)) => true,
+                Some(Value::Array(blocks)) => blocks
+                    .iter()
+                    .any(|b| b.get("type").and_then(Value::as_str) != Some("tool_result")),
+                _ => false,
+            }
+    }
+
+    /// The first text a user line holds, for a summary or to link a sidechain to its call.
+    pub fn first_text(&self) -> Option<&'a str> {
+        match self.message().and_then(|m| m.get("content")) {
+            Some(Value::String(text)) => Some(text),
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .and_then(|b| b.get("text"))
+                .and_then(Value::as_str),
+            _ => None,
+        }
+    }
+}
+
+/// The usage a response reports, as the spec names its fields: only those present.
+pub fn reported_usage(usage: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for field in [
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "output_tokens",
+    ] {
+        if let Some(v) = usage.get(field) {
+            out.insert(field.to_string(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// A stable 128-bit digest of a text: the fold keeps these instead of the texts themselves.
+pub fn digest(text: &str) -> u128 {
+    let hash = blake3::hash(text.as_bytes());
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&hash.as_bytes()[..16]);
+    u128::from_le_bytes(bytes)
+}

@@ -1,0 +1,351 @@
+//! What a Claude Code transcript shows at a line, read from the store: the conversation the
+//! model had in front of it (the chain of parents, completed with the rest of each response and
+//! the first answer to each tool call), the projection at an offset, and a request rendered as
+//! the Messages API got it. Each walks the links the fold left, reading only the lines of the
+//! conversation.
+
+use std::collections::{BTreeSet, HashSet};
+
+use serde::Serialize;
+use serde_json::Value;
+use ts_rs::TS;
+
+use super::fold::{RequestRow, PARENT, REPLAYED, RESPONSE, RESULT};
+use super::line::Line;
+use crate::diagnostic::Diagnostic;
+use crate::store::{Store, StoreError, StoredEvent};
+
+/// Lines read from the store at a time.
+const READ_SLICE: usize = 512;
+
+/// One line of the conversation, as the projection shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ConversationItem {
+    #[ts(type = "number")]
+    pub offset: i64,
+    pub uuid: Option<String>,
+    pub role: String,
+    #[ts(type = "Array<unknown>")]
+    pub content: Vec<Value>,
+    pub timestamp: Option<String>,
+    /// The request (or message) id of the response an assistant line belongs to.
+    pub response: Option<String>,
+}
+
+/// What the model could see at an offset: the system lane is not recorded in a transcript.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ConversationView {
+    #[ts(type = "number")]
+    pub at: i64,
+    pub system_known: bool,
+    #[ts(type = "Array<unknown>")]
+    pub system: Vec<Value>,
+    pub history: Vec<ConversationItem>,
+}
+
+/// A message of a rendered request.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(export, rename = "ConversationMessage")]
+pub struct Message {
+    pub role: String,
+    #[ts(type = "Array<unknown>")]
+    pub content: Vec<Value>,
+}
+
+/// A request as the Messages API got it: the conversation before its first line, in one
+/// alternating list of messages.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ConversationRequest {
+    #[ts(type = "number")]
+    pub request_offset: i64,
+    pub model: Option<String>,
+    #[ts(type = "Record<string, number> | null")]
+    pub usage: Option<Value>,
+    pub messages: Vec<Message>,
+    /// A tool call with no later result, or a result with no earlier call.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The lines of the conversation for `leaf`, among the records before seq `end` (the cut-off),
+/// in file order: user lines and assistant lines that are model input.
+pub fn conversation(
+    store: &Store,
+    journal_id: i64,
+    leaf: Option<u64>,
+    end: u64,
+) -> Result<Vec<StoredEvent>, StoreError> {
+    let mut set = BTreeSet::new();
+    let mut at = leaf.filter(|&seq| seq < end);
+    while let Some(seq) = at {
+        if !set.insert(seq) {
+            break;
+        }
+        at = store
+            .link_from(journal_id, PARENT, seq)?
+            .filter(|&parent| parent < end);
+    }
+    // Response completion: every line of each response with a line in the set.
+    let mut firsts = BTreeSet::new();
+    for &seq in &set {
+        if let Some(first) = store.link_from(journal_id, RESPONSE, seq)? {
+            firsts.insert(first);
+        }
+    }
+    for first in firsts {
+        for seq in store.links_to(journal_id, RESPONSE, first)? {
+            if seq < end {
+                set.insert(seq);
+            }
+        }
+    }
+    let mut lines = read(store, journal_id, &set)?;
+    // Result completion: the first line answering each call the set leaves unanswered.
+    let answered: HashSet<String> = lines
+        .iter()
+        .filter_map(|record| record.json())
+        .flat_map(|value| {
+            Line::of(&value)
+                .map(|line| line.tool_results().map(str::to_string).collect::<Vec<_>>())
+                .unwrap_or_default()
+        })
+        .collect();
+    let mut results = BTreeSet::new();
+    for record in &lines {
+        let Some(value) = record.json() else { continue };
+        let Some(line) = Line::of(&value) else {
+            continue;
+        };
+        if line.tool_uses().all(|id| answered.contains(id)) {
+            continue;
+        }
+        let mut target = store.link_from(journal_id, RESULT, record.seq)?;
+        // A line of several calls has one result link each.
+        if line.tool_uses().count() > 1 {
+            for answer in store.links_from(journal_id, RESULT, record.seq)? {
+                if answer < end && !set.contains(&answer) {
+                    results.insert(answer);
+                }
+            }
+            target = None;
+        }
+        if let Some(answer) = target.filter(|a| *a < end && !set.contains(a)) {
+            results.insert(answer);
+        }
+    }
+    if !results.is_empty() {
+        lines.extend(read(store, journal_id, &results)?);
+        lines.sort_by_key(|record| record.seq);
+    }
+    let mut kept = Vec::with_capacity(lines.len());
+    for record in lines {
+        if store.link_from(journal_id, REPLAYED, record.seq)?.is_some() {
+            continue;
+        }
+        let input = record.json().is_some_and(|value| {
+            Line::of(&value).is_some_and(|line| line.is_message() && !line.is_synthetic())
+        });
+        if input {
+            kept.push(record);
+        }
+    }
+    Ok(kept)
+}
+
+fn read(
+    store: &Store,
+    journal_id: i64,
+    seqs: &BTreeSet<u64>,
+) -> Result<Vec<StoredEvent>, StoreError> {
+    let seqs: Vec<u64> = seqs.iter().copied().collect();
+    let mut out = Vec::with_capacity(seqs.len());
+    for slice in store.records_at(journal_id, &seqs, READ_SLICE) {
+        out.extend(slice?);
+    }
+    Ok(out)
+}
+
+fn item(record: &StoredEvent) -> Option<ConversationItem> {
+    let value = record.json()?;
+    let line = Line::of(&value)?;
+    Some(ConversationItem {
+        offset: record.offset.unwrap_or(record.line as i64),
+        uuid: line.uuid().map(str::to_string),
+        role: line.kind.to_string(),
+        content: line.blocks(),
+        timestamp: line.timestamp().map(str::to_string),
+        response: (line.kind == "assistant")
+            .then(|| line.response_key().map(str::to_string))
+            .flatten(),
+    })
+}
+
+/// The projection at offset `at`: the conversation for the line there when it is a user or
+/// assistant line, else for the newest main-thread one before it, cut off at `at`.
+pub fn projection(store: &Store, journal_id: i64, at: i64) -> Result<ConversationView, StoreError> {
+    let end = store.offset_cut(journal_id, at, None)?.prefix;
+    let here = match end.checked_sub(1) {
+        Some(last) => store.events_between(journal_id, last, last + 1)?.pop(),
+        None => None,
+    };
+    let leaf = match here.filter(|record| record.offset == Some(at)) {
+        Some(record) if is_input(&record) => Some(record.seq),
+        _ => match end.checked_sub(1) {
+            Some(last) => store.last_linked_at_or_before(journal_id, super::fold::MESSAGE, last)?,
+            None => None,
+        },
+    };
+    let lines = conversation(store, journal_id, leaf, end)?;
+    Ok(ConversationView {
+        at,
+        system_known: false,
+        system: Vec::new(),
+        history: lines.iter().filter_map(item).collect(),
+    })
+}
+
+fn is_input(record: &StoredEvent) -> bool {
+    record.json().is_some_and(|value| {
+        Line::of(&value).is_some_and(|line| line.is_message() && !line.is_synthetic())
+    })
+}
+
+/// Every request, by its first line.
+pub fn requests(store: &Store, journal_id: i64) -> Result<Vec<RequestRow>, StoreError> {
+    Ok(store
+        .request_rows(journal_id)?
+        .into_iter()
+        .filter_map(|(_, row)| serde_json::from_str(&row).ok())
+        .collect())
+}
+
+/// The request whose first line is at `request_offset`, rendered from the conversation before
+/// it; `None` when no response starts there.
+pub fn request(
+    store: &Store,
+    journal_id: i64,
+    request_offset: i64,
+) -> Result<Option<ConversationRequest>, StoreError> {
+    let Some(seq) = store.seq_at_offset(journal_id, request_offset)? else {
+        return Ok(None);
+    };
+    if store.link_from(journal_id, RESPONSE, seq)? != Some(seq) {
+        return Ok(None);
+    }
+    let row: Option<RequestRow> = store
+        .request_row(journal_id, seq)?
+        .and_then(|row| serde_json::from_str(&row).ok());
+    let leaf = store.link_from(journal_id, PARENT, seq)?;
+    let lines = conversation(store, journal_id, leaf, seq)?;
+    let (messages, diagnostics) = render(&lines);
+    Ok(Some(ConversationRequest {
+        request_offset,
+        model: row.as_ref().and_then(|r| r.model.clone()),
+        usage: row.and_then(|r| r.usage),
+        messages,
+        diagnostics,
+    }))
+}
+
+/// The conversation's lines as one alternating list of messages: a response is one assistant
+/// message as the model produced it, and the user lines that came while it was open (its tool
+/// results) follow it as one user message.
+pub fn render(lines: &[StoredEvent]) -> (Vec<Message>, Vec<Diagnostic>) {
+    let mut messages: Vec<Message> = Vec::new();
+    let mut open: Option<String> = None;
+    let mut waiting: Vec<Value> = Vec::new();
+    let mut calls: Vec<(String, u64, i64)> = Vec::new();
+    let mut diagnostics = Vec::new();
+    let mut answered: HashSet<String> = HashSet::new();
+    for record in lines {
+        let Some(value) = record.json() else { continue };
+        let Some(line) = Line::of(&value) else {
+            continue;
+        };
+        let offset = record.offset.unwrap_or(record.line as i64);
+        let blocks = line.blocks();
+        match line.kind {
+            "assistant" => {
+                for id in line.tool_uses() {
+                    calls.push((id.to_string(), record.line, offset));
+                }
+                let key = line
+                    .response_key()
+                    .map_or_else(|| format!("line {offset}"), str::to_string);
+                let last_is_assistant = messages.last().is_some_and(|m| m.role == "assistant");
+                if last_is_assistant && open.as_deref() == Some(key.as_str()) {
+                    extend(&mut messages, blocks);
+                } else if !waiting.is_empty() {
+                    messages.push(Message {
+                        role: "user".to_string(),
+                        content: std::mem::take(&mut waiting),
+                    });
+                    messages.push(Message {
+                        role: "assistant".to_string(),
+                        content: blocks,
+                    });
+                } else if last_is_assistant {
+                    extend(&mut messages, blocks);
+                } else {
+                    messages.push(Message {
+                        role: "assistant".to_string(),
+                        content: blocks,
+                    });
+                }
+                open = Some(key);
+            }
+            _ => {
+                for id in line.tool_results() {
+                    if !calls.iter().any(|(call, ..)| call == id) {
+                        diagnostics.push(Diagnostic::warning(
+                            record.line,
+                            Some(offset),
+                            "tool-result-orphan",
+                            format!("a result for tool call {id}, which no earlier line makes"),
+                        ));
+                    }
+                    answered.insert(id.to_string());
+                }
+                if messages.last().is_some_and(|m| m.role == "assistant") {
+                    waiting.extend(blocks);
+                } else if let Some(last) = messages.last_mut() {
+                    last.content.extend(blocks);
+                } else {
+                    messages.push(Message {
+                        role: "user".to_string(),
+                        content: blocks,
+                    });
+                }
+            }
+        }
+    }
+    if !waiting.is_empty() {
+        messages.push(Message {
+            role: "user".to_string(),
+            content: waiting,
+        });
+    }
+    for (id, line, offset) in calls {
+        if !answered.contains(&id) {
+            diagnostics.push(Diagnostic::warning(
+                line,
+                Some(offset),
+                "tool-result-missing",
+                format!("tool call {id} has no result before the request"),
+            ));
+        }
+    }
+    (messages, diagnostics)
+}
+
+fn extend(messages: &mut [Message], blocks: Vec<Value>) {
+    if let Some(last) = messages.last_mut() {
+        last.content.extend(blocks);
+    }
+}

@@ -1,0 +1,215 @@
+//! The Claude Code dialect against hand-made transcripts, each with its requests, rendered
+//! requests, projections and diagnostics worked out from `claude-code-sessions.md` (see
+//! `tests/fixtures/claude-code/README.md`), and against the real transcripts of the shared
+//! corpus (copied into `tests/fixtures/claude-code/corpus/` with their licences).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_journalscope");
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs the command line with a cache of its own; its JSON answer, or why it failed.
+fn run(cache: &Path, args: &[&str]) -> Result<Value, String> {
+    let out = Command::new(BIN)
+        .args(args)
+        .env("JOURNALSCOPE_CACHE_DIR", cache)
+        .output()
+        .expect("run journalscope");
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("not JSON: {e}"))
+}
+
+/// Every expected file under `dir`, recursively.
+fn expected_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read the expected files") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            expected_files(&path, found);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_fixture_shows_the_requests_projections_and_diagnostics_the_spec_gives() {
+    let fixtures = root().join("tests/fixtures/claude-code");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let mut expected = Vec::new();
+    expected_files(&fixtures.join("expected"), &mut expected);
+    expected.sort();
+    let mut checked = 0;
+    let mut mismatches = Vec::new();
+    for file in expected {
+        let relative = file
+            .strip_prefix(fixtures.join("expected"))
+            .expect("under expected")
+            .to_string_lossy()
+            .into_owned();
+        // `<fixture path>.<view>.json`
+        let stem = relative.trim_end_matches(".json");
+        let Some((fixture, view)) = stem.rsplit_once('.') else {
+            continue;
+        };
+        if fixture
+            .rsplit('/')
+            .next()
+            .is_some_and(|name| name.starts_with("codex-"))
+        {
+            continue;
+        }
+        let journal = fixtures.join(format!("{fixture}.jsonl"));
+        let journal = journal.to_string_lossy().into_owned();
+        let args: Vec<String> = if view == "requests" {
+            vec!["requests".into(), journal, "--json".into()]
+        } else if view == "diagnostics" {
+            vec!["diagnostics".into(), journal, "--json".into()]
+        } else if let Some(at) = view.strip_prefix("request-") {
+            vec![
+                "request".into(),
+                journal,
+                "--at".into(),
+                at.into(),
+                "--json".into(),
+            ]
+        } else if let Some(at) = view.strip_prefix("project-") {
+            vec![
+                "project".into(),
+                journal,
+                "--at".into(),
+                at.into(),
+                "--json".into(),
+            ]
+        } else {
+            continue;
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let want: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("read expected"))
+                .expect("expected JSON");
+        let got = match run(cache.path(), &args) {
+            Ok(got) if view == "diagnostics" => {
+                // The expected list names each diagnostic by its line and code.
+                let mut pairs: Vec<Value> = got
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|d| serde_json::json!([d["line"], d["code"]]))
+                    .collect();
+                pairs.sort_by_key(Value::to_string);
+                let mut want_pairs = want.as_array().cloned().unwrap_or_default();
+                want_pairs.sort_by_key(Value::to_string);
+                (Value::Array(pairs), Value::Array(want_pairs))
+            }
+            Ok(got) => (got, want),
+            Err(error) => {
+                mismatches.push(format!("{relative}: {error}"));
+                continue;
+            }
+        };
+        if got.0 != got.1 {
+            mismatches.push(format!("{relative}:\n  want {}\n  got  {}", got.1, got.0));
+        }
+        checked += 1;
+    }
+    assert!(
+        checked >= 100,
+        "the fixtures have views to check ({checked})"
+    );
+    assert!(
+        mismatches.is_empty(),
+        "views that differ from what the spec gives:\n{}",
+        mismatches.join("\n")
+    );
+}
+
+/// Every transcript of the corpus, with its path.
+fn corpus() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![root().join("tests/fixtures/claude-code/corpus")];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn the_corpus_transcripts_open_without_an_error_and_report_every_request_s_usage() {
+    let cache = tempfile::tempdir().expect("cache dir");
+    let transcripts = corpus();
+    assert!(
+        transcripts.len() >= 8,
+        "the corpus holds its transcripts ({})",
+        transcripts.len()
+    );
+    for path in transcripts {
+        let file = path.to_string_lossy().into_owned();
+        let imported = run(cache.path(), &["import", &file, "--json"]).expect("imports");
+        assert_eq!(
+            imported["dialect"], "claude-code",
+            "{file}: read as a Claude Code transcript"
+        );
+        let diagnostics = run(cache.path(), &["diagnostics", &file, "--json"]).expect("lists");
+        let errors: Vec<&Value> = diagnostics
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["severity"] == "error")
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{file}: no error-level diagnostic: {errors:?}"
+        );
+        let requests = run(cache.path(), &["requests", &file, "--json"]).expect("lists");
+        let requests = requests.as_array().cloned().unwrap_or_default();
+        assert!(!requests.is_empty(), "{file}: the transcript has requests");
+        for request in &requests {
+            assert!(
+                request["usage"]["input_tokens"].is_number()
+                    && request["usage"]["output_tokens"].is_number(),
+                "{file}: request @{} shows the usage it reported",
+                request["offset"]
+            );
+        }
+        // Every request renders as one alternating list of messages with each call answered.
+        for request in requests.iter().take(60) {
+            let at = request["offset"].to_string();
+            let rendered =
+                run(cache.path(), &["request", &file, "--at", &at, "--json"]).expect("renders");
+            let roles: Vec<&Value> = rendered["messages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|m| &m["role"])
+                .collect();
+            assert!(
+                roles.windows(2).all(|w| w[0] != w[1]),
+                "{file}: request @{at} alternates user and assistant messages"
+            );
+            assert!(
+                rendered.get("diagnostics").is_none(),
+                "{file}: request @{at} leaves no call unanswered and no result orphaned: {}",
+                rendered["diagnostics"]
+            );
+        }
+    }
+}
