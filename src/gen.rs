@@ -757,6 +757,7 @@ fn claude_code(sink: &mut Sink<'_>, rng: &mut Rng, text: &Text) -> std::io::Resu
         // A turn: responses that call tools until one answers in text.
         for step in 0..rng.range(1, 6) {
             request += 1;
+            sink.summary.requests = request;
             let request_id = format!("req_{request:016}");
             let message_id = format!("msg_{request:016}");
             context += rng.range(200, 4_000);
@@ -837,7 +838,6 @@ fn claude_code(sink: &mut Sink<'_>, rng: &mut Rng, text: &Text) -> std::io::Resu
             sink.summary.compactions += 1;
         }
     }
-    sink.summary.requests = request;
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 //! call, the sidechain a call spawned) into links the views walk, and finds what is odd on the
 //! way. It keeps digests of ids, never the lines.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -52,38 +52,51 @@ struct Response {
     usage: Option<Value>,
     mismatch_said: bool,
     /// Each line's timestamp and content, to know a replayed line.
-    lines: HashMap<u128, u64>,
+    lines: HashMap<u64, u64>,
 }
 
 #[derive(Default)]
 pub struct ConversationFold {
     found: Analysis,
     records: u64,
-    /// Each node by its uuid's digest: its seq and its line.
-    nodes: HashMap<u128, (u64, u64)>,
-    /// Each node's response key, for a child to tell a new turn from a sibling block.
-    node_response: HashMap<u64, u128>,
+    /// Each node by its uuid's digest: its seq and its line, as 32 bits each (a transcript of
+    /// four billion lines is not one a client writes).
+    nodes: HashMap<u64, (u32, u32)>,
+    /// The response key of each of the latest nodes, for a child to tell a new turn from a
+    /// sibling block, and their order.
+    node_response: HashMap<u64, u64>,
+    node_order: VecDeque<u64>,
     /// Lines whose parent was not seen (yet): by the parent's digest.
-    waiting_for_parent: HashMap<u128, Vec<(u64, u64, Option<i64>)>>,
+    waiting_for_parent: HashMap<u64, Vec<(u64, u64, Option<i64>)>>,
     /// The thread of the file's first message: the main thread.
     main_sidechain: Option<bool>,
-    responses: HashMap<u128, Response>,
+    /// The latest responses, and the order they began in: the lines of a response come
+    /// together, so older ones are done.
+    responses: HashMap<u64, Response>,
+    response_order: VecDeque<u64>,
     /// Each tool call not answered yet, by its id's digest: the line that made it.
-    calls: HashMap<u128, u64>,
+    calls: HashMap<u64, u64>,
     /// The newest Task call with each prompt, by the prompt's digest: an inline sidechain's
     /// root links to it.
-    task_prompts: HashMap<u128, u64>,
+    task_prompts: HashMap<u64, u64>,
     /// Children of each node that start a new turn, and whether a fork was said.
     turn_children: HashMap<u64, (u32, bool)>,
     /// Compaction boundaries that have no child yet.
     boundaries: HashMap<u64, (u64, Option<i64>)>,
 }
 
-fn keyed(key: Option<&str>, seq: u64) -> u128 {
+/// Responses the fold remembers: a line of one that began earlier than these is read as a
+/// response of its own.
+const RECENT_RESPONSES: usize = 256;
+
+/// Nodes whose response the fold remembers for their children.
+const RECENT_NODES: usize = 4_096;
+
+fn keyed(key: Option<&str>, seq: u64) -> u64 {
     match key {
         Some(key) => digest(key),
         // A line without an id is a response of its own.
-        None => u128::from(seq) | (1 << 127),
+        None => seq | (1 << 63),
     }
 }
 
@@ -181,7 +194,7 @@ impl ConversationFold {
                 false
             }
             Some(uuid) => {
-                self.nodes.insert(uuid, (seq, at));
+                self.nodes.insert(uuid, (seq as u32, at as u32));
                 if let Some(waiting) = self.waiting_for_parent.remove(&uuid) {
                     for (child, child_line, child_offset) in waiting {
                         self.say(
@@ -207,6 +220,7 @@ impl ConversationFold {
                 let parent_digest = digest(parent);
                 match self.nodes.get(&parent_digest).copied() {
                     Some((parent_seq, parent_line)) => {
+                        let (parent_seq, parent_line) = (u64::from(parent_seq), u64::from(parent_line));
                         self.link(seq, PARENT, parent_seq);
                         if let Some((boundary_line, boundary_offset)) =
                             self.boundaries.remove(&parent_seq)
@@ -234,6 +248,12 @@ impl ConversationFold {
             }
             if let Some(key) = response_key {
                 self.node_response.insert(seq, key);
+                self.node_order.push_back(seq);
+                if self.node_order.len() > RECENT_NODES {
+                    if let Some(old) = self.node_order.pop_front() {
+                        self.node_response.remove(&old);
+                    }
+                }
             }
         }
         if line.is_message() && !line.is_synthetic() {
@@ -290,7 +310,7 @@ impl ConversationFold {
         }
     }
 
-    fn feed_response(&mut self, record: FoldRecord<'_>, line: &Line<'_>, key: u128) {
+    fn feed_response(&mut self, record: FoldRecord<'_>, line: &Line<'_>, key: u64) {
         let (seq, at, offset) = (record.seq, record.line, record.offset);
         let usage = line.usage().map(reported_usage);
         let shape = digest(&format!(
@@ -366,6 +386,12 @@ impl ConversationFold {
                     "request",
                     format!("request {}", line.model().unwrap_or("(no model)")),
                 );
+                self.response_order.push_back(key);
+                if self.response_order.len() > RECENT_RESPONSES {
+                    if let Some(old) = self.response_order.pop_front() {
+                        self.responses.remove(&old);
+                    }
+                }
                 self.responses.insert(
                     key,
                     Response {
@@ -401,7 +427,7 @@ impl ConversationFold {
 
     fn feed_user(&mut self, record: FoldRecord<'_>, line: &Line<'_>) {
         let (seq, at, offset) = (record.seq, record.line, record.offset);
-        let answered: HashSet<u128> = line.tool_results().map(digest).collect();
+        let answered: HashSet<u64> = line.tool_results().map(digest).collect();
         for id in answered {
             if let Some(call) = self.calls.remove(&id) {
                 self.link(call, RESULT, seq);

@@ -212,10 +212,11 @@ pub fn reported_usage(usage: &Value) -> Value {
     Value::Object(out)
 }
 
-/// A stable 128-bit digest of a text: the fold keeps these instead of the texts themselves.
-pub fn digest(text: &str) -> u128 {
+/// A stable 64-bit digest of a text: the fold keeps these instead of the texts themselves (two
+/// of a million ids meet with a chance of about one in thirty million).
+pub fn digest(text: &str) -> u64 {
     let hash = blake3::hash(text.as_bytes());
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(&hash.as_bytes()[..16]);
-    u128::from_le_bytes(bytes)
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&hash.as_bytes()[..8]);
+    u64::from_le_bytes(bytes)
 }
