@@ -20,6 +20,7 @@ pub enum Dialect {
     AgUi,
     AgentsKit,
     ClaudeCode,
+    Codex,
 }
 
 impl Dialect {
@@ -29,6 +30,7 @@ impl Dialect {
             Dialect::AgUi => "ag-ui",
             Dialect::AgentsKit => "agentskit",
             Dialect::ClaudeCode => "claude-code",
+            Dialect::Codex => "codex",
         }
     }
 
@@ -38,6 +40,7 @@ impl Dialect {
             "ag-ui" => Some(Dialect::AgUi),
             "agentskit" => Some(Dialect::AgentsKit),
             "claude-code" => Some(Dialect::ClaudeCode),
+            "codex" => Some(Dialect::Codex),
             _ => None,
         }
     }

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::store::{JournalRow, Store, StoreError, StoredEvent};
-use crate::{agentskit, agui, claude, iterate};
+use crate::{agentskit, agui, claude, codex, iterate};
 
 pub use crate::derived::{
     Analysis, CheckpointCover, Dialect, FoldWatch, Mark, ReadEvent, TipRow, WATCH_EVERY,
@@ -14,10 +14,11 @@ pub use crate::derived::{
 pub use crate::interpreter::{fold_all, Fold, FoldRecord, Interpreter, RecordReader, View};
 
 /// Every dialect, in the order detection asks them: iterate last, as the fallback.
-const INTERPRETERS: [&dyn Interpreter; 4] = [
+const INTERPRETERS: [&dyn Interpreter; 5] = [
     &agentskit::INTERPRETER,
     &agui::INTERPRETER,
     &claude::INTERPRETER,
+    &codex::INTERPRETER,
     &iterate::INTERPRETER,
 ];
 
@@ -106,7 +107,7 @@ pub enum Step {
     Thread(agui::StateAt),
     /// The snapshot a session's cursor holds (AgentsKit).
     Snapshot(agentskit::SnapshotAt),
-    /// The conversation the model saw (Claude Code).
+    /// The conversation the model saw (Claude Code, Codex).
     Conversation(claude::ConversationView),
 }
 
@@ -124,6 +125,7 @@ pub fn step_at(
         Dialect::AgUi => Step::Thread(agui::state_at_stored(store, id, at)?),
         Dialect::AgentsKit => Step::Snapshot(agentskit::state_at_stored(store, id, at, session)?),
         Dialect::ClaudeCode => Step::Conversation(claude::view::projection(store, id, at)?),
+        Dialect::Codex => Step::Conversation(codex::projection(store, id, at)?),
     })
 }
 
@@ -135,6 +137,32 @@ pub fn contract(
 ) -> Result<Option<iterate::contract::Contract>, StoreError> {
     match journal.dialect {
         Dialect::Iterate => Ok(Some(iterate::contract::of_journal(store, journal.id)?)),
-        Dialect::AgUi | Dialect::AgentsKit | Dialect::ClaudeCode => Ok(None),
+        Dialect::AgUi | Dialect::AgentsKit | Dialect::ClaudeCode | Dialect::Codex => Ok(None),
     }
+}
+
+/// A transcript's request as its provider got it: Claude Code's as Messages API messages,
+/// Codex's as Responses API input items.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum TranscriptRequest {
+    Messages(claude::ConversationRequest),
+    Items(codex::RolloutRequest),
+}
+
+/// The request of a transcript whose first line is at `request_offset`; `None` when none
+/// starts there or the journal is no transcript.
+pub fn transcript_request(
+    store: &Store,
+    journal: &JournalRow,
+    request_offset: i64,
+) -> Result<Option<TranscriptRequest>, StoreError> {
+    Ok(match journal.dialect {
+        Dialect::ClaudeCode => claude::view::request(store, journal.id, request_offset)?
+            .map(TranscriptRequest::Messages),
+        Dialect::Codex => {
+            codex::request(store, journal.id, request_offset)?.map(TranscriptRequest::Items)
+        }
+        Dialect::Iterate | Dialect::AgUi | Dialect::AgentsKit => None,
+    })
 }

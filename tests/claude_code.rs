@@ -1,4 +1,4 @@
-//! The Claude Code dialect against hand-made transcripts, each with its requests, rendered
+//! The Claude Code and Codex dialects against hand-made transcripts and rollouts, each with its requests, rendered
 //! requests, projections and diagnostics worked out from `claude-code-sessions.md` (see
 //! `tests/fixtures/claude-code/README.md`), and against the real transcripts of the shared
 //! corpus (copied into `tests/fixtures/claude-code/corpus/` with their licences).
@@ -59,13 +59,6 @@ fn every_fixture_shows_the_requests_projections_and_diagnostics_the_spec_gives()
         let Some((fixture, view)) = stem.rsplit_once('.') else {
             continue;
         };
-        if fixture
-            .rsplit('/')
-            .next()
-            .is_some_and(|name| name.starts_with("codex-"))
-        {
-            continue;
-        }
         let journal = fixtures.join(format!("{fixture}.jsonl"));
         let journal = journal.to_string_lossy().into_owned();
         let args: Vec<String> = if view == "requests" {

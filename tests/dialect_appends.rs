@@ -49,7 +49,7 @@ proptest::proptest! {
 
     #[test]
     fn an_import_then_appends_in_random_chunks_derive_what_one_import_does(
-        dialect in proptest::sample::select(vec![Dialect::Iterate, Dialect::AgUi, Dialect::AgentsKit, Dialect::ClaudeCode]),
+        dialect in proptest::sample::select(vec![Dialect::Iterate, Dialect::AgUi, Dialect::AgentsKit, Dialect::ClaudeCode, Dialect::Codex]),
         seed in 0u64..1_000_000,
         cuts in proptest::collection::vec(1usize..1_500, 1..4),
     ) {

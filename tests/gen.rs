@@ -44,6 +44,7 @@ fn the_same_seed_writes_identical_bytes_and_another_seed_does_not() {
         Dialect::AgUi,
         Dialect::AgentsKit,
         Dialect::ClaudeCode,
+        Dialect::Codex,
     ] {
         let first = generate(dialect, 2_000, 42);
         let again = generate(dialect, 2_000, 42);
@@ -118,6 +119,7 @@ fn generated_ag_ui_agentskit_and_claude_code_journals_load_without_diagnostics()
         (Dialect::AgUi, "gen.ag-ui.jsonl"),
         (Dialect::AgentsKit, "gen.ndjson"),
         (Dialect::ClaudeCode, "session.jsonl"),
+        (Dialect::Codex, "rollout.jsonl"),
     ] {
         let bytes = generate(dialect, 3_000, 5);
         let (_dir, journal) = open(&bytes, name);

@@ -317,6 +317,7 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
         Dialect::AgUi,
         Dialect::AgentsKit,
         Dialect::ClaudeCode,
+        Dialect::Codex,
     ] {
         let mut text = Vec::new();
         write_journal(
@@ -436,7 +437,7 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
                     fresh.agentskit_state(seq, None).expect("state"),
                     "{what}: the same held snapshot at {seq}, either side of the seam"
                 ),
-                Dialect::Iterate | Dialect::ClaudeCode => {
+                Dialect::Iterate | Dialect::ClaudeCode | Dialect::Codex => {
                     let at = fresh.event(seq).expect("event").offset.expect("an offset");
                     assert_eq!(
                         reloaded.step_at(at, None).expect("view"),
@@ -457,7 +458,7 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
                 fresh.agentskit_turns(None).expect("turns"),
                 "{what}: the same turns"
             ),
-            Dialect::ClaudeCode => assert_eq!(
+            Dialect::ClaudeCode | Dialect::Codex => assert_eq!(
                 reloaded.conversation_requests().expect("requests"),
                 fresh.conversation_requests().expect("requests"),
                 "{what}: the same requests"

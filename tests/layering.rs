@@ -60,7 +60,7 @@ fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
-const DIALECTS: &[&str] = &["iterate", "agui", "agentskit", "claude"];
+const DIALECTS: &[&str] = &["iterate", "agui", "agentskit", "claude", "codex"];
 
 #[test]
 fn the_store_and_what_it_keeps_name_no_dialect_and_nothing_above_them() {
@@ -72,6 +72,7 @@ fn the_store_and_what_it_keeps_name_no_dialect_and_nothing_above_them() {
             "interpreter",
             &["derived", "diagnostic", "record_json", "source", "store"],
         ),
+        ("transcript", &[]),
         ("source", &[]),
         ("source_ends", &[]),
         ("diagnostic", &[]),

@@ -5,14 +5,13 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use ts_rs::TS;
 
 use super::line::{digest, reported_usage, Line};
 use crate::derived::{Analysis, CheckpointCover, Link, Mark};
 use crate::diagnostic::Diagnostic;
 use crate::interpreter::{Fold, FoldRecord};
+use crate::transcript::RequestRow;
 
 /// The encoding of a Claude Code fold's cover: the fold keeps no checkpoint of its own (its
 /// state is the graph, which lives in the links), so an append folds the journal again.
@@ -27,22 +26,6 @@ pub const RESULT: &str = "result";
 pub const MESSAGE: &str = "message";
 pub const SPAWNED: &str = "spawned";
 pub const REPLAYED: &str = "replayed";
-
-/// One request as `requests` lists it: its first line, ids, model, thread and the usage its
-/// last line reports.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export, rename = "ConversationRequest")]
-pub struct RequestRow {
-    #[ts(type = "number")]
-    pub offset: i64,
-    pub request_id: Option<String>,
-    pub message_id: Option<String>,
-    pub model: Option<String>,
-    pub sidechain: bool,
-    #[ts(type = "Record<string, number> | null")]
-    pub usage: Option<Value>,
-}
 
 /// A response as the fold goes through its lines.
 struct Response {
@@ -220,7 +203,8 @@ impl ConversationFold {
                 let parent_digest = digest(parent);
                 match self.nodes.get(&parent_digest).copied() {
                     Some((parent_seq, parent_line)) => {
-                        let (parent_seq, parent_line) = (u64::from(parent_seq), u64::from(parent_line));
+                        let (parent_seq, parent_line) =
+                            (u64::from(parent_seq), u64::from(parent_line));
                         self.link(seq, PARENT, parent_seq);
                         if let Some((boundary_line, boundary_offset)) =
                             self.boundaries.remove(&parent_seq)

@@ -20,8 +20,8 @@ use crate::interpreter::{Fold, Interpreter, RecordReader, View};
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError};
 
-pub use fold::RequestRow;
-pub use view::{ConversationItem, ConversationRequest, ConversationView, Message};
+pub use crate::transcript::{ConversationItem, ConversationView, RequestRow};
+pub use view::{ConversationRequest, Message};
 
 /// The Claude Code dialect, as the seam sees it.
 pub struct ClaudeCode;

@@ -10,42 +10,14 @@ use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
-use super::fold::{RequestRow, PARENT, REPLAYED, RESPONSE, RESULT};
+use super::fold::{PARENT, REPLAYED, RESPONSE, RESULT};
 use super::line::Line;
 use crate::diagnostic::Diagnostic;
 use crate::store::{Store, StoreError, StoredEvent};
+use crate::transcript::{ConversationItem, ConversationView, RequestRow};
 
 /// Lines read from the store at a time.
 const READ_SLICE: usize = 512;
-
-/// One line of the conversation, as the projection shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct ConversationItem {
-    #[ts(type = "number")]
-    pub offset: i64,
-    pub uuid: Option<String>,
-    pub role: String,
-    #[ts(type = "Array<unknown>")]
-    pub content: Vec<Value>,
-    pub timestamp: Option<String>,
-    /// The request (or message) id of the response an assistant line belongs to.
-    pub response: Option<String>,
-}
-
-/// What the model could see at an offset: the system lane is not recorded in a transcript.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct ConversationView {
-    #[ts(type = "number")]
-    pub at: i64,
-    pub system_known: bool,
-    #[ts(type = "Array<unknown>")]
-    pub system: Vec<Value>,
-    pub history: Vec<ConversationItem>,
-}
 
 /// A message of a rendered request.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]

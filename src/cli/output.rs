@@ -601,12 +601,41 @@ pub fn conversation_requests(
 /// A transcript's request as the Messages API got it.
 pub fn conversation_request(
     out: &mut dyn Write,
-    request: &journalscope::claude::ConversationRequest,
+    request: &journalscope::dialect::TranscriptRequest,
     as_json: bool,
 ) -> Result<()> {
     if as_json {
         return json(out, request);
     }
+    let request = match request {
+        journalscope::dialect::TranscriptRequest::Messages(request) => request,
+        journalscope::dialect::TranscriptRequest::Items(request) => {
+            writeln!(
+                out,
+                "request @{} · model {} · {} input items",
+                request.request_offset,
+                request.model.as_deref().unwrap_or("-"),
+                request.input.len()
+            )?;
+            for item in &request.input {
+                let role = item
+                    .get("role")
+                    .or_else(|| item.get("type"))
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("?");
+                let blocks = item
+                    .get("content")
+                    .and_then(serde_json::Value::as_array)
+                    .cloned()
+                    .unwrap_or_else(|| vec![item.clone()]);
+                writeln!(out, "{role}")?;
+                for block in &blocks {
+                    writeln!(out, "    {}", block_line(block))?;
+                }
+            }
+            return Ok(());
+        }
+    };
     writeln!(
         out,
         "request @{} · model {} · {} messages",

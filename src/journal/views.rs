@@ -149,13 +149,13 @@ impl Journal {
         Ok(crate::claude::view::requests(&self.store, self.row.id)?)
     }
 
-    /// The request whose first line is at `request_offset`, as the Messages API got it.
+    /// The request whose first line is at `request_offset`, as its provider got it.
     pub fn conversation_request(
         &self,
         request_offset: i64,
-    ) -> Result<crate::claude::ConversationRequest, JournalError> {
+    ) -> Result<crate::dialect::TranscriptRequest, JournalError> {
         self.offer(View::Conversation)?;
-        crate::claude::view::request(&self.store, self.row.id, request_offset)?
+        crate::dialect::transcript_request(&self.store, &self.row, request_offset)?
             .ok_or(IterateError::NotARequest(request_offset).into())
     }
 }

@@ -3,4 +3,4 @@
 /**
  * Which system wrote a journal. A journal nobody recognises is read as iterate, the default.
  */
-export type Dialect = "iterate" | "ag-ui" | "agents-kit" | "claude-code";
+export type Dialect = "iterate" | "ag-ui" | "agents-kit" | "claude-code" | "codex";

@@ -1,0 +1,449 @@
+//! The Codex dialect: Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`), read
+//! as section 2 of `claude-code-sessions.md` says. A line's offset is its line number. The
+//! model's input is the `response_item` payloads in order (but ghost snapshots), a compaction
+//! replacing all of it before; a request is a run of output items, with the usage of the token
+//! count that belongs to it.
+//!
+//! Marks: `request` (a run's first item), `compaction`. Links: `response` (an output item to
+//! its run's first).
+
+use serde_json::Value;
+
+use crate::derived::{Analysis, CheckpointCover, Dialect, Link, Mark, ReadEvent};
+use crate::diagnostic::Diagnostic;
+use crate::interpreter::{Fold, FoldRecord, Interpreter, RecordReader, View};
+use crate::source::RawRecord;
+use crate::store::{Store, StoreError, StoredEvent};
+use crate::transcript::{ConversationItem, ConversationView, RequestRow};
+
+/// The line types of a rollout.
+const LINE_TYPES: &[&str] = &[
+    "session_meta",
+    "turn_context",
+    "response_item",
+    "event_msg",
+    "compacted",
+];
+
+/// The encoding of a Codex fold's cover (the fold keeps no checkpoint).
+pub const FORMAT: u32 = 1;
+
+/// Link kind: an output item to the first item of its run.
+pub const RESPONSE: &str = "response";
+
+/// The Codex dialect, as the seam sees it.
+pub struct Codex;
+
+pub const INTERPRETER: Codex = Codex;
+
+pub fn looks_like(value: &Value) -> bool {
+    value.get("payload").is_some()
+        && value
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|kind| LINE_TYPES.contains(&kind))
+}
+
+impl Interpreter for Codex {
+    fn dialect(&self) -> Dialect {
+        Dialect::Codex
+    }
+
+    fn looks_like(&self, value: &Value) -> bool {
+        looks_like(value)
+    }
+
+    fn reader(&self, _highest_offset: Option<i64>) -> Box<dyn RecordReader> {
+        Box::new(Reader)
+    }
+
+    fn fold(&self) -> Box<dyn Fold> {
+        Box::new(RolloutFold::default())
+    }
+
+    fn resume(
+        &self,
+        _store: &Store,
+        _journal_id: i64,
+        _records: u64,
+    ) -> Result<Option<Box<dyn Fold>>, StoreError> {
+        // A rollout is folded again on an append; a follower keeps its fold between appends.
+        Ok(None)
+    }
+
+    fn offers(&self) -> &'static [View] {
+        &[View::Conversation]
+    }
+
+    fn checkpoint_format(&self) -> u32 {
+        FORMAT
+    }
+}
+
+/// Reads a rollout line: its line number, its type (the payload's, for a response item or an
+/// event) and its time.
+pub struct Reader;
+
+impl RecordReader for Reader {
+    fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent {
+        let offset = Some(record.line as i64);
+        let Some(value) = value else {
+            return ReadEvent {
+                offset,
+                ..ReadEvent::default()
+            };
+        };
+        let kind = value.get("type").and_then(Value::as_str);
+        let payload_kind = value
+            .get("payload")
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str);
+        let mut diagnostics = Vec::new();
+        if !value.is_object() {
+            diagnostics.push(Diagnostic::error(
+                record.line,
+                offset,
+                "not-an-object",
+                "a rollout line must be a JSON object",
+            ));
+        } else if !kind.is_some_and(|k| LINE_TYPES.contains(&k)) {
+            diagnostics.push(Diagnostic::info(
+                record.line,
+                offset,
+                "unknown-line-type",
+                "a line type this reader does not know: stored and shown raw",
+            ));
+        }
+        let shown = match (kind, payload_kind) {
+            (Some(kind @ ("response_item" | "event_msg")), Some(inner)) => {
+                format!("{kind}/{inner}")
+            }
+            (Some(kind), _) => kind.to_string(),
+            (None, _) => String::new(),
+        };
+        ReadEvent {
+            offset,
+            kind: kind.map(|_| shown.clone()),
+            created_at: value
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            summary: summarize(value, &shown),
+            diagnostics,
+        }
+    }
+}
+
+fn summarize(value: &Value, shown: &str) -> String {
+    let payload = value.get("payload");
+    let text = payload.and_then(|p| {
+        p.get("content")
+            .and_then(Value::as_array)
+            .and_then(|blocks| blocks.iter().find_map(|b| b.get("text")?.as_str()))
+            .or_else(|| p.get("name").and_then(Value::as_str))
+            .or_else(|| p.get("message").and_then(Value::as_str))
+            .or_else(|| p.get("model").and_then(Value::as_str))
+    });
+    let role = payload
+        .and_then(|p| p.get("role"))
+        .and_then(Value::as_str)
+        .map(|r| format!(" {r}"))
+        .unwrap_or_default();
+    let said = format!("{shown}{role}: {}", text.unwrap_or(""));
+    let joined = said.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() > 120 {
+        let cut: String = joined.chars().take(120).collect();
+        return format!("{cut}…");
+    }
+    joined
+}
+
+/// Whether a response item is model input at all (a ghost snapshot is the client's own).
+fn is_model_item(payload: &Value) -> bool {
+    payload.get("type").and_then(Value::as_str) != Some("ghost_snapshot")
+}
+
+/// Whether a response item is the model's output: an assistant message, reasoning, a call.
+fn is_output(payload: &Value) -> bool {
+    match payload.get("type").and_then(Value::as_str) {
+        Some("message") => payload.get("role").and_then(Value::as_str) == Some("assistant"),
+        Some(kind) => {
+            kind == "reasoning" || kind.ends_with("_call") && !kind.ends_with("_call_output")
+        }
+        None => false,
+    }
+}
+
+/// A run of output items as the fold goes through it.
+struct Run {
+    first: u64,
+    row: RequestRow,
+}
+
+#[derive(Default)]
+struct RolloutFold {
+    found: Analysis,
+    records: u64,
+    model: Option<String>,
+    run: Option<Run>,
+    /// The run that ended last, and whether input came since.
+    last_run: Option<Run>,
+    input_since: bool,
+    /// A count that belongs to the next run.
+    pending: Option<Value>,
+    last_total: Option<Value>,
+}
+
+impl RolloutFold {
+    fn close_run(&mut self) {
+        if let Some(run) = self.run.take() {
+            self.last_run = Some(run);
+            self.input_since = false;
+        }
+    }
+
+    fn emit(&mut self, run_first: u64, row: &RequestRow) {
+        self.found
+            .requests
+            .push((run_first, serde_json::to_string(row).unwrap_or_default()));
+    }
+}
+
+impl Fold for RolloutFold {
+    fn feed(&mut self, record: FoldRecord<'_>, value: Option<Value>) {
+        self.records += 1;
+        let seq = record.seq;
+        let Some(value) = value else { return };
+        let Some(payload) = value.get("payload") else {
+            return;
+        };
+        match value.get("type").and_then(Value::as_str) {
+            Some("turn_context") => {
+                if let Some(model) = payload.get("model").and_then(Value::as_str) {
+                    self.model = Some(model.to_string());
+                }
+            }
+            Some("response_item") if is_model_item(payload) => {
+                if is_output(payload) {
+                    if self.run.is_none() {
+                        let usage = self.pending.take();
+                        let row = RequestRow {
+                            offset: record.offset.unwrap_or(record.line as i64),
+                            request_id: None,
+                            message_id: None,
+                            model: self.model.clone(),
+                            sidechain: false,
+                            usage,
+                        };
+                        self.emit(seq, &row);
+                        self.found.marks.push(Mark {
+                            seq,
+                            kind: "request".to_string(),
+                            note: format!(
+                                "request {}",
+                                self.model.as_deref().unwrap_or("(no model)")
+                            ),
+                        });
+                        self.run = Some(Run { first: seq, row });
+                    }
+                    let first = self.run.as_ref().map_or(seq, |run| run.first);
+                    self.found.links.push(Link {
+                        seq,
+                        kind: RESPONSE,
+                        target: first,
+                    });
+                } else {
+                    self.close_run();
+                    self.input_since = true;
+                }
+            }
+            Some("compacted") => {
+                self.close_run();
+                self.input_since = true;
+                self.found.marks.push(Mark {
+                    seq,
+                    kind: "compaction".to_string(),
+                    note: "the history before is replaced".to_string(),
+                });
+            }
+            Some("event_msg")
+                if payload.get("type").and_then(Value::as_str) == Some("token_count") =>
+            {
+                let Some(info) = payload.get("info").filter(|i| i.is_object()) else {
+                    return;
+                };
+                let total = info.get("total_token_usage").cloned();
+                if total.is_some() && total == self.last_total {
+                    return;
+                }
+                self.last_total = total;
+                let usage = info.get("last_token_usage").cloned();
+                self.close_run();
+                let takes = self
+                    .last_run
+                    .as_ref()
+                    .is_some_and(|run| !self.input_since && run.row.usage.is_none());
+                if takes {
+                    if let Some(mut run) = self.last_run.take() {
+                        run.row.usage = usage;
+                        let (first, row) = (run.first, run.row.clone());
+                        self.emit(first, &row);
+                        self.last_run = Some(run);
+                    }
+                } else {
+                    self.pending = usage;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn take_found(&mut self) -> Analysis {
+        std::mem::take(&mut self.found)
+    }
+
+    fn end(&mut self) -> Analysis {
+        let mut analysis = self.take_found();
+        analysis.cover = Some(CheckpointCover {
+            records: self.records,
+            format: FORMAT,
+            seekable: true,
+        });
+        analysis
+    }
+
+    fn records(&self) -> u64 {
+        self.records
+    }
+}
+
+/// A rollout's request as the Responses API got it: every model input item before its first
+/// output item, a compaction replacing what came before it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "RolloutRequest")]
+pub struct RolloutRequest {
+    #[ts(type = "number")]
+    pub request_offset: i64,
+    pub model: Option<String>,
+    #[ts(type = "Record<string, number> | null")]
+    pub usage: Option<Value>,
+    #[ts(type = "Array<unknown>")]
+    pub input: Vec<Value>,
+}
+
+/// Records read from the store at a time.
+const READ_SLICE: u64 = 4_096;
+
+/// The model input of the records before seq `end`: from the last compaction before it (its
+/// replacement history, else a user message holding its summary), then each response item.
+fn input_before(
+    store: &Store,
+    journal_id: i64,
+    end: u64,
+) -> Result<Vec<(StoredEvent, Value)>, StoreError> {
+    let compaction = store.next_mark(journal_id, "compaction", Some(end), false)?;
+    let mut input = Vec::new();
+    let from = match compaction {
+        Some(seq) => {
+            if let Some(record) = store.events_between(journal_id, seq, seq + 1)?.pop() {
+                if let Some(payload) = record.json().and_then(|v| v.get("payload").cloned()) {
+                    let replacement = match payload.get("replacement_history") {
+                        Some(Value::Array(items)) => items.clone(),
+                        _ => vec![serde_json::json!({"type": "message", "role": "user",
+                            "content": [{"type": "input_text",
+                                "text": payload.get("message").and_then(Value::as_str).unwrap_or("")}]})],
+                    };
+                    for item in replacement {
+                        input.push((record.clone(), item));
+                    }
+                }
+            }
+            seq + 1
+        }
+        None => 0,
+    };
+    for slice in store.slices(journal_id, from, end, READ_SLICE) {
+        for record in slice? {
+            let Some(value) = record.json() else { continue };
+            if value.get("type").and_then(Value::as_str) != Some("response_item") {
+                continue;
+            }
+            if let Some(payload) = value.get("payload").filter(|p| is_model_item(p)) {
+                let payload = payload.clone();
+                input.push((record, payload));
+            }
+        }
+    }
+    Ok(input)
+}
+
+/// The request whose first item is at `request_offset`; `None` when no run starts there.
+pub fn request(
+    store: &Store,
+    journal_id: i64,
+    request_offset: i64,
+) -> Result<Option<RolloutRequest>, StoreError> {
+    let Some(seq) = store.seq_at_offset(journal_id, request_offset)? else {
+        return Ok(None);
+    };
+    let Some(row) = store
+        .request_row(journal_id, seq)?
+        .and_then(|row| serde_json::from_str::<RequestRow>(&row).ok())
+    else {
+        return Ok(None);
+    };
+    let input = input_before(store, journal_id, seq)?
+        .into_iter()
+        .map(|(_, item)| item)
+        .collect();
+    Ok(Some(RolloutRequest {
+        request_offset,
+        model: row.model,
+        usage: row.usage,
+        input,
+    }))
+}
+
+/// What the model could see at offset `at`: the session's base instructions, when it records
+/// them, and every model input item through `at`.
+pub fn projection(store: &Store, journal_id: i64, at: i64) -> Result<ConversationView, StoreError> {
+    let end = store.offset_cut(journal_id, at, None)?.prefix;
+    let meta = store
+        .last_event_of_types(journal_id, &["session_meta"])?
+        .filter(|meta| meta.seq < end);
+    let instructions = meta.as_ref().and_then(|meta| {
+        let value = meta.json()?;
+        let text = value
+            .get("payload")?
+            .get("base_instructions")?
+            .get("text")?
+            .as_str()?
+            .to_string();
+        Some(
+            serde_json::json!({"offset": meta.offset.unwrap_or(meta.line as i64), "content": text}),
+        )
+    });
+    let history = input_before(store, journal_id, end)?
+        .into_iter()
+        .map(|(record, item)| ConversationItem {
+            offset: record.offset.unwrap_or(record.line as i64),
+            uuid: None,
+            role: item
+                .get("role")
+                .or_else(|| item.get("type"))
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string(),
+            content: vec![item],
+            timestamp: record.created_at.clone(),
+            response: None,
+        })
+        .collect();
+    Ok(ConversationView {
+        at,
+        system_known: instructions.is_some(),
+        system: instructions.into_iter().collect(),
+        history,
+    })
+}
