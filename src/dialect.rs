@@ -166,3 +166,26 @@ pub fn transcript_request(
         Dialect::Iterate | Dialect::AgUi | Dialect::AgentsKit => None,
     })
 }
+
+/// Every agent session on disk that a dialect knows where to find, newest first.
+pub fn sessions() -> Vec<crate::transcript::Session> {
+    let now = std::time::SystemTime::now();
+    let mut found: Vec<_> = INTERPRETERS
+        .into_iter()
+        .flat_map(|interpreter| interpreter.sessions(now))
+        .collect();
+    found.sort_by(|a, b| {
+        b.modified_ms
+            .cmp(&a.modified_ms)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    found
+}
+
+/// The file of the session `sessions` lists under `id`.
+pub fn session_file(id: &str) -> Option<std::path::PathBuf> {
+    sessions()
+        .into_iter()
+        .find(|session| session.id == id)
+        .map(|session| std::path::PathBuf::from(session.path))
+}

@@ -139,6 +139,12 @@ pub trait Interpreter: Sync {
     /// another was written by another version, and is folded again.
     fn checkpoint_format(&self) -> u32;
 
+    /// The sessions of this dialect a developer already has on disk, where its writer keeps
+    /// them in a known place.
+    fn sessions(&self, _now: std::time::SystemTime) -> Vec<crate::transcript::Session> {
+        Vec::new()
+    }
+
     /// What a stored journal is in the middle of at its end (an AG-UI run that started and has
     /// not finished), as a phrase for a connection that drops there; `None` when nothing is
     /// open or the dialect has no such unit.

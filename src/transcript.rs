@@ -1,9 +1,15 @@
 //! The shapes a transcript's views share, whatever wrote it (Claude Code, Codex): a request as
-//! the list shows it, and the conversation at a line. Each transcript dialect fills them.
+//! the list shows it, the conversation at a line, and a session found on disk. Each transcript
+//! dialect fills them.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
+
+use crate::derived::Dialect;
 
 /// One request as `requests` lists it: its first line, ids, model, thread and the usage its
 /// last line reports.
@@ -48,4 +54,84 @@ pub struct ConversationView {
     #[ts(type = "Array<unknown>")]
     pub system: Vec<Value>,
     pub history: Vec<ConversationItem>,
+}
+
+/// One session on disk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Session {
+    /// The session's id: what `sessions` lists and any command takes instead of a path.
+    pub id: String,
+    pub dialect: Dialect,
+    pub path: String,
+    /// The directory the agent worked in, as the session records it.
+    pub project: Option<String>,
+    /// The first thing the user asked, cut to a line.
+    pub first_prompt: Option<String>,
+    #[ts(type = "number")]
+    pub bytes: u64,
+    /// When the file last changed, in milliseconds since the epoch.
+    #[ts(type = "number")]
+    pub modified_ms: u64,
+    /// Whether the file changed in the last two minutes: the agent is likely still writing it.
+    pub live: bool,
+}
+
+/// A session written less long ago than this is still being written.
+const LIVE_WITHIN: Duration = Duration::from_secs(120);
+
+impl Session {
+    /// A session of `dialect` in the file at `path`, described by its size and age; the
+    /// dialect reads what it records from its first lines.
+    pub fn of_file(path: &Path, dialect: Dialect, id: String, now: SystemTime) -> Option<Session> {
+        let meta = std::fs::metadata(path).ok()?;
+        let modified = meta.modified().ok()?;
+        Some(Session {
+            id,
+            dialect,
+            path: path.to_string_lossy().into_owned(),
+            project: None,
+            first_prompt: None,
+            bytes: meta.len(),
+            modified_ms: modified
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
+            live: now
+                .duration_since(modified)
+                .is_ok_and(|since| since < LIVE_WITHIN),
+        })
+    }
+
+    /// Reads the first lines of the session's file as JSON, handing each to `read` until it
+    /// says it has what it needs.
+    pub fn read_head(&mut self, mut read: impl FnMut(&mut Session, &Value) -> bool) {
+        use std::io::BufRead;
+        let Ok(file) = std::fs::File::open(&self.path) else {
+            return;
+        };
+        for line in std::io::BufReader::new(file).lines().take(HEAD_LINES) {
+            let Ok(line) = line else { break };
+            let Ok(value) = serde_json::from_str::<Value>(line.trim_start_matches('\u{feff}'))
+            else {
+                continue;
+            };
+            if read(self, &value) {
+                break;
+            }
+        }
+    }
+}
+
+/// Lines of a session read to describe it.
+const HEAD_LINES: usize = 200;
+
+/// Collapses whitespace and cuts at `max` characters, marking the cut.
+pub fn one_line(text: &str, max: usize) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() > max {
+        let cut: String = joined.chars().take(max).collect();
+        return format!("{cut}…");
+    }
+    joined
 }

@@ -70,9 +70,16 @@ fn the_store_and_what_it_keeps_name_no_dialect_and_nothing_above_them() {
         ("store", &["derived", "diagnostic", "source"]),
         (
             "interpreter",
-            &["derived", "diagnostic", "record_json", "source", "store"],
+            &[
+                "derived",
+                "diagnostic",
+                "record_json",
+                "source",
+                "store",
+                "transcript",
+            ],
         ),
-        ("transcript", &[]),
+        ("transcript", &["derived"]),
         ("source", &[]),
         ("source_ends", &[]),
         ("diagnostic", &[]),

@@ -10,6 +10,7 @@
 
 pub mod fold;
 pub mod line;
+pub mod sessions;
 pub mod view;
 
 use serde_json::Value;
@@ -70,6 +71,10 @@ impl Interpreter for ClaudeCode {
 
     fn offers(&self) -> &'static [View] {
         &[View::Conversation]
+    }
+
+    fn sessions(&self, now: std::time::SystemTime) -> Vec<crate::transcript::Session> {
+        sessions::list(now)
     }
 
     fn checkpoint_format(&self) -> u32 {

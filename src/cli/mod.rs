@@ -314,6 +314,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The Claude Code and Codex sessions on this machine, newest first: any command takes a
+    /// listed id in place of a journal file.
+    Sessions {
+        #[arg(long)]
+        json: bool,
+    },
     /// AgentsKit: every line's cursor verdict and the lineage tree.
     Turns {
         journal: String,
@@ -410,6 +416,11 @@ fn open(journal: &str, db: Option<&Path>) -> Result<Journal> {
         Some(demo) if !Path::new(journal).is_file() => {
             demo_path(demo).and_then(|path| Journal::open(&path, None, &mut control))
         }
+        // A session id that `sessions` lists.
+        _ if !Path::new(journal).exists() => match journalscope::dialect::session_file(journal) {
+            Some(path) => Journal::open(&path, db, &mut control),
+            None => Journal::open(Path::new(journal), db, &mut control),
+        },
         _ => Journal::open(Path::new(journal), db, &mut control),
     };
     if let Some(bar) = bar {
@@ -614,6 +625,9 @@ pub fn run(cli: Cli) -> Result<()> {
             let command = <Cli as clap::CommandFactory>::command();
             clap_mangen::generate_to(command, &dir)
                 .with_context(|| format!("writing manual pages into {}", dir.display()))?;
+        }
+        Command::Sessions { json } => {
+            output::sessions(&mut out, &journalscope::dialect::sessions(), json)?;
         }
         Command::Diagnostics { journal, json } => {
             let journal = open(&journal, None)?;

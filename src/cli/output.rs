@@ -590,7 +590,11 @@ pub fn conversation_requests(
             r.model.as_deref().unwrap_or("-"),
             field(&r.usage, "input_tokens"),
             field(&r.usage, "cache_creation_input_tokens"),
-            field(&r.usage, "cache_read_input_tokens"),
+            // Codex counts what the cache served as `cached_input_tokens`.
+            match field(&r.usage, "cache_read_input_tokens").as_str() {
+                "-" => field(&r.usage, "cached_input_tokens"),
+                read => read.to_string(),
+            },
             field(&r.usage, "output_tokens"),
             if r.sidechain { "sidechain" } else { "main" }
         )?;
@@ -651,6 +655,41 @@ pub fn conversation_request(
     }
     for d in &request.diagnostics {
         writeln!(out, "{} {}: {}", d.severity.as_str(), d.code, d.message)?;
+    }
+    Ok(())
+}
+
+/// The sessions on this machine, newest first.
+pub fn sessions(
+    out: &mut dyn Write,
+    sessions: &[journalscope::transcript::Session],
+    as_json: bool,
+) -> Result<()> {
+    if as_json {
+        return json(out, &sessions);
+    }
+    if sessions.is_empty() {
+        writeln!(out, "no Claude Code or Codex sessions found")?;
+        return Ok(());
+    }
+    for s in sessions {
+        let size = if s.bytes >= 1 << 20 {
+            format!("{:.1} MiB", s.bytes as f64 / 1048576.0)
+        } else {
+            format!("{:.0} KiB", s.bytes as f64 / 1024.0)
+        };
+        writeln!(
+            out,
+            "{}  {:<11} {:>9}{}  {}",
+            s.id,
+            s.dialect.as_str(),
+            size,
+            if s.live { "  live" } else { "" },
+            s.project.as_deref().unwrap_or("-")
+        )?;
+        if let Some(prompt) = &s.first_prompt {
+            writeln!(out, "    {prompt}")?;
+        }
     }
     Ok(())
 }

@@ -7,6 +7,8 @@
 //! Marks: `request` (a run's first item), `compaction`. Links: `response` (an output item to
 //! its run's first).
 
+pub mod sessions;
+
 use serde_json::Value;
 
 use crate::derived::{Analysis, CheckpointCover, Dialect, Link, Mark, ReadEvent};
@@ -73,6 +75,10 @@ impl Interpreter for Codex {
 
     fn offers(&self) -> &'static [View] {
         &[View::Conversation]
+    }
+
+    fn sessions(&self, now: std::time::SystemTime) -> Vec<crate::transcript::Session> {
+        sessions::list(now)
     }
 
     fn checkpoint_format(&self) -> u32 {
