@@ -1,4 +1,4 @@
-# Desktop app targets (issue 3). Included by the top-level Makefile. Every target installs what
+# Desktop app targets. Included by the top-level Makefile. Every target installs what
 # it needs (apt packages, tauri-driver, npm packages) when missing, asks nothing, and can run
 # again safely.
 

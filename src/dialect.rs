@@ -143,8 +143,9 @@ pub fn contract(
 
 /// A transcript's request as its provider got it: Claude Code's as Messages API messages,
 /// Codex's as Responses API input items.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(untagged)]
+#[ts(export)]
 pub enum TranscriptRequest {
     Messages(claude::ConversationRequest),
     Items(codex::RolloutRequest),

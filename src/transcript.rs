@@ -59,7 +59,7 @@ pub struct ConversationView {
 /// One session on disk.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(export)]
+#[ts(export, rename = "AgentSession")]
 pub struct Session {
     /// The session's id: what `sessions` lists and any command takes instead of a path.
     pub id: String,

@@ -408,3 +408,27 @@ pub async fn cache_report(
     let (before, after) = (before.min(MAX_REPORT_WINDOW), after.min(MAX_REPORT_WINDOW));
     session.with(|j| j.cache_report_around(transport, around, (before.into(), after.into())))
 }
+
+/// The Claude Code and Codex sessions on this machine, newest first.
+#[tauri::command]
+pub async fn agent_sessions() -> Vec<journalscope::transcript::Session> {
+    tauri::async_runtime::spawn_blocking(journalscope::dialect::sessions)
+        .await
+        .unwrap_or_default()
+}
+
+#[tauri::command]
+pub async fn conversation_at(
+    session: State<'_, Session>,
+    seq: u64,
+) -> Result<journalscope::transcript::ConversationView, IpcError> {
+    session.with(|journal| journal.conversation_at_seq(seq))
+}
+
+#[tauri::command]
+pub async fn conversation_request(
+    session: State<'_, Session>,
+    offset: i64,
+) -> Result<journalscope::dialect::TranscriptRequest, IpcError> {
+    session.with(|journal| journal.conversation_request(offset))
+}

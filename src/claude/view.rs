@@ -41,7 +41,8 @@ pub struct ConversationRequest {
     pub usage: Option<Value>,
     pub messages: Vec<Message>,
     /// A tool call with no later result, or a result with no earlier call.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    #[ts(as = "Option<Vec<Diagnostic>>", optional)]
     pub diagnostics: Vec<Diagnostic>,
 }
 

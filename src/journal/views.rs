@@ -143,6 +143,19 @@ impl Journal {
 
 /// Views of a transcript's conversation (Claude Code).
 impl Journal {
+    /// The conversation a transcript's model saw at the event at `seq`.
+    pub fn conversation_at_seq(
+        &self,
+        seq: u64,
+    ) -> Result<crate::transcript::ConversationView, JournalError> {
+        self.offer(View::Conversation)?;
+        let at = self.offset_at_seq(seq)?.unwrap_or(0);
+        match self.step_at(at, None)? {
+            Step::Conversation(view) => Ok(view),
+            _ => Err(JournalError::NoSuchEvent(seq)),
+        }
+    }
+
     /// Every request of a transcript, by its first line.
     pub fn conversation_requests(&self) -> Result<Vec<crate::claude::RequestRow>, JournalError> {
         self.offer(View::Conversation)?;

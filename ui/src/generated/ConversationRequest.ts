@@ -10,4 +10,4 @@ export type ConversationRequest = { requestOffset: number, model: string | null,
 /**
  * A tool call with no later result, or a result with no earlier call.
  */
-diagnostics: Array<Diagnostic>, };
+diagnostics?: Array<Diagnostic>, };

@@ -7,6 +7,7 @@ import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { open } from "@tauri-apps/plugin-dialog";
 import { writeText } from "@tauri-apps/plugin-clipboard-manager";
 import type {
+  AgentSession,
   Bookmark,
   Breakpoint,
   BreakpointHit,
@@ -22,6 +23,7 @@ import type {
   CompactionView,
   ConnectRequest,
   ContextSizes,
+  ConversationView,
   Demo,
   EventDetail,
   EventPage,
@@ -44,6 +46,7 @@ import type {
   Startup,
   StepTarget,
   Timeline,
+  TranscriptRequest,
   Transport,
   TypeCount,
 } from "./types";
@@ -70,7 +73,6 @@ export const backend = {
   openFile: (path: string) => call<JournalInfo>("open_file", { path }),
   openDemo: (demo: Demo) => call<JournalInfo>("open_demo", { demo }),
   cancelImport: () => call<void>("cancel_import"),
-  /** Loads the shown journal for stepping again after a load failed; false when it is loaded. */
   recentFiles: () => call<RecentFile[]>("recent_files"),
   info: () => call<JournalInfo>("journal_info"),
   eventTypes: () => call<TypeCount[]>("event_types"),
@@ -86,7 +88,6 @@ export const backend = {
   requestAt: (offset: number, transport: Transport) =>
     call<RequestView>("request_at", { offset, transport }),
   compactionAt: (offset: number) => call<CompactionView>("compaction_at", { offset }),
-  /** Without a path the backend asks with the native save dialog. */
   /** Asks where with the native save dialog; the window never names a path itself. */
   exportRequest: (offset: number, transport: Transport, options: ExportOptions) =>
     call<Exported>("export_request", { offset, transport, options }),
@@ -117,6 +118,11 @@ export const backend = {
   agentskitState: (seq: number, thread: string | null) =>
     call<AgentsKitSnapshotAt>("agentskit_state", { seq, thread }),
   agentskitTurns: (thread: string | null) => call<AgentsKitTurnsReport>("agentskit_turns", { thread }),
+
+  /** The Claude Code and Codex sessions on this machine, newest first. */
+  agentSessions: () => call<AgentSession[]>("agent_sessions"),
+  conversationAt: (seq: number) => call<ConversationView>("conversation_at", { seq }),
+  conversationRequest: (offset: number) => call<TranscriptRequest>("conversation_request", { offset }),
 
   async pickJournal(): Promise<string | null> {
     const picked = await open({
@@ -151,8 +157,6 @@ export const backend = {
   onImportProgress(handler: (s: ImportStatus) => void): Promise<UnlistenFn> {
     return listen<ImportStatus>("import-progress", (e) => handler(e.payload));
   },
-
-  /** How far loading an opened journal for stepping got, and when it ended. */
 
   /** Files dropped onto the window (the first path is opened). */
   onFileDrop(handler: (paths: string[]) => void, hover?: (over: boolean) => void): Promise<UnlistenFn> {

@@ -94,7 +94,7 @@ export function actionFor(press: KeyPress): Action | null {
     case "k":
     case "ArrowUp":
       return step("event", false);
-    // The issue spells it "J/K previous/next request": J goes back, K goes forward.
+    // J goes back a request and K forward, as the key help says.
     case "J":
       return step("request", false);
     case "K":

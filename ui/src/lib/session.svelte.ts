@@ -7,11 +7,13 @@ import { exportNotice, redactionLabel } from "./export";
 import type { Action } from "./keys";
 import { otherTransport } from "./roles";
 import type {
+  AgentSession,
   AgentsKitSnapshotAt,
   AgentsKitTurnsReport,
   AgUiRunSpan,
   AgUiStep,
   CompactionView,
+  ConversationView,
   Demo,
   EventDetail,
   EventQuery,
@@ -24,6 +26,7 @@ import type {
   RequestView,
   StepTarget,
   Timeline,
+  TranscriptRequest,
   Transport,
   TypeCount,
 } from "./types";
@@ -54,6 +57,12 @@ export const ui = $state({
   turns: null as AgentsKitTurnsReport | null,
   /** AgentsKit session the cursor follows; null lets the core pick the journal's own. */
   thread: null as string | null,
+  /** A Claude Code or Codex transcript: what the model could see at the selection. */
+  conversation: null as ConversationView | null,
+  /** The transcript request the selection belongs to, as its provider got it. */
+  transcriptRequest: null as TranscriptRequest | null,
+  /** Claude Code and Codex sessions found on this machine; null until first listed. */
+  sessions: null as AgentSession[] | null,
   help: false,
   /** This build's version and commit, shown in the About box. */
   version: "",
@@ -95,6 +104,8 @@ export async function afterOpen(info: JournalInfo) {
   ui.kit = null;
   ui.turns = null;
   ui.thread = null;
+  ui.conversation = null;
+  ui.transcriptRequest = null;
   // The previous journal's timeline must not answer g/G for this one.
   ui.timeline = null;
   ui.listVersion += 1;
@@ -136,6 +147,11 @@ export function openFile(path: string) {
 
 export function openDemo(demo: Demo) {
   return runImport(() => backend.openDemo(demo), `${demo} demo`);
+}
+
+/** Lists the Claude Code and Codex sessions on this machine again. */
+export async function listSessions() {
+  ui.sessions = await backend.agentSessions().catch(() => ui.sessions ?? []);
 }
 
 export async function pickAndOpen() {
@@ -197,6 +213,18 @@ export async function select(seq: number) {
     } else if (ui.info?.dialect === "agents-kit") {
       const kit = await backend.agentskitState(seq, ui.thread);
       if (ticket === selecting) ui.kit = kit;
+    } else if (ui.info?.dialect === "claude-code" || ui.info?.dialect === "codex") {
+      const conversation = await backend.conversationAt(seq);
+      if (ticket !== selecting) return;
+      ui.conversation = conversation;
+      if (kinds.has("request") && detail.offset !== null) {
+        const request = await backend.conversationRequest(detail.offset);
+        if (ticket !== selecting) return;
+        ui.transcriptRequest = request;
+        ui.centre = "request";
+      } else {
+        ui.centre = "projection";
+      }
     }
   } catch (e) {
     if (ticket !== selecting) return;
@@ -362,6 +390,17 @@ export async function copyRequestExport(options: ExportOptions) {
     const r = await backend.requestExportText(ui.request.snapshot.requestOffset, ui.transport, options);
     await backend.copyText(r.text);
     ui.notice = `request ${options.format === "curl" ? "curl command" : "body"} copied (${redactionLabel(r)})`;
+  } catch (e) {
+    fail(e);
+  }
+}
+
+/** Copies the selected transcript request, as its provider got it, as JSON. */
+export async function copyTranscriptRequest() {
+  if (!ui.transcriptRequest) return;
+  try {
+    await backend.copyText(JSON.stringify(ui.transcriptRequest, null, 2));
+    ui.notice = `request @${ui.transcriptRequest.requestOffset} copied as JSON`;
   } catch (e) {
     fail(e);
   }

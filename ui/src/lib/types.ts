@@ -66,6 +66,15 @@ export type { RequestDiff } from "../generated/RequestDiff";
 export type { RequestSide } from "../generated/RequestSide";
 export type { TextSegment } from "../generated/TextSegment";
 
+// Claude Code and Codex transcripts (src/transcript.rs, src/dialect.rs).
+export type { AgentSession } from "../generated/AgentSession";
+export type { ConversationItem } from "../generated/ConversationItem";
+export type { ConversationMessage } from "../generated/ConversationMessage";
+export type { ConversationRequest } from "../generated/ConversationRequest";
+export type { ConversationView } from "../generated/ConversationView";
+export type { RolloutRequest } from "../generated/RolloutRequest";
+export type { TranscriptRequest } from "../generated/TranscriptRequest";
+
 // Search, the SQL console, breakpoints and bookmarks (src/search.rs, console.rs, breakpoint.rs,
 // bookmark.rs).
 export type { Bookmark } from "../generated/Bookmark";

@@ -1,0 +1,182 @@
+//! End-to-end: the home screen lists the Claude Code and Codex sessions on the machine (here a
+//! real Claude Code session and a Codex rollout placed where those tools keep them); a click
+//! opens one, `c` steps to its compaction, `K` to the first request after it, whose messages
+//! start from the compaction's summary, as `journalscope request --json` says. Ignored by a
+//! plain `cargo test`; scripts/e2e.sh runs it. Screenshots: target/e2e-screenshots/sessions-*.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+use fantoccini::{Client, Locator};
+use serde_json::Value;
+
+mod common;
+use common::*;
+
+const SESSION: &str = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
+/// The session's compact_boundary line, and the first request after it.
+const COMPACTION: i64 = 1481;
+const REQUEST_AFTER: i64 = 1492;
+
+fn fixture(rel: &str) -> std::path::PathBuf {
+    workspace().join("tests/fixtures/claude-code").join(rel)
+}
+
+/// Copies a fixture to `to`, last written `age` ago (older than two minutes: not live).
+fn place(from: &Path, to: &Path, age: Duration) -> Result<(), String> {
+    let folder = to.parent().ok_or("a folder")?;
+    std::fs::create_dir_all(folder).map_err(|e| format!("make {}: {e}", folder.display()))?;
+    std::fs::copy(from, to).map_err(|e| format!("copy {}: {e}", from.display()))?;
+    let file = std::fs::File::options()
+        .write(true)
+        .open(to)
+        .map_err(|e| format!("open the copy: {e}"))?;
+    file.set_modified(SystemTime::now() - age)
+        .map_err(|e| format!("age the copy: {e}"))
+}
+
+/// The first message's text of the request at `at`, as the CLI renders it.
+fn cli_first_text(cache: &Path, session: &Path, at: i64) -> Result<String, String> {
+    let out = Command::new(cli_binary())
+        .env("JOURNALSCOPE_CACHE_DIR", cache)
+        .args([
+            "request",
+            &session.to_string_lossy(),
+            "--at",
+            &at.to_string(),
+            "--json",
+        ])
+        .output()
+        .map_err(|e| format!("run the CLI: {e}"))?;
+    let v: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+        format!(
+            "request --json: {e}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
+    v["messages"][0]["content"][0]["text"]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("no first text in {v}"))
+}
+
+async fn session_from_home(c: &Client, cache: &Path, session: &Path) -> Outcome {
+    click_at(c, "[data-testid=home]").await?;
+    wait_until(
+        c,
+        "both sessions listed",
+        "return document.querySelectorAll('[data-testid=session]').length === 2;",
+    )
+    .await?;
+    let listed = c
+        .find_all(Locator::Css("[data-testid=session]"))
+        .await
+        .map_err(err("sessions"))?;
+    let mut dialects = Vec::new();
+    for s in &listed {
+        dialects.push(attr(s, "data-dialect").await?);
+    }
+    check(
+        dialects == ["codex", "claude-code"],
+        &format!("both agents' sessions, newest first: {dialects:?}"),
+    )?;
+    // textContent, not the rendered text: the prompt is cut with an ellipsis to fit the row.
+    let claude = js(
+        c,
+        "return document.querySelector('[data-testid=session][data-dialect=claude-code]').textContent;",
+    )
+    .await?;
+    let claude = claude.as_str().unwrap_or_default();
+    check(
+        claude.contains("Work on bead spotter-4te") && claude.contains(SESSION),
+        &format!("the row shows the first prompt and the id: {claude}"),
+    )?;
+    screenshot(c, "sessions-01-home").await?;
+
+    click_at(c, "[data-testid=session][data-dialect=claude-code]").await?;
+    wait_until(
+        c,
+        "the session's conversation",
+        "return !!document.querySelector('[data-testid=conversation]') && !document.querySelector('[data-testid=import-progress]');",
+    )
+    .await?;
+    let title = js(c, "return document.title;").await?;
+    check(
+        title.as_str().is_some_and(|t| t.contains(SESSION)),
+        &format!("the window names the session's file: {title}"),
+    )?;
+    let unknown = text_of(c, "[data-testid=system-unknown]").await?;
+    check(
+        unknown.contains("not recorded"),
+        "the pane says the system prompt is not in the transcript",
+    )?;
+
+    keys(c, "c").await?;
+    wait_selected(c, COMPACTION).await?;
+    screenshot(c, "sessions-02-compaction").await?;
+
+    keys(c, "K").await?;
+    wait_selected(c, REQUEST_AFTER).await?;
+    wait_for(
+        c,
+        &format!("[data-testid=transcript-request][data-offset='{REQUEST_AFTER}']"),
+    )
+    .await?;
+    let want = cli_first_text(cache, session, REQUEST_AFTER)?;
+    check(
+        want.starts_with("This session is being continued"),
+        &format!(
+            "the CLI's request starts from the summary: {}",
+            &want[..want.len().min(80)]
+        ),
+    )?;
+    let shown = js(
+        c,
+        "return document.querySelector('[data-testid=transcript-request] [data-testid=transcript-block] pre').textContent;",
+    )
+    .await?;
+    check(
+        shown.as_str() == Some(want.as_str()),
+        "the window's first message is the CLI's, character for character",
+    )?;
+    // The conversation tab still shows the lines in context at the request.
+    click_at(c, "[data-testid=tab-projection]").await?;
+    let at = attr(&wait_for(c, "[data-testid=conversation]").await?, "data-at").await?;
+    check(
+        at == REQUEST_AFTER.to_string(),
+        &format!("the conversation is the one at the request: @{at}"),
+    )?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a display, WebKitWebDriver and tauri-driver: run `make e2e`"]
+async fn sessions_end_to_end() {
+    let agents = tempfile::tempdir().expect("temp agent homes");
+    let claude = agents.path().join("claude");
+    let codex = agents.path().join("codex");
+    let session = claude
+        .join("projects/-home-USER-projects-spotter-worktrees-spotter-4te")
+        .join(format!("{SESSION}.jsonl"));
+    place(
+        &fixture(&format!("corpus/spotter/{SESSION}.jsonl")),
+        &session,
+        Duration::from_secs(7_200),
+    )
+    .expect("place the Claude Code session");
+    place(
+        &fixture("codex-compaction.jsonl"),
+        &codex.join("sessions/2026/03/02/rollout-2026-03-02T11-00-02-019c0000-0000-7000-8000-000000000104.jsonl"),
+        Duration::from_secs(3_600),
+    )
+    .expect("place the Codex rollout");
+    let harness = Harness::start(&[("CLAUDE_CONFIG_DIR", &claude), ("CODEX_HOME", &codex)]);
+    let (port, cache) = (harness.port, harness.cache.clone());
+    let outcome = scenario(port, "sessions-03-request", &[], |c| async move {
+        let r = session_from_home(&c, &cache, &session).await;
+        (c, r)
+    })
+    .await;
+    assert_all(vec![outcome], "sessions end-to-end scenario");
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { blockText, innerText } from "./transcript";
+
+describe("Claude Code blocks as text", () => {
+  it("shows text, thinking and a tool call's name and input", () => {
+    expect(blockText({ type: "text", text: "hello <b>" }), "text is kept verbatim, markup included").toEqual({
+      kind: "text",
+      label: "text",
+      text: "hello <b>",
+    });
+    expect(blockText({ type: "thinking", thinking: "hmm", signature: "x" }).text, "thinking shows its thought").toBe(
+      "hmm",
+    );
+    const call = blockText({ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "ls" } });
+    expect(call.label, "a tool call is labelled with its tool").toBe("tool_use Bash");
+    expect(JSON.parse(call.text), "its input is shown whole").toEqual({ command: "ls" });
+  });
+
+  it("reads a tool result's text whether it is a string or a list of parts, and flags errors", () => {
+    expect(blockText({ type: "tool_result", tool_use_id: "t", content: "ok" }).text, "string content").toBe("ok");
+    const parts = blockText({
+      type: "tool_result",
+      tool_use_id: "t",
+      is_error: true,
+      content: [
+        { type: "text", text: "one" },
+        { type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } },
+      ],
+    });
+    expect(parts.label, "an error result says so").toBe("tool_result (error)");
+    expect(parts.text, "text parts joined, images named without their bytes").toBe("one\n[image image/png]");
+  });
+});
+
+describe("Codex items as text", () => {
+  it("shows messages, calls and their outputs", () => {
+    const message = blockText({ type: "message", role: "user", content: [{ type: "input_text", text: "fix it" }] });
+    expect(message, "a message item shows its role and text").toEqual({
+      kind: "text",
+      label: "message user",
+      text: "fix it",
+    });
+    const call = blockText({ type: "function_call", name: "shell", arguments: '{"command":["ls"]}', call_id: "c" });
+    expect(call.label, "a function call names its function").toBe("function_call shell");
+    expect(call.text, "its arguments are the string the model wrote").toBe('{"command":["ls"]}');
+    expect(blockText({ type: "function_call_output", call_id: "c", output: "done" }).text, "the output").toBe("done");
+  });
+
+  it("shows a reasoning summary, or says the reasoning is encrypted", () => {
+    expect(
+      blockText({ type: "reasoning", summary: [{ type: "summary_text", text: "plan" }] }).text,
+      "the summary's text",
+    ).toBe("plan");
+    expect(blockText({ type: "reasoning", summary: [], encrypted_content: "gAAA" }).text, "no summary").toBe(
+      "(encrypted reasoning)",
+    );
+  });
+
+  it("shows what it does not know as JSON instead of dropping it", () => {
+    const unknown = blockText({ type: "new_kind", detail: 1 });
+    expect(unknown.label, "the type still labels it").toBe("new_kind");
+    expect(JSON.parse(unknown.text), "every field survives").toEqual({ type: "new_kind", detail: 1 });
+    expect(innerText(42), "a bare value").toBe("42");
+  });
+});
