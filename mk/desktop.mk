@@ -13,13 +13,13 @@ ui-deps:
 ui-build: ui-deps
 	cd ui && npm run build
 
-# Vitest for view logic, svelte-check for types, and the Rust side of the shell (IPC shapes,
-# recent files, drift of the generated TypeScript, checked first so nothing regenerates it,
-# and the window's security policy as configured).
+# Vitest for view logic, svelte-check for types, drift of the generated TypeScript, and the
+# Rust side of the shell (IPC shapes, recent files, and the window's security policy as
+# configured).
 ui-test: ui-deps
 	cd ui && npm run check
 	cd ui && npm test
-	cargo test -p journalscope-app --test ts_drift
+	scripts/ts-drift.sh
 	cargo test -p journalscope-app --test config_policy
 	cargo test -p journalscope-app --lib
 
