@@ -168,6 +168,20 @@ pub fn transcript_request(
     })
 }
 
+/// Why each request of a transcript read less from the prompt cache than the one before it
+/// left; `None` when the journal is no transcript.
+pub fn transcript_cache(
+    store: &Store,
+    journal: &JournalRow,
+    range: crate::transcript::cache::Range,
+) -> Result<Option<crate::transcript::cache::CacheReport>, StoreError> {
+    Ok(match journal.dialect {
+        Dialect::ClaudeCode => Some(claude::cache::cache_report(store, journal.id, range)?),
+        Dialect::Codex => Some(codex::cache_report(store, journal.id, range)?),
+        Dialect::Iterate | Dialect::AgUi | Dialect::AgentsKit => None,
+    })
+}
+
 /// Every agent session on disk that a dialect knows where to find, newest first.
 pub fn sessions() -> Vec<crate::transcript::Session> {
     let now = std::time::SystemTime::now();

@@ -65,6 +65,8 @@ fn every_fixture_shows_the_requests_projections_and_diagnostics_the_spec_gives()
             vec!["requests".into(), journal, "--json".into()]
         } else if view == "diagnostics" {
             vec!["diagnostics".into(), journal, "--json".into()]
+        } else if view == "cache" {
+            vec!["cache".into(), journal, "--json".into()]
         } else if let Some(at) = view.strip_prefix("request-") {
             vec![
                 "request".into(),
@@ -205,4 +207,63 @@ fn the_corpus_transcripts_open_without_an_error_and_report_every_request_s_usage
             );
         }
     }
+}
+
+#[test]
+fn cache_text_names_each_break_and_its_cause_and_the_corpus_compaction_explains_its_miss() {
+    let cache = tempfile::tempdir().expect("cache dir");
+    let fixture = root().join("tests/fixtures/claude-code/compaction.jsonl");
+    let out = Command::new(BIN)
+        .args(["cache", &fixture.to_string_lossy()])
+        .env("JOURNALSCOPE_CACHE_DIR", cache.path())
+        .output()
+        .expect("run journalscope");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains(
+            "@10: 14330 of 14330 expected tokens missed: the compaction at @7 replaced the history"
+        ),
+        "the break after the compaction is named with its cause: {text}"
+    );
+    assert!(
+        text.contains("1 break(s), 0 unexplained"),
+        "the totals count it as explained: {text}"
+    );
+
+    // A real session: its one compaction costs the request after it the whole history, and
+    // the journal explains every break it has.
+    let session = root().join(
+        "tests/fixtures/claude-code/corpus/spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
+    );
+    let report = run(
+        cache.path(),
+        &["cache", &session.to_string_lossy(), "--json"],
+    )
+    .expect("cache --json on the corpus session");
+    assert_eq!(
+        report["unexplainedBreaks"], 0,
+        "every break has a recorded cause"
+    );
+    let after = report["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .find(|r| r["requestOffset"] == 1492)
+        .expect("the first request after the compaction at @1481");
+    assert!(
+        after["causes"]
+            .as_array()
+            .expect("causes")
+            .contains(&serde_json::json!({"kind": "compaction", "offset": 1481})),
+        "the compaction at @1481 is among its causes: {after}"
+    );
+    assert!(
+        after["missedTokens"].as_u64().expect("missed") > 100_000,
+        "the history it lost was over 100,000 tokens: {after}"
+    );
 }

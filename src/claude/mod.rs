@@ -8,6 +8,7 @@
 //! `sidechain` (a subagent's line). Links (see `fold`): `parent`, `response`, `result`,
 //! `message`, `spawned`, `replayed`.
 
+pub mod cache;
 pub mod fold;
 pub mod line;
 pub mod sessions;

@@ -228,7 +228,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Prefix stability: each request's cached prefix against the ideal, breaks explained.
+    /// Prefix stability: each request's cached prefix against the ideal, breaks explained. For a
+    /// Claude Code or Codex transcript: each request's reported cache reads against what the
+    /// request before it left, each miss explained (compaction, rewind, model change, expiry).
     Cache {
         journal: String,
         /// Only the requests at or after this offset (the first is still set against the
@@ -714,11 +716,20 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let journal = open(&journal, None)?;
-            let report = journal.cache_report_range(transport.into(), (from, to))?;
-            if json {
-                output::json(&mut out, &report)?;
+            if journal.dialect().offers(View::Conversation) {
+                let report = journal.transcript_cache((from, to))?;
+                if json {
+                    output::json(&mut out, &report)?;
+                } else {
+                    prefix::transcript_cache(&mut out, &report)?;
+                }
             } else {
-                prefix::cache(&mut out, &report)?;
+                let report = journal.cache_report_range(transport.into(), (from, to))?;
+                if json {
+                    output::json(&mut out, &report)?;
+                } else {
+                    prefix::cache(&mut out, &report)?;
+                }
             }
         }
         Command::Search {

@@ -245,3 +245,65 @@ pub fn cache(out: &mut dyn Write, report: &CacheReport) -> Result<()> {
     }
     Ok(())
 }
+
+/// A transcript's cache report: each request's reported reads against what the request before
+/// it in its thread left, breaks explained.
+pub fn transcript_cache(
+    out: &mut dyn Write,
+    report: &journalscope::transcript::cache::CacheReport,
+) -> Result<()> {
+    writeln!(
+        out,
+        "prompt cache · {} request(s) · each against the one before it in its thread · tokens as reported",
+        report.requests.len()
+    )?;
+    writeln!(
+        out,
+        " request  previous  thread       input     write      read  expected    missed  model"
+    )?;
+    for e in &report.requests {
+        let previous = e
+            .previous_request
+            .map_or_else(|| "-".to_string(), |p| format!("@{p}"));
+        let mark = match (e.broke, e.causes.is_empty()) {
+            (true, true) => "  ✗ UNEXPLAINED",
+            (true, false) => "  ✗",
+            _ => "",
+        };
+        writeln!(
+            out,
+            "{:>8}  {:>8}  {:<9} {:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {}{mark}",
+            format!("@{}", e.request_offset),
+            previous,
+            e.thread,
+            e.input_tokens,
+            e.cache_write_tokens,
+            e.cache_read_tokens,
+            e.expected_read_tokens,
+            e.missed_tokens,
+            e.model.as_deref().unwrap_or("-"),
+        )?;
+    }
+    writeln!(
+        out,
+        "total    input {} · write {} · read {} · missed {} · {} break(s), {} unexplained",
+        report.total_input_tokens,
+        report.total_write_tokens,
+        report.total_read_tokens,
+        report.total_missed_tokens,
+        report.breaks,
+        report.unexplained_breaks
+    )?;
+    let breaks: Vec<_> = report.requests.iter().filter(|e| e.broke).collect();
+    if !breaks.is_empty() {
+        writeln!(out, "\nBREAKS")?;
+        for e in breaks {
+            writeln!(
+                out,
+                "@{}: {} of {} expected tokens missed: {}",
+                e.request_offset, e.missed_tokens, e.expected_read_tokens, e.explanation
+            )?;
+        }
+    }
+    Ok(())
+}

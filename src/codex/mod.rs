@@ -384,6 +384,28 @@ fn input_before(
     Ok(input)
 }
 
+/// The cache report of every request of the rollout. A rollout never goes back: only a
+/// compaction cuts the conversation between two requests.
+pub fn cache_report(
+    store: &Store,
+    journal_id: i64,
+    range: crate::transcript::cache::Range,
+) -> Result<crate::transcript::cache::CacheReport, StoreError> {
+    use crate::transcript::cache::{compaction_between, report, stored_facts, Lineage};
+    report(
+        stored_facts(store, journal_id)?,
+        range,
+        |before, current| {
+            Ok(
+                match compaction_between(store, journal_id, before.seq, current.seq)? {
+                    Some(offset) => Lineage::Compacted { offset },
+                    None => Lineage::Extends,
+                },
+            )
+        },
+    )
+}
+
 /// The request whose first item is at `request_offset`; `None` when no run starts there.
 pub fn request(
     store: &Store,

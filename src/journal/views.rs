@@ -162,6 +162,22 @@ impl Journal {
         Ok(crate::claude::view::requests(&self.store, self.row.id)?)
     }
 
+    /// Each request's cache reads against what the request before it left, breaks explained,
+    /// for the requests whose first line is in `range`.
+    pub fn transcript_cache(
+        &self,
+        range: crate::transcript::cache::Range,
+    ) -> Result<crate::transcript::cache::CacheReport, JournalError> {
+        self.offer(View::Conversation)?;
+        crate::dialect::transcript_cache(&self.store, &self.row, range)?.ok_or(
+            JournalError::NotOffered {
+                view: View::Conversation.as_str(),
+                found: self.row.dialect,
+                offered_by: crate::dialect::offering(View::Conversation),
+            },
+        )
+    }
+
     /// The request whose first line is at `request_offset`, as its provider got it.
     pub fn conversation_request(
         &self,

@@ -2,6 +2,8 @@
 //! the list shows it, the conversation at a line, and a session found on disk. Each transcript
 //! dialect fills them.
 
+pub mod cache;
+
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
@@ -15,7 +17,7 @@ use crate::derived::Dialect;
 /// last line reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(export, rename = "ConversationRequest")]
+#[ts(export, rename = "TranscriptRequestRow")]
 pub struct RequestRow {
     #[ts(type = "number")]
     pub offset: i64,
