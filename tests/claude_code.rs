@@ -267,3 +267,50 @@ fn cache_text_names_each_break_and_its_cause_and_the_corpus_compaction_explains_
         "the history it lost was over 100,000 tokens: {after}"
     );
 }
+
+#[test]
+fn a_transcript_s_report_lists_its_requests_with_their_prompt_cache_and_the_compaction_miss() {
+    let cache = tempfile::tempdir().expect("cache dir");
+    let session = root().join(
+        "tests/fixtures/claude-code/corpus/spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
+    );
+    let html = cache.path().join("report.html");
+    let out = Command::new(BIN)
+        .args([
+            "report",
+            &session.to_string_lossy(),
+            "-o",
+            &html.to_string_lossy(),
+        ])
+        .env("JOURNALSCOPE_CACHE_DIR", cache.path())
+        .output()
+        .expect("run journalscope");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("217 requests"),
+        "the summary counts the transcript's requests, not iterate's (none): {stdout}"
+    );
+    let html = std::fs::read_to_string(&html).expect("read the report");
+    let section = html
+        .split("<section id=\"prompt-cache\">")
+        .nth(1)
+        .expect("the report has a prompt-cache section");
+    assert!(
+        section.contains("2 break(s), 0 unexplained"),
+        "the section totals match `cache` on the same session"
+    );
+    let row = section
+        .split("<tr data-offset=\"1492\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .expect("the request after the compaction has a row");
+    assert!(
+        row.contains("the compaction at @1481"),
+        "its row says the compaction cost it the cache: {row}"
+    );
+}

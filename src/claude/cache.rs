@@ -4,9 +4,7 @@
 
 use super::fold::{PARENT, RESPONSE};
 use crate::store::{Store, StoreError};
-use crate::transcript::cache::{
-    compaction_between, report, stored_facts, CacheReport, Lineage, Range,
-};
+use crate::transcript::cache::{report, stored_facts, CacheReport, Lineage, Range};
 
 /// The cache report of every request of the transcript.
 pub fn cache_report(
@@ -15,7 +13,9 @@ pub fn cache_report(
     range: Range,
 ) -> Result<CacheReport, StoreError> {
     report(
-        stored_facts(store, journal_id)?,
+        stored_facts(store.request_rows(journal_id)?, |seq| {
+            Ok(store.event(journal_id, seq)?.and_then(|e| e.created_at))
+        }),
         range,
         |before, current| lineage(store, journal_id, before.seq, current.seq),
     )
@@ -36,7 +36,7 @@ fn lineage(
         }
         at = store.link_from(journal_id, PARENT, seq)?;
     }
-    if let Some(offset) = compaction_between(store, journal_id, before, current)? {
+    if let Some(offset) = store.mark_offset_between(journal_id, "compaction", before, current)? {
         return Ok(Lineage::Compacted { offset });
     }
     let from = match at {

@@ -855,7 +855,10 @@ pub fn run(cli: Cli) -> Result<()> {
                             model.file_name,
                             model.range.label(),
                             model.events,
-                            model.requests.len(),
+                            model
+                                .prompt_cache
+                                .as_ref()
+                                .map_or(model.requests.len(), |c| c.requests.len()),
                             file.display(),
                             html.len()
                         )?;

@@ -391,13 +391,20 @@ pub fn cache_report(
     journal_id: i64,
     range: crate::transcript::cache::Range,
 ) -> Result<crate::transcript::cache::CacheReport, StoreError> {
-    use crate::transcript::cache::{compaction_between, report, stored_facts, Lineage};
+    use crate::transcript::cache::{report, stored_facts, Lineage};
     report(
-        stored_facts(store, journal_id)?,
+        stored_facts(store.request_rows(journal_id)?, |seq| {
+            Ok(store.event(journal_id, seq)?.and_then(|e| e.created_at))
+        }),
         range,
         |before, current| {
             Ok(
-                match compaction_between(store, journal_id, before.seq, current.seq)? {
+                match store.mark_offset_between(
+                    journal_id,
+                    "compaction",
+                    before.seq,
+                    current.seq,
+                )? {
                     Some(offset) => Lineage::Compacted { offset },
                     None => Lineage::Extends,
                 },

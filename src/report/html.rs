@@ -134,6 +134,9 @@ pub fn render(report: &Report) -> String {
         compactions(&mut h, report);
         downgrades(&mut h, report);
     }
+    if let Some(cache) = &report.prompt_cache {
+        prompt_cache(&mut h, cache);
+    }
     h.push_str(
         "<footer>Written by journalscope. Sizes are UTF-8 bytes of the rendered message contents \
          on the openai transport; tokens ≈ bytes ÷ 4. A prefix break: the request does not start \
@@ -482,6 +485,56 @@ fn requests(h: &mut String, r: &Report) {
         h,
         MAX_ROWS.min(r.requests.len()),
         r.requests.len(),
+        "requests",
+    );
+    h.push_str("</section>\n");
+}
+
+fn prompt_cache(h: &mut String, cache: &crate::transcript::cache::CacheReport) {
+    h.push_str("<section id=\"prompt-cache\"><h2>Requests and prompt cache</h2>\n");
+    let _ = writeln!(
+        h,
+        "<p class=\"muted\">Tokens as each response reported them. A request expects to read \
+         what the request before it in its thread read and wrote; a miss is explained from the \
+         journal where it can be. {} break(s), {} unexplained; {} tokens missed.</p>",
+        cache.breaks,
+        cache.unexplained_breaks,
+        group(cache.total_missed_tokens)
+    );
+    if cache.requests.is_empty() {
+        h.push_str("<p class=\"muted\">none</p>\n</section>\n");
+        return;
+    }
+    h.push_str("<table><thead><tr><th>offset</th><th>thread</th><th>model</th><th class=\"num\">input</th><th class=\"num\">cache write</th><th class=\"num\">cache read</th><th class=\"num\">expected</th><th class=\"num\">missed</th><th>why</th></tr></thead><tbody>\n");
+    for e in cache.requests.iter().take(MAX_ROWS) {
+        let why = match (e.broke, e.causes.is_empty()) {
+            (false, _) => String::new(),
+            (true, true) => format!(
+                "<span class=\"yes\">unexplained</span> {}",
+                escape(&e.explanation)
+            ),
+            (true, false) => escape(&e.explanation),
+        };
+        let _ = writeln!(
+            h,
+            "<tr data-offset=\"{}\"><td class=\"num\">@{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+            e.request_offset,
+            e.request_offset,
+            escape(&e.thread),
+            escape(e.model.as_deref().unwrap_or("–")),
+            group(e.input_tokens),
+            group(e.cache_write_tokens),
+            group(e.cache_read_tokens),
+            group(e.expected_read_tokens),
+            group(e.missed_tokens),
+            why
+        );
+    }
+    h.push_str("</tbody></table>\n");
+    more_note(
+        h,
+        MAX_ROWS.min(cache.requests.len()),
+        cache.requests.len(),
         "requests",
     );
     h.push_str("</section>\n");

@@ -342,6 +342,9 @@ pub struct Report {
     pub requests: Vec<ReportRequest>,
     pub compactions: Vec<ReportCompaction>,
     pub downgrades: Vec<TransportDowngrades>,
+    /// A transcript's requests with their reported usage and prompt-cache misses.
+    #[ts(type = "import(\"./TranscriptCacheReport\").TranscriptCacheReport | null")]
+    pub prompt_cache: Option<crate::transcript::cache::CacheReport>,
 }
 
 const EXCERPT_CHARS: usize = 240;
@@ -444,7 +447,13 @@ pub fn build(journal: &Journal, range: OffsetRange) -> Result<Report, JournalErr
             });
         }
     }
+    let prompt_cache = if journal.dialect().offers(View::Conversation) {
+        Some(journal.transcript_cache((range.from, range.to))?)
+    } else {
+        None
+    };
     Ok(Report {
+        prompt_cache,
         file_name: info.file_name,
         dialect: info.dialect,
         framing: info.framing,

@@ -1681,6 +1681,27 @@ impl Store {
         Ok(seq.map(|s| s as u64))
     }
 
+    /// The offset of the first event with a mark of `kind` strictly between events `after` and
+    /// `before`; `None` when none lies there.
+    pub fn mark_offset_between(
+        &self,
+        journal_id: i64,
+        kind: &str,
+        after: u64,
+        before: u64,
+    ) -> Result<Option<i64>, StoreError> {
+        let Some(seq) = self
+            .next_mark(journal_id, kind, Some(after), true)?
+            .filter(|&s| s < before)
+        else {
+            return Ok(None);
+        };
+        Ok(Some(
+            self.offset_at_or_before_seq(journal_id, seq)?
+                .unwrap_or(seq as i64 + 1),
+        ))
+    }
+
     /// The `n`th event (counting from 1) after `from` (before it, going back) with a mark of
     /// `kind`, or the farthest there is when fewer lie that way; `None` when none does.
     pub fn nth_mark(

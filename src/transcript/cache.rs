@@ -9,7 +9,6 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use super::RequestRow;
-use crate::store::{Store, StoreError};
 
 /// How long a cache entry lives unless the request asked for longer (Anthropic and OpenAI).
 pub const DEFAULT_TTL_SECONDS: i64 = 5 * 60;
@@ -45,7 +44,7 @@ pub enum Lineage {
 }
 
 /// Why a request read less from the cache than the request before it left there.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 #[ts(export, rename = "TranscriptCacheCause")]
 pub enum CacheCause {
@@ -109,7 +108,7 @@ fn duration(seconds: i64) -> String {
 }
 
 /// One request in the report.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export, rename = "TranscriptCacheEntry")]
 pub struct CacheEntry {
@@ -139,7 +138,7 @@ pub struct CacheEntry {
 }
 
 /// Every request of a transcript against the one before it in its thread.
-#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export, rename = "TranscriptCacheReport")]
 pub struct CacheReport {
@@ -213,11 +212,11 @@ pub type Range = (Option<i64>, Option<i64>);
 /// The report over the requests in `range` of `requests` (in file order), each still measured
 /// against the request before it even when that one lies before the range;
 /// `lineage(previous, current)` relates two requests of one thread.
-pub fn report(
-    requests: impl IntoIterator<Item = Result<CacheFacts, StoreError>>,
+pub fn report<E>(
+    requests: impl IntoIterator<Item = Result<CacheFacts, E>>,
     range: Range,
-    mut lineage: impl FnMut(&CacheFacts, &CacheFacts) -> Result<Lineage, StoreError>,
-) -> Result<CacheReport, StoreError> {
+    mut lineage: impl FnMut(&CacheFacts, &CacheFacts) -> Result<Lineage, E>,
+) -> Result<CacheReport, E> {
     let mut previous: std::collections::HashMap<String, (CacheFacts, Tokens)> =
         std::collections::HashMap::new();
     let mut report = CacheReport {
@@ -343,17 +342,17 @@ fn causes(
     causes
 }
 
-/// The facts of every request of a transcript, from its stored request rows: a row's thread is
-/// `sidechain` for a subagent's request, `main` otherwise; its time is its first line's.
-pub fn stored_facts(
-    store: &Store,
-    journal_id: i64,
-) -> Result<impl Iterator<Item = Result<CacheFacts, StoreError>> + '_, StoreError> {
-    let rows = store.request_rows(journal_id)?;
-    Ok(rows.into_iter().filter_map(move |(seq, row)| {
+/// The facts of every request of a transcript, from its stored request rows (`(seq, row)` in
+/// file order): a row's thread is `sidechain` for a subagent's request, `main` otherwise; its
+/// time is its first line's, which `created_at(seq)` reads.
+pub fn stored_facts<'a, E: 'a>(
+    rows: Vec<(u64, String)>,
+    created_at: impl Fn(u64) -> Result<Option<String>, E> + 'a,
+) -> impl Iterator<Item = Result<CacheFacts, E>> + 'a {
+    rows.into_iter().filter_map(move |(seq, row)| {
         let row: RequestRow = serde_json::from_str(&row).ok()?;
-        let at_ms = match store.event(journal_id, seq) {
-            Ok(event) => event.and_then(|e| e.created_at).and_then(|t| epoch_ms(&t)),
+        let at_ms = match created_at(seq) {
+            Ok(at) => at.and_then(|t| epoch_ms(&t)),
             Err(e) => return Some(Err(e)),
         };
         Some(Ok(CacheFacts {
@@ -364,27 +363,7 @@ pub fn stored_facts(
             at_ms,
             usage: row.usage,
         }))
-    }))
-}
-
-/// The first compaction after request `before` and before request `current`, by offset.
-pub fn compaction_between(
-    store: &Store,
-    journal_id: i64,
-    before: u64,
-    current: u64,
-) -> Result<Option<i64>, StoreError> {
-    let Some(boundary) = store
-        .next_mark(journal_id, "compaction", Some(before), true)?
-        .filter(|&s| s < current)
-    else {
-        return Ok(None);
-    };
-    Ok(Some(
-        store
-            .offset_at_or_before_seq(journal_id, boundary)?
-            .unwrap_or(boundary as i64 + 1),
-    ))
+    })
 }
 
 /// An RFC 3339 timestamp (`2026-02-12T14:48:36.922Z`, or with a `+hh:mm` offset) in
@@ -501,8 +480,12 @@ mod tests {
                 anthropic(1, 1_531, 26_007),
             ),
         ];
-        let report =
-            report(requests.map(Ok), (None, None), |_, _| Ok(Lineage::Extends)).expect("report");
+        let report = report(
+            requests.map(Ok::<_, std::convert::Infallible>),
+            (None, None),
+            |_, _| Ok(Lineage::Extends),
+        )
+        .expect("report");
         let second = &report.requests[1];
         assert_eq!(
             second.expected_read_tokens, 26_007,
@@ -524,9 +507,11 @@ mod tests {
             ),
             facts(9, "haiku", "2026-01-01T00:01:00Z", anthropic(3, 20_000, 0)),
         ];
-        let report = report(requests.map(Ok), (None, None), |_, _| {
-            Ok(Lineage::Compacted { offset: 7 })
-        })
+        let report = report(
+            requests.map(Ok::<_, std::convert::Infallible>),
+            (None, None),
+            |_, _| Ok(Lineage::Compacted { offset: 7 }),
+        )
         .expect("report");
         let second = &report.requests[1];
         assert!(second.broke, "91,000 expected, none read");
@@ -555,8 +540,12 @@ mod tests {
                 facts(0, "opus", "2026-01-01T00:00:00Z", usage),
                 facts(3, "opus", "2026-01-01T00:06:40Z", anthropic(2, 15_000, 0)),
             ];
-            let report = report(requests.map(Ok), (None, None), |_, _| Ok(Lineage::Extends))
-                .expect("report");
+            let report = report(
+                requests.map(Ok::<_, std::convert::Infallible>),
+                (None, None),
+                |_, _| Ok(Lineage::Extends),
+            )
+            .expect("report");
             let second = &report.requests[1];
             assert!(second.broke, "the read fell short either way");
             assert_eq!(
@@ -588,8 +577,12 @@ mod tests {
             facts(2, "gpt-5", "2026-01-01T00:00:05Z", openai(5_000, 0)),
             facts(4, "gpt-5", "2026-01-01T00:00:09Z", openai(6_000, 4_992)),
         ];
-        let report =
-            report(requests.map(Ok), (None, None), |_, _| Ok(Lineage::Extends)).expect("report");
+        let report = report(
+            requests.map(Ok::<_, std::convert::Infallible>),
+            (None, None),
+            |_, _| Ok(Lineage::Extends),
+        )
+        .expect("report");
         assert!(
             !report.requests[1].broke,
             "900 tokens are below the provider's minimum: nothing was left to read"
@@ -617,8 +610,12 @@ mod tests {
             sidechain,
             facts(4, "opus", "2026-01-01T00:00:30Z", anthropic(3, 500, 21_000)),
         ];
-        let report =
-            report(requests.map(Ok), (None, None), |_, _| Ok(Lineage::Extends)).expect("report");
+        let report = report(
+            requests.map(Ok::<_, std::convert::Infallible>),
+            (None, None),
+            |_, _| Ok(Lineage::Extends),
+        )
+        .expect("report");
         assert_eq!(
             report.requests[1].previous_request, None,
             "a subagent's first request"

@@ -26,4 +26,8 @@ diagnosticSeqs: number[],
 /**
  * The first selected seq: timeline positions are `seq - first_seq`.
  */
-firstSeq: number, requests: Array<ReportRequest>, compactions: Array<ReportCompaction>, downgrades: Array<TransportDowngrades>, };
+firstSeq: number, requests: Array<ReportRequest>, compactions: Array<ReportCompaction>, downgrades: Array<TransportDowngrades>, 
+/**
+ * A transcript's requests with their reported usage and prompt-cache misses.
+ */
+promptCache: import("./TranscriptCacheReport").TranscriptCacheReport | null, };
