@@ -151,6 +151,29 @@ pub enum TranscriptRequest {
     Items(codex::RolloutRequest),
 }
 
+impl TranscriptRequest {
+    /// The request as one side of a diff: its first line, model, and messages (or items) as
+    /// JSON.
+    pub fn messages(&self) -> (i64, Option<String>, Vec<serde_json::Value>) {
+        match self {
+            TranscriptRequest::Messages(request) => (
+                request.request_offset,
+                request.model.clone(),
+                request
+                    .messages
+                    .iter()
+                    .map(|m| serde_json::to_value(m).unwrap_or(serde_json::Value::Null))
+                    .collect(),
+            ),
+            TranscriptRequest::Items(request) => (
+                request.request_offset,
+                request.model.clone(),
+                request.input.clone(),
+            ),
+        }
+    }
+}
+
 /// The request of a transcript whose first line is at `request_offset`; `None` when none
 /// starts there or the journal is no transcript.
 pub fn transcript_request(

@@ -314,3 +314,81 @@ fn a_transcript_s_report_lists_its_requests_with_their_prompt_cache_and_the_comp
         "its row says the compaction cost it the cache: {row}"
     );
 }
+
+#[test]
+fn diff_of_two_transcript_requests_shows_where_they_part_and_why_the_cache_missed() {
+    let cache = tempfile::tempdir().expect("cache dir");
+    let session = root().join(
+        "tests/fixtures/claude-code/corpus/spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
+    );
+    let session = session.to_string_lossy();
+    // The request after the compaction, against the request before it by default.
+    let diff = run(cache.path(), &["diff", &session, "--to", "1492", "--json"])
+        .expect("diff --json across the compaction");
+    assert_eq!(
+        diff["from"]["requestOffset"], 1473,
+        "the earlier side defaults to the request before in the thread"
+    );
+    assert_eq!(
+        diff["commonPrefixMessages"], 0,
+        "the summary replaced the history from its first message"
+    );
+    assert_eq!(
+        diff["rows"][0]["op"], "changed",
+        "the first message is now the summary"
+    );
+    assert!(
+        diff["cache"]["causes"]
+            .as_array()
+            .expect("causes")
+            .contains(&serde_json::json!({"kind": "compaction", "offset": 1481})),
+        "the cache entry names the compaction: {}",
+        diff["cache"]
+    );
+
+    // The text names the same break, and a request that extends the one before only adds.
+    let out = Command::new(BIN)
+        .args(["diff", &session, "--from", "2372", "--to", "2380"])
+        .env("JOURNALSCOPE_CACHE_DIR", cache.path())
+        .output()
+        .expect("run journalscope");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("common prefix  155 message(s)") && text.contains("no cache break"),
+        "the later request keeps every earlier message and its cache: {text}"
+    );
+    assert!(
+        text.lines()
+            .filter(|l| l.starts_with(['~', '-', '+', ' ']) && l.contains('│'))
+            .all(|l| l.starts_with('+')),
+        "only added rows follow the shared prefix: {text}"
+    );
+
+    // A Codex rollout diffs the same way, item by item.
+    let rollout = root().join("tests/fixtures/claude-code/codex-compaction.jsonl");
+    let diff = run(
+        cache.path(),
+        &["diff", &rollout.to_string_lossy(), "--json"],
+    )
+    .expect("diff --json of a rollout");
+    assert!(
+        diff["to"]["messages"].as_u64() > diff["from"]["messages"].as_u64(),
+        "the last request holds more items than the one before: {diff}"
+    );
+
+    // Transports are an iterate notion: asking for one on a transcript is an error, not ignored.
+    let out = Command::new(BIN)
+        .args(["diff", &session, "--from-transport", "workers-ai"])
+        .env("JOURNALSCOPE_CACHE_DIR", cache.path())
+        .output()
+        .expect("run journalscope");
+    assert!(
+        !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("do not apply"),
+        "a transport flag on a transcript is refused with a reason"
+    );
+}

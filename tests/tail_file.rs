@@ -239,3 +239,131 @@ fn a_paused_file_tail_goes_on_storing_and_counts_what_the_view_does_not_show() {
     handle.stop().expect("stops");
     assert_eq!(generations(&db).concat().len(), 2, "every line once");
 }
+
+/// What a follower and an import derive from a journal (marks, diagnostics, tip, request rows
+/// and links), printed, to compare the two.
+fn derived(store: &Store, id: i64) -> String {
+    format!(
+        "{:#?}",
+        (
+            store.marks(id).expect("marks"),
+            store.diagnostics(id).expect("diagnostics"),
+            store.tip(id).expect("tip"),
+            store.request_rows(id).expect("request rows"),
+            store.links(id).expect("links"),
+        )
+    )
+}
+
+/// The newest journal of the store at `db`, and what it derived.
+fn derived_at(db: &Path) -> String {
+    let store = Store::open(db).expect("store");
+    let id = store
+        .latest_journal()
+        .expect("journal")
+        .expect("a journal")
+        .id;
+    derived(&store, id)
+}
+
+/// `lines` written to a file of their own and imported once.
+fn imported(dir: &Path, name: &str, lines: &[&str]) -> String {
+    let path = dir.join(format!("{name}.jsonl"));
+    fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let db = dir.join(format!("{name}.sqlite"));
+    let store = Store::open(&db).expect("store");
+    let mut quiet = |_| {};
+    journalscope::import::import_file(
+        &store,
+        &path,
+        &mut journalscope::import::ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )
+    .expect("import");
+    drop(store);
+    derived_at(&db)
+}
+
+#[test]
+fn following_a_claude_code_session_that_writes_one_response_over_several_appends() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/claude-code/split-response.jsonl"
+    );
+    let text = fs::read_to_string(fixture).expect("fixture");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines.len() >= 5,
+        "the fixture has a prompt and a response over several lines"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let session = dir.path().join("session.jsonl");
+    let db = dir.path().join("tail.sqlite");
+    // Given the prompt and the first line of the response (its thinking) on disk...
+    fs::write(&session, lines[..2].join("\n") + "\n").expect("write session");
+    let (send, updates) = mpsc::channel();
+    let handle = tail::start(
+        &db,
+        Source::File(session.clone()),
+        TailOptions::default(),
+        move |u| {
+            let _ = send.send(u);
+        },
+    )
+    .expect("tail starts");
+    wait_events(&updates, 2);
+    assert_eq!(
+        derived_at(&db),
+        imported(dir.path(), "two", &lines[..2]),
+        "the follower derives from the first lines what an import of them does"
+    );
+
+    // ...when the response's next line is appended, then the request grows by it.
+    append(&session, &format!("{}\n", lines[2]));
+    wait_events(&updates, 1);
+    assert_eq!(
+        derived_at(&db),
+        imported(dir.path(), "three", &lines[..3]),
+        "a response's second line joins its request as it would on import"
+    );
+
+    // When the next line is written in two writes, then nothing lands until its newline...
+    let (head, rest) = lines[3].split_at(lines[3].len() / 2);
+    append(&session, head);
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(
+        !updates
+            .try_iter()
+            .any(|u| matches!(u, TailUpdate::Event { .. })),
+        "half a line of a response is never stored"
+    );
+    append(&session, &format!("{rest}\n"));
+    wait_events(&updates, 1);
+    assert_eq!(
+        derived_at(&db),
+        imported(dir.path(), "four", &lines[..4]),
+        "the completed line lands once and the request is what an import makes of it"
+    );
+
+    // ...and when the rest of the session arrives, then the follower holds what one import of
+    // the whole session holds.
+    append(&session, &(lines[4..].join("\n") + "\n"));
+    wait_events(&updates, lines.len() - 4);
+    assert_eq!(
+        derived_at(&db),
+        imported(dir.path(), "whole", &lines),
+        "a followed session ends as an imported one"
+    );
+    let store = Store::open(&db).expect("store");
+    let id = store.latest_journal().expect("journal").expect("one").id;
+    let rows = store.request_rows(id).expect("request rows");
+    let (_, first) = rows.first().expect("the split response is a request");
+    let first: serde_json::Value = serde_json::from_str(first).expect("row JSON");
+    assert_eq!(
+        first["usage"]["output_tokens"], 12,
+        "the request's usage is its response's last line's: {first}"
+    );
+    handle.stop().expect("stops");
+}

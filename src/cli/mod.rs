@@ -208,7 +208,9 @@ enum Command {
     /// Write the manual pages (journalscope.1 and one page per command) into a directory.
     #[command(hide = true)]
     Manpages { dir: PathBuf },
-    /// Two requests side by side: common prefix, first difference, why the prefix broke.
+    /// Two requests side by side: common prefix, first difference, why the prefix broke. For a
+    /// Claude Code or Codex transcript: the messages as the provider got them, and why the later
+    /// request missed the prompt cache.
     Diff {
         journal: String,
         /// The earlier request (default: the request before --to).
@@ -692,6 +694,29 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let journal = open(&journal, None)?;
+            if journal.dialect().offers(View::Conversation) {
+                if from_transport.is_some() || to_transport.is_some() {
+                    bail!(
+                        "a transcript's requests are diffed as their provider got them: \
+                         --from-transport and --to-transport do not apply"
+                    );
+                }
+                let to = match to {
+                    Some(to) => to,
+                    None => match journal.last_conversation_request()? {
+                        Some(last) => last,
+                        None => bail!("the transcript has no requests to diff"),
+                    },
+                };
+                let diff = journal.transcript_diff(from, to)?;
+                if json {
+                    output::json(&mut out, &diff)?;
+                } else {
+                    prefix::transcript_diff(&mut out, &diff)?;
+                }
+                out.flush()?;
+                return Ok(());
+            }
             let to = match to {
                 Some(to) => to,
                 None => match journal.last_request()? {

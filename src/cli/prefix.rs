@@ -307,3 +307,67 @@ pub fn transcript_cache(
     }
     Ok(())
 }
+
+pub fn transcript_diff(
+    out: &mut dyn Write,
+    diff: &journalscope::transcript::diff::TranscriptDiff,
+) -> Result<()> {
+    use journalscope::transcript::diff::{RowChange, TranscriptDiffMessage};
+    let model = |m: &Option<String>| m.clone().unwrap_or_else(|| "-".to_string());
+    writeln!(
+        out,
+        "diff request @{} ({}, {} message(s)) → @{} ({}, {} message(s))",
+        diff.from.request_offset,
+        model(&diff.from.model),
+        diff.from.messages,
+        diff.to.request_offset,
+        model(&diff.to.model),
+        diff.to.messages
+    )?;
+    writeln!(
+        out,
+        "common prefix  {} message(s)",
+        diff.common_prefix_messages
+    )?;
+    match &diff.cache {
+        Some(e) if e.broke => writeln!(
+            out,
+            "cache break: {} of {} expected tokens missed: {}",
+            e.missed_tokens, e.expected_read_tokens, e.explanation
+        )?,
+        Some(e) => writeln!(
+            out,
+            "no cache break: read {} tokens ({} expected), wrote {}",
+            e.cache_read_tokens, e.expected_read_tokens, e.cache_write_tokens
+        )?,
+        None => writeln!(
+            out,
+            "the later request is not measured against the earlier one in the cache (another \
+             thread, or a request in between)"
+        )?,
+    }
+    if diff.rows.is_empty() {
+        writeln!(out, "\nthe two requests are identical")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\n── from message {} on ── (the {} common message(s) before are not shown)",
+        diff.first_difference.unwrap_or(0),
+        diff.common_prefix_messages
+    )?;
+    let label = |m: &Option<TranscriptDiffMessage>| match m {
+        None => "(none)".to_string(),
+        Some(m) => format!("[{}] {}: {}", m.index, m.role, first_line(&m.text, 40)),
+    };
+    for row in &diff.rows {
+        let sign = match row.op {
+            RowChange::Same => ' ',
+            RowChange::Changed => '~',
+            RowChange::Removed => '-',
+            RowChange::Added => '+',
+        };
+        writeln!(out, "{sign} {:<60} │ {}", label(&row.from), label(&row.to))?;
+    }
+    Ok(())
+}

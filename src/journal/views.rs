@@ -178,6 +178,52 @@ impl Journal {
         )
     }
 
+    /// The first line of a transcript's last request; `None` when it has none.
+    pub fn last_conversation_request(&self) -> Result<Option<i64>, JournalError> {
+        self.offer(View::Conversation)?;
+        Ok(self
+            .store
+            .last_request_row(self.row.id)?
+            .and_then(|row| serde_json::from_str::<crate::transcript::RequestRow>(&row).ok())
+            .map(|row| row.offset))
+    }
+
+    /// Two requests of a transcript side by side, with the later one's cache entry when the
+    /// earlier is the request before it in its thread; `from` defaults to that request.
+    pub fn transcript_diff(
+        &self,
+        from: Option<i64>,
+        to: i64,
+    ) -> Result<crate::transcript::diff::TranscriptDiff, JournalError> {
+        use crate::transcript::diff::{diff, Side};
+        let later = self.conversation_request(to)?;
+        let cache = self
+            .transcript_cache((Some(to), Some(to)))?
+            .requests
+            .into_iter()
+            .find(|entry| entry.request_offset == to);
+        let from = match from.or(cache.as_ref().and_then(|e| e.previous_request)) {
+            Some(from) => from,
+            None => return Err(IterateError::NoEarlierRequest(to).into()),
+        };
+        let earlier = self.conversation_request(from)?;
+        let (from_offset, from_model, from_messages) = earlier.messages();
+        let (to_offset, to_model, to_messages) = later.messages();
+        Ok(diff(
+            Side {
+                request_offset: from_offset,
+                model: from_model,
+                messages: &from_messages,
+            },
+            Side {
+                request_offset: to_offset,
+                model: to_model,
+                messages: &to_messages,
+            },
+            cache,
+        ))
+    }
+
     /// The request whose first line is at `request_offset`, as its provider got it.
     pub fn conversation_request(
         &self,

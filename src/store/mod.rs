@@ -1609,6 +1609,17 @@ impl Store {
             .optional()?)
     }
 
+    /// A journal's last request row, when it has one.
+    pub fn last_request_row(&self, journal_id: i64) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT row FROM request_rows WHERE journal_id = ?1 ORDER BY seq DESC LIMIT 1",
+            )?
+            .query_row(params![journal_id], |row| row.get(0))
+            .optional()?)
+    }
+
     /// A journal's request rows (see [`Analysis::requests`]), in file order.
     pub fn request_rows(&self, journal_id: i64) -> Result<Vec<(u64, String)>, StoreError> {
         let mut stmt = self.conn.prepare_cached(

@@ -3,6 +3,7 @@
 //! dialect fills them.
 
 pub mod cache;
+pub mod diff;
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
