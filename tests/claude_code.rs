@@ -392,3 +392,44 @@ fn diff_of_two_transcript_requests_shows_where_they_part_and_why_the_cache_misse
         "a transport flag on a transcript is refused with a reason"
     );
 }
+
+#[test]
+fn sizes_of_a_transcript_are_the_context_each_response_reported_with_its_cache_breaks() {
+    let cache = tempfile::tempdir().expect("cache dir");
+    let fixture = root().join("tests/fixtures/claude-code/compaction.jsonl");
+    let out = Command::new(BIN)
+        .args(["sizes", &fixture.to_string_lossy()])
+        .env("JOURNALSCOPE_CACHE_DIR", cache.path())
+        .output()
+        .expect("run journalscope");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let row = |offset: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(offset))
+            .unwrap_or_else(|| panic!("a row for {offset}: {text}"))
+            .to_string()
+    };
+    assert!(
+        row("@6 ").contains("14331"),
+        "the context before the compaction is input + cache write + cache read: {text}"
+    );
+    assert!(
+        row("@10 ").contains("5203") && row("@10 ").contains("the compaction at @7"),
+        "after it the context shrank and the break names the compaction: {text}"
+    );
+    let json = run(
+        cache.path(),
+        &["sizes", &fixture.to_string_lossy(), "--json"],
+    )
+    .expect("sizes --json");
+    assert_eq!(
+        json["requests"].as_array().map(Vec::len),
+        Some(5),
+        "every request is listed in JSON too"
+    );
+}

@@ -28,8 +28,9 @@ use journalscope::{agentskit, agui};
     version = journalscope::release::DESCRIPTION,
     about = "Inspect agent journals: replay what the model saw at any offset",
     long_about = "Inspect agent journals (iterate agent streams, AG-UI event streams, AgentsKit turn \
-snapshots). <JOURNAL> is a journal file (JSONL, JSON array or captured SSE body, optionally \
-gzip-compressed), a database written by `journalscope import`, or `demo` (also `demo:ag-ui`, \
+snapshots, Claude Code sessions and Codex rollouts). <JOURNAL> is a journal file (JSONL, JSON \
+array or captured SSE body, optionally gzip-compressed), a database written by `journalscope \
+import`, a session id that `journalscope sessions` lists, or `demo` (also `demo:ag-ui`, \
 `demo:agentskit`) for a bundled demo journal."
 )]
 pub struct Cli {
@@ -159,7 +160,8 @@ enum Command {
         output: PathBuf,
     },
     /// Context size of every request by lane (system, history, compaction summary), with
-    /// compactions and prefix breaks.
+    /// compactions and prefix breaks. For a Claude Code or Codex transcript: the context each
+    /// response reported (input, cache write and cache read tokens), with cache breaks.
     Sizes {
         journal: String,
         #[arg(long)]
@@ -852,6 +854,16 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let journal = open(&journal, None)?;
+            if journal.dialect().offers(View::Conversation) {
+                let report = journal.transcript_cache((from, to))?;
+                if json {
+                    output::json(&mut out, &report)?;
+                } else {
+                    prefix::transcript_sizes(&mut out, &report)?;
+                }
+                out.flush()?;
+                return Ok(());
+            }
             let range = OffsetRange { from, to };
             let sizes = report::context_sizes(&journal, range, transport.into())?;
             output::sizes(&mut out, &sizes, json)?;

@@ -371,3 +371,48 @@ pub fn transcript_diff(
     }
     Ok(())
 }
+
+/// Each transcript request's context as its response reported it, as a bar: read from the
+/// cache `█`, written to it `▒`, neither `░`.
+pub fn transcript_sizes(
+    out: &mut dyn Write,
+    report: &journalscope::transcript::cache::CacheReport,
+) -> Result<()> {
+    const WIDTH: u64 = 40;
+    let context = |e: &journalscope::transcript::cache::CacheEntry| {
+        e.input_tokens + e.cache_write_tokens + e.cache_read_tokens
+    };
+    writeln!(
+        out,
+        "context size · {} request(s) · tokens as each response reported them",
+        report.requests.len()
+    )?;
+    writeln!(
+        out,
+        " request  thread      context  model                         (█ cache read ▒ cache write ░ input)"
+    )?;
+    let scale = report.requests.iter().map(context).max().unwrap_or(1);
+    for e in &report.requests {
+        let cells = |tokens: u64| (tokens * WIDTH).div_ceil(scale.max(1));
+        let read = cells(e.cache_read_tokens);
+        let written = cells(e.cache_read_tokens + e.cache_write_tokens).saturating_sub(read);
+        let rest = cells(context(e)).saturating_sub(read + written);
+        let note = if e.broke {
+            format!("  ✗ {}", e.explanation)
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "{:>8}  {:<9} {:>9}  {:<29} {}{}{}{note}",
+            format!("@{}", e.request_offset),
+            e.thread,
+            context(e),
+            e.model.as_deref().unwrap_or("-"),
+            "█".repeat(read as usize),
+            "▒".repeat(written as usize),
+            "░".repeat(rest as usize),
+        )?;
+    }
+    Ok(())
+}
