@@ -35,6 +35,7 @@ const COMMANDS: &[&str] = &[
     "agent_sessions",
     "conversation_at",
     "conversation_request",
+    "subagents",
     "request_diff",
     "cache_report",
     "search",

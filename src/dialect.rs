@@ -205,6 +205,20 @@ pub fn transcript_cache(
     })
 }
 
+/// The subagents a transcript ran, each with the call that spawned it and where its lines
+/// are; `None` when the journal is no transcript.
+pub fn subagents(
+    store: &Store,
+    journal: &JournalRow,
+) -> Result<Option<Vec<claude::subagent::Subagent>>, StoreError> {
+    Ok(match journal.dialect {
+        Dialect::ClaudeCode => Some(claude::subagent::subagents(store, journal)?),
+        // A rollout records no subagents of its own.
+        Dialect::Codex => Some(Vec::new()),
+        Dialect::Iterate | Dialect::AgUi | Dialect::AgentsKit => None,
+    })
+}
+
 /// Every agent session on disk that a dialect knows where to find, newest first.
 pub fn sessions() -> Vec<crate::transcript::Session> {
     let now = std::time::SystemTime::now();

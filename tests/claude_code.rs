@@ -433,3 +433,74 @@ fn sizes_of_a_transcript_are_the_context_each_response_reported_with_its_cache_b
         "every request is listed in JSON too"
     );
 }
+
+#[test]
+fn subagents_are_found_in_each_storage_layout_from_the_call_that_spawned_them() {
+    let cache = tempfile::tempdir().expect("cache dir");
+    let fixtures = root().join("tests/fixtures/claude-code");
+    let listed = |session: &str| -> Vec<Value> {
+        run(
+            cache.path(),
+            &[
+                "subagents",
+                &fixtures.join(session).to_string_lossy(),
+                "--json",
+            ],
+        )
+        .expect("subagents --json")
+        .as_array()
+        .expect("a list")
+        .clone()
+    };
+    // 2.0.x: the agent file beside the session, named by the Task result.
+    let beside = listed("subagents-2.0/b2000000-0000-4000-8000-000000000000.jsonl");
+    assert_eq!(beside.len(), 1, "one subagent: {beside:?}");
+    assert_eq!(
+        (&beside[0]["callOffset"], &beside[0]["resultOffset"]),
+        (&serde_json::json!(2), &serde_json::json!(3)),
+        "the call and the result the session got back: {beside:?}"
+    );
+    assert!(
+        beside[0]["path"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("subagents-2.0/agent-5a6b7c8d.jsonl")),
+        "its file beside the session: {beside:?}"
+    );
+    // 2.1.x: under the session's own directory.
+    let under = listed("subagents-2.1/b3000000-0000-4000-8000-000000000000.jsonl");
+    assert!(
+        under.len() == 1
+            && under[0]["path"].as_str().is_some_and(|p| p
+                .ends_with("b3000000-0000-4000-8000-000000000000/subagents/agent-a1b2c3d.jsonl")),
+        "its file in the session's subagents directory: {under:?}"
+    );
+    assert_eq!(
+        under[0]["callOffset"], 3,
+        "the Task call, not the Read beside it"
+    );
+    // 1.0.x: inline, starting at the sidechain root the Task's prompt names.
+    let inline = listed("sidechain-1.0.jsonl");
+    assert_eq!(
+        inline.len(),
+        1,
+        "the unlinked sidechain is no subagent of a call: {inline:?}"
+    );
+    assert_eq!(
+        (
+            &inline[0]["rootOffset"],
+            &inline[0]["resultOffset"],
+            &inline[0]["path"]
+        ),
+        (&serde_json::json!(4), &serde_json::json!(8), &Value::Null),
+        "an inline subagent starts at its root line, in this file: {inline:?}"
+    );
+    // The agent file the listing names opens as a journal of its own, with its requests.
+    let path = beside[0]["path"].as_str().expect("path");
+    let requests = run(cache.path(), &["requests", path, "--json"]).expect("the agent's requests");
+    assert!(
+        requests
+            .as_array()
+            .is_some_and(|r| !r.is_empty() && r.iter().all(|r| r["sidechain"] == true)),
+        "the subagent's own requests, all on its sidechain: {requests}"
+    );
+}

@@ -432,3 +432,10 @@ pub async fn conversation_request(
 ) -> Result<journalscope::dialect::TranscriptRequest, IpcError> {
     session.with(|journal| journal.conversation_request(offset))
 }
+
+#[tauri::command]
+pub async fn subagents(
+    session: State<'_, Session>,
+) -> Result<Vec<journalscope::claude::subagent::Subagent>, IpcError> {
+    session.with(|journal| journal.subagents())
+}

@@ -58,6 +58,7 @@ pub fn run() {
             commands::agent_sessions,
             commands::conversation_at,
             commands::conversation_request,
+            commands::subagents,
             commands::request_diff,
             commands::cache_report,
             inquiry::search,

@@ -1,7 +1,9 @@
 //! End-to-end: the home screen lists the Claude Code and Codex sessions on the machine (here a
 //! real Claude Code session and a Codex rollout placed where those tools keep them); a click
 //! opens one, `c` steps to its compaction, `K` to the first request after it, whose messages
-//! start from the compaction's summary, as `journalscope request --json` says. Ignored by a
+//! start from the compaction's summary, as `journalscope request --json` says; the line with
+//! the subagent's result names it, and its Task call opens the subagent's own transcript, whose
+//! lines the event list marks as a sidechain's. Ignored by a
 //! plain `cargo test`; scripts/e2e.sh runs it. Screenshots: target/e2e-screenshots/sessions-*.
 
 use std::path::Path;
@@ -18,6 +20,10 @@ const SESSION: &str = "ae4a77f8-aedd-4bc1-888f-c94edc91af04";
 /// The session's compact_boundary line, and the first request after it.
 const COMPACTION: i64 = 1481;
 const REQUEST_AFTER: i64 = 1492;
+/// The Task call that ran the session's subagent, the line holding its result, and its id.
+const SUBAGENT_CALL: i64 = 71;
+const SUBAGENT_RESULT: i64 = 99;
+const SUBAGENT: &str = "aac57f5";
 
 fn fixture(rel: &str) -> std::path::PathBuf {
     workspace().join("tests/fixtures/claude-code").join(rel)
@@ -147,6 +153,39 @@ async fn session_from_home(c: &Client, cache: &Path, session: &Path) -> Outcome 
         at == REQUEST_AFTER.to_string(),
         &format!("the conversation is the one at the request: @{at}"),
     )?;
+
+    // The parent shows the result its subagent sent back, and the call opens the subagent.
+    goto(c, SUBAGENT_RESULT).await?;
+    let note = text_of(
+        c,
+        &format!("[data-testid=transcript-message][data-offset='{SUBAGENT_RESULT}'] .note"),
+    )
+    .await?;
+    check(
+        note.contains(&format!("result of subagent {SUBAGENT}")),
+        &format!("the result's line names the subagent that produced it: {note}"),
+    )?;
+    goto(c, SUBAGENT_CALL).await?;
+    let open = format!("[data-testid=open-subagent][data-agent='{SUBAGENT}']");
+    wait_for(c, &open).await?;
+    screenshot(c, "sessions-03-subagent-call").await?;
+    click_at(c, &open).await?;
+    wait_until(
+        c,
+        "the subagent's own transcript",
+        &format!("return document.title.includes('agent-{SUBAGENT}') && !!document.querySelector('[data-testid=conversation]');"),
+    )
+    .await?;
+    let marked = js(
+        c,
+        "const rows = [...document.querySelectorAll('[data-testid=event-row]')]; \
+         return [rows.length, rows.filter((r) => r.querySelector('.b-sidechain')).length];",
+    )
+    .await?;
+    check(
+        marked[0].as_u64().is_some_and(|n| n > 0) && marked[0] == marked[1],
+        &format!("every listed line of the subagent is marked a sidechain's: {marked}"),
+    )?;
     Ok(())
 }
 
@@ -166,6 +205,16 @@ async fn sessions_end_to_end() {
     )
     .expect("place the Claude Code session");
     place(
+        &fixture(&format!(
+            "corpus/spotter/{SESSION}/subagents/agent-{SUBAGENT}.jsonl"
+        )),
+        &session
+            .with_extension("")
+            .join(format!("subagents/agent-{SUBAGENT}.jsonl")),
+        Duration::from_secs(7_200),
+    )
+    .expect("place its subagent where Claude Code 2.1 writes it");
+    place(
         &fixture("codex-compaction.jsonl"),
         &codex.join("sessions/2026/03/02/rollout-2026-03-02T11-00-02-019c0000-0000-7000-8000-000000000104.jsonl"),
         Duration::from_secs(3_600),
@@ -173,7 +222,7 @@ async fn sessions_end_to_end() {
     .expect("place the Codex rollout");
     let harness = Harness::start(&[("CLAUDE_CONFIG_DIR", &claude), ("CODEX_HOME", &codex)]);
     let (port, cache) = (harness.port, harness.cache.clone());
-    let outcome = scenario(port, "sessions-03-request", &[], |c| async move {
+    let outcome = scenario(port, "sessions-04-subagent", &[], |c| async move {
         let r = session_from_home(&c, &cache, &session).await;
         (c, r)
     })

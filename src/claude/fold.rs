@@ -411,6 +411,9 @@ impl ConversationFold {
 
     fn feed_user(&mut self, record: FoldRecord<'_>, line: &Line<'_>) {
         let (seq, at, offset) = (record.seq, record.line, record.offset);
+        if let Some(agent) = line.spawned_agent() {
+            self.mark(seq, super::subagent::SUBAGENT, format!("subagent {agent}"));
+        }
         let answered: HashSet<u64> = line.tool_results().map(digest).collect();
         for id in answered {
             if let Some(call) = self.calls.remove(&id) {

@@ -68,6 +68,15 @@ impl<'a> Line<'a> {
         self.text("agentId")
     }
 
+    /// The agent a Task result came from, as the result line records it (2.0.x and later).
+    pub fn spawned_agent(&self) -> Option<&'a str> {
+        self.value
+            .get("toolUseResult")?
+            .get("agentId")?
+            .as_str()
+            .filter(|id| !id.is_empty())
+    }
+
     pub fn is_known_type(&self) -> bool {
         LINE_TYPES.contains(&self.kind)
     }

@@ -5,13 +5,14 @@
 //! conversation before its first line.
 //!
 //! Marks: `request` (a response's first line), `compaction` (a compaction boundary),
-//! `sidechain` (a subagent's line). Links (see `fold`): `parent`, `response`, `result`,
+//! `sidechain` (a subagent's line), `subagent` (a Task result naming its agent). Links (see `fold`): `parent`, `response`, `result`,
 //! `message`, `spawned`, `replayed`.
 
 pub mod cache;
 pub mod fold;
 pub mod line;
 pub mod sessions;
+pub mod subagent;
 pub mod view;
 
 use serde_json::Value;

@@ -326,6 +326,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The subagents a Claude Code session ran: the call that spawned each, the result the
+    /// session got back, and the agent's own transcript (a file any command opens, or the line
+    /// where an inline one starts).
+    Subagents {
+        journal: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// AgentsKit: every line's cursor verdict and the lineage tree.
     Turns {
         journal: String,
@@ -634,6 +642,15 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         Command::Sessions { json } => {
             output::sessions(&mut out, &journalscope::dialect::sessions(), json)?;
+        }
+        Command::Subagents { journal, json } => {
+            let journal = open(&journal, None)?;
+            let subagents = journal.subagents()?;
+            if json {
+                output::json(&mut out, &subagents)?;
+            } else {
+                output::subagents(&mut out, &subagents)?;
+            }
         }
         Command::Diagnostics { journal, json } => {
             let journal = open(&journal, None)?;

@@ -693,3 +693,31 @@ pub fn sessions(
     }
     Ok(())
 }
+
+pub fn subagents(
+    out: &mut dyn Write,
+    subagents: &[journalscope::claude::subagent::Subagent],
+) -> Result<()> {
+    if subagents.is_empty() {
+        writeln!(out, "no subagents")?;
+        return Ok(());
+    }
+    let at = |offset: Option<i64>| offset.map_or_else(|| "-".to_string(), |o| format!("@{o}"));
+    for s in subagents {
+        let agent = s.agent_id.as_deref().unwrap_or("inline");
+        writeln!(
+            out,
+            "call {:>6}  result {:>6}  agent {agent}  {}",
+            at(s.call_offset),
+            at(s.result_offset),
+            s.description.as_deref().unwrap_or("")
+        )?;
+        match (&s.path, s.root_offset, &s.agent_id) {
+            (Some(path), _, _) => writeln!(out, "    {path}")?,
+            (None, Some(root), _) => writeln!(out, "    in this session from @{root}")?,
+            (None, None, Some(_)) => writeln!(out, "    its file is not beside the session")?,
+            (None, None, None) => {}
+        }
+    }
+    Ok(())
+}

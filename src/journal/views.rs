@@ -178,6 +178,12 @@ impl Journal {
         )
     }
 
+    /// The subagents the transcript ran, by the call that spawned each.
+    pub fn subagents(&self) -> Result<Vec<crate::claude::subagent::Subagent>, JournalError> {
+        self.offer(View::Conversation)?;
+        Ok(crate::dialect::subagents(&self.store, &self.row)?.unwrap_or_default())
+    }
+
     /// The first line of a transcript's last request; `None` when it has none.
     pub fn last_conversation_request(&self) -> Result<Option<i64>, JournalError> {
         self.offer(View::Conversation)?;

@@ -46,6 +46,7 @@ import type {
   Startup,
   StepTarget,
   Timeline,
+  Subagent,
   TranscriptRequest,
   Transport,
   TypeCount,
@@ -123,6 +124,7 @@ export const backend = {
   agentSessions: () => call<AgentSession[]>("agent_sessions"),
   conversationAt: (seq: number) => call<ConversationView>("conversation_at", { seq }),
   conversationRequest: (offset: number) => call<TranscriptRequest>("conversation_request", { offset }),
+  subagents: () => call<Subagent[]>("subagents"),
 
   async pickJournal(): Promise<string | null> {
     const picked = await open({

@@ -87,6 +87,10 @@ export function badgeText(kind: string): string {
       return "■";
     case "state-delta":
       return "Δ";
+    case "sidechain":
+      return "⤷";
+    case "subagent":
+      return "⇠";
     default:
       return kind.slice(0, 3);
   }

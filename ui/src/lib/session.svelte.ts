@@ -25,6 +25,7 @@ import type {
   RecentFile,
   RequestView,
   StepTarget,
+  Subagent,
   Timeline,
   TranscriptRequest,
   Transport,
@@ -61,6 +62,8 @@ export const ui = $state({
   conversation: null as ConversationView | null,
   /** The transcript request the selection belongs to, as its provider got it. */
   transcriptRequest: null as TranscriptRequest | null,
+  /** The subagents the open Claude Code session ran, by the call that spawned each. */
+  subagents: [] as Subagent[],
   /** Claude Code and Codex sessions found on this machine; null until first listed. */
   sessions: null as AgentSession[] | null,
   help: false,
@@ -106,11 +109,13 @@ export async function afterOpen(info: JournalInfo) {
   ui.thread = null;
   ui.conversation = null;
   ui.transcriptRequest = null;
+  ui.subagents = [];
   // The previous journal's timeline must not answer g/G for this one.
   ui.timeline = null;
   ui.listVersion += 1;
   if (info.dialect === "ag-ui") ui.runs = await backend.aguiRuns().catch(() => []);
   if (info.dialect === "agents-kit") ui.turns = await backend.agentskitTurns(null).catch(() => null);
+  if (info.dialect === "claude-code") ui.subagents = await backend.subagents().catch(() => []);
   const [types, timeline] = await Promise.all([backend.eventTypes(), backend.timeline(600)]);
   ui.types = types;
   ui.timeline = timeline;
@@ -147,6 +152,12 @@ export function openFile(path: string) {
 
 export function openDemo(demo: Demo) {
   return runImport(() => backend.openDemo(demo), `${demo} demo`);
+}
+
+/** Opens a subagent's own transcript, or goes to its first line when it is written inline. */
+export async function openSubagent(agent: Subagent) {
+  if (agent.path !== null) await openFile(agent.path);
+  else if (agent.rootOffset !== null) await gotoOffset(agent.rootOffset);
 }
 
 /** Lists the Claude Code and Codex sessions on this machine again. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { blockText, innerText } from "./transcript";
+import { blockText, innerText, subagentNote } from "./transcript";
+import type { Subagent } from "./types";
 
 describe("Claude Code blocks as text", () => {
   it("shows text, thinking and a tool call's name and input", () => {
@@ -61,5 +62,28 @@ describe("Codex items as text", () => {
     expect(unknown.label, "the type still labels it").toBe("new_kind");
     expect(JSON.parse(unknown.text), "every field survives").toEqual({ type: "new_kind", detail: 1 });
     expect(innerText(42), "a bare value").toBe("42");
+  });
+});
+
+describe("subagents in a conversation", () => {
+  const agent = (over: Partial<Subagent>): Subagent => ({
+    callOffset: 3,
+    toolUseId: "toolu_1",
+    description: "Find TODOs",
+    resultOffset: 7,
+    agentId: "5a6b7c8d",
+    path: "/s/agent-5a6b7c8d.jsonl",
+    rootOffset: null,
+    ...over,
+  });
+
+  it("names the subagent on the line holding its result, and nowhere else", () => {
+    expect(subagentNote([agent({})], 7), "the result line names its agent").toBe("result of subagent 5a6b7c8d");
+    expect(subagentNote([agent({})], 3), "the call line gets a button, not a note").toBe("");
+  });
+
+  it("names an inline subagent by the line it starts at", () => {
+    const inline = agent({ agentId: null, path: null, rootOffset: 4 });
+    expect(subagentNote([inline], 7), "no agent id: its first line").toBe("result of subagent from @4");
   });
 });

@@ -2,6 +2,8 @@
 // blocks, Responses API items) whose shapes vary by kind, and the window shows each as a label
 // and plain text, never as markup.
 
+import type { Subagent } from "./types";
+
 /** One block or item, as the conversation and request panes show it. */
 export interface BlockText {
   /** The block's type, for styling: "text", "thinking", "tool_use", "function_call", … */
@@ -94,4 +96,13 @@ export function blockText(block: unknown): BlockText {
 /** The blocks of a message or item, each as text. */
 export function blocksText(content: unknown[]): BlockText[] {
   return content.map(blockText);
+}
+
+/** What a line says of the subagents: "result of subagent X" on the line holding the result
+ * the session got back, empty elsewhere. */
+export function subagentNote(agents: Subagent[], offset: number): string {
+  const returned = agents.filter((a) => a.resultOffset === offset);
+  if (returned.length === 0) return "";
+  const names = returned.map((a) => a.agentId ?? (a.rootOffset !== null ? `from @${a.rootOffset}` : "inline"));
+  return `result of subagent ${names.join(", ")}`;
 }

@@ -74,6 +74,7 @@ export type { ConversationRequest } from "../generated/ConversationRequest";
 export type { ConversationView } from "../generated/ConversationView";
 export type { RolloutRequest } from "../generated/RolloutRequest";
 export type { TranscriptRequest } from "../generated/TranscriptRequest";
+export type { Subagent } from "../generated/Subagent";
 
 // Search, the SQL console, breakpoints and bookmarks (src/search.rs, console.rs, breakpoint.rs,
 // bookmark.rs).
