@@ -14,13 +14,29 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Runs the command line with a cache of its own; its JSON answer, or why it failed.
-fn run(cache: &Path, args: &[&str]) -> Result<Value, String> {
-    let out = Command::new(BIN)
+/// Runs the command line with a cache of its own.
+fn output(cache: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
         .args(args)
         .env("JOURNALSCOPE_CACHE_DIR", cache)
         .output()
-        .expect("run journalscope");
+        .expect("run journalscope")
+}
+
+/// The text a command that must succeed prints.
+fn text(cache: &Path, args: &[&str]) -> String {
+    let out = output(cache, args);
+    assert!(
+        out.status.success(),
+        "journalscope {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs the command line with a cache of its own; its JSON answer, or why it failed.
+fn run(cache: &Path, args: &[&str]) -> Result<Value, String> {
+    let out = output(cache, args);
     if !out.status.success() {
         return Err(String::from_utf8_lossy(&out.stderr).into_owned());
     }
@@ -213,17 +229,7 @@ fn the_corpus_transcripts_open_without_an_error_and_report_every_request_s_usage
 fn cache_text_names_each_break_and_its_cause_and_the_corpus_compaction_explains_its_miss() {
     let cache = tempfile::tempdir().expect("cache dir");
     let fixture = root().join("tests/fixtures/claude-code/compaction.jsonl");
-    let out = Command::new(BIN)
-        .args(["cache", &fixture.to_string_lossy()])
-        .env("JOURNALSCOPE_CACHE_DIR", cache.path())
-        .output()
-        .expect("run journalscope");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = text(cache.path(), &["cache", &fixture.to_string_lossy()]);
     assert!(
         text.contains(
             "@10: 14330 of 14330 expected tokens missed: the compaction at @7 replaced the history"
@@ -275,22 +281,15 @@ fn a_transcript_s_report_lists_its_requests_with_their_prompt_cache_and_the_comp
         "tests/fixtures/claude-code/corpus/spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl",
     );
     let html = cache.path().join("report.html");
-    let out = Command::new(BIN)
-        .args([
+    let stdout = text(
+        cache.path(),
+        &[
             "report",
             &session.to_string_lossy(),
             "-o",
             &html.to_string_lossy(),
-        ])
-        .env("JOURNALSCOPE_CACHE_DIR", cache.path())
-        .output()
-        .expect("run journalscope");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("217 requests"),
         "the summary counts the transcript's requests, not iterate's (none): {stdout}"
@@ -347,16 +346,9 @@ fn diff_of_two_transcript_requests_shows_where_they_part_and_why_the_cache_misse
     );
 
     // The text names the same break, and a request that extends the one before only adds.
-    let out = Command::new(BIN)
-        .args(["diff", &session, "--from", "2372", "--to", "2380"])
-        .env("JOURNALSCOPE_CACHE_DIR", cache.path())
-        .output()
-        .expect("run journalscope");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = text(
+        cache.path(),
+        &["diff", &session, "--from", "2372", "--to", "2380"],
     );
     assert!(
         text.contains("common prefix  155 message(s)") && text.contains("no cache break"),
@@ -382,11 +374,10 @@ fn diff_of_two_transcript_requests_shows_where_they_part_and_why_the_cache_misse
     );
 
     // Transports are an iterate notion: asking for one on a transcript is an error, not ignored.
-    let out = Command::new(BIN)
-        .args(["diff", &session, "--from-transport", "workers-ai"])
-        .env("JOURNALSCOPE_CACHE_DIR", cache.path())
-        .output()
-        .expect("run journalscope");
+    let out = output(
+        cache.path(),
+        &["diff", &session, "--from-transport", "workers-ai"],
+    );
     assert!(
         !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("do not apply"),
         "a transport flag on a transcript is refused with a reason"
@@ -397,17 +388,7 @@ fn diff_of_two_transcript_requests_shows_where_they_part_and_why_the_cache_misse
 fn sizes_of_a_transcript_are_the_context_each_response_reported_with_its_cache_breaks() {
     let cache = tempfile::tempdir().expect("cache dir");
     let fixture = root().join("tests/fixtures/claude-code/compaction.jsonl");
-    let out = Command::new(BIN)
-        .args(["sizes", &fixture.to_string_lossy()])
-        .env("JOURNALSCOPE_CACHE_DIR", cache.path())
-        .output()
-        .expect("run journalscope");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = text(cache.path(), &["sizes", &fixture.to_string_lossy()]);
     let row = |offset: &str| {
         text.lines()
             .find(|l| l.trim_start().starts_with(offset))
