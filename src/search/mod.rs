@@ -239,14 +239,17 @@ impl Journal {
                 }
             }
         }
-        let mut hits = Vec::with_capacity(found.len());
-        for (seq, snippet) in found {
-            if let Some(head) = store.event_head(journal_id, seq)? {
+        let seqs: Vec<u64> = found.iter().map(|(seq, _)| *seq).collect();
+        let mut snippets = found.into_iter().peekable();
+        let mut hits = Vec::with_capacity(seqs.len());
+        for listed in store.listed_events(journal_id, &seqs)? {
+            while snippets.next_if(|(seq, _)| *seq < listed.seq).is_some() {}
+            if let Some((seq, snippet)) = snippets.next_if(|(seq, _)| *seq == listed.seq) {
                 hits.push(SearchHit {
                     seq,
-                    offset: head.offset,
-                    kind: head.kind,
-                    summary: head.summary,
+                    offset: listed.offset,
+                    kind: listed.kind,
+                    summary: listed.summary,
                     snippet,
                 });
             }

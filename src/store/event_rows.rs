@@ -96,16 +96,12 @@ impl Store {
         Ok(found)
     }
 
-    /// The listed columns of `seqs` (in order, each a stored event): a dense run of seqs is
-    /// one range read, a sparse set a lookup each.
+    /// The listed columns of `seqs` (ascending; a seq with no stored event is left out).
     pub fn listed_events(
         &self,
         journal_id: i64,
         seqs: &[u64],
     ) -> Result<Vec<ListedEvent>, StoreError> {
-        let (Some(first), Some(last)) = (seqs.first(), seqs.last()) else {
-            return Ok(Vec::new());
-        };
         let row_of = |r: &rusqlite::Row<'_>| -> rusqlite::Result<ListedEvent> {
             Ok(ListedEvent {
                 seq: r.get::<_, i64>(0)? as u64,
@@ -116,37 +112,39 @@ impl Store {
             })
         };
         let mut rows = Vec::with_capacity(seqs.len());
-        if last - first + 1 == seqs.len() as u64 {
-            let mut stmt = self.conn.prepare_cached(
-                "SELECT seq, offset, type, created_at, summary FROM events
-                 WHERE journal_id = ?1 AND seq >= ?2 AND seq <= ?3 ORDER BY seq",
-            )?;
-            let found = stmt.query_map(
-                rusqlite::params![journal_id, super::clamp(*first), super::clamp(*last)],
+        let mut range = self.conn.prepare_cached(
+            "SELECT seq, offset, type, created_at, summary FROM events
+             WHERE journal_id = ?1 AND seq >= ?2 AND seq <= ?3 ORDER BY seq",
+        )?;
+        // A block's worth at a time: one range read of the rows and one visit of the block for
+        // the summaries kept with the records, however many of its records are asked. A lookup
+        // each read the block again for every record (a search listing 330,000 hits spent
+        // six seconds there).
+        for group in seqs
+            .chunk_by(|a, b| a / record_blocks::BLOCK_RECORDS == b / record_blocks::BLOCK_RECORDS)
+        {
+            let (Some(&low), Some(&high)) = (group.first(), group.last()) else {
+                continue;
+            };
+            let from = rows.len();
+            let mut wanted = group.iter().peekable();
+            let found = range.query_map(
+                rusqlite::params![journal_id, super::clamp(low), super::clamp(high)],
                 row_of,
             )?;
             for row in found {
-                rows.push(row?);
+                let row = row?;
+                while wanted.next_if(|&&seq| seq < row.seq).is_some() {}
+                if wanted.next_if(|&&seq| seq == row.seq).is_some() {
+                    rows.push(row);
+                }
             }
-        } else {
-            let mut stmt = self.conn.prepare_cached(
-                "SELECT seq, offset, type, created_at, summary FROM events
-                 WHERE journal_id = ?1 AND seq = ?2",
-            )?;
-            for seq in seqs {
-                rows.push(
-                    stmt.query_row(rusqlite::params![journal_id, super::clamp(*seq)], row_of)?,
-                );
-            }
-        }
-        // The summaries written since blocks are kept with the records' bytes.
-        if last - first + 1 == seqs.len() as u64 {
-            let mut next = 0;
+            let mut next = from;
             record_blocks::visit_records(
                 &self.conn,
                 journal_id,
-                *first,
-                last + 1,
+                low,
+                high + 1,
                 &mut |seq, _, summary| {
                     while rows.get(next).is_some_and(|r| r.seq < seq) {
                         next += 1;
@@ -159,12 +157,6 @@ impl Store {
                     true
                 },
             )?;
-        } else {
-            for row in &mut rows {
-                if let Some((_, Some(summary))) = self.kept_record(journal_id, row.seq)? {
-                    row.summary = summary;
-                }
-            }
         }
         Ok(rows)
     }
