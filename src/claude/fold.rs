@@ -7,15 +7,14 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
 
-use super::line::{digest, reported_usage, Line};
+use super::line::{digest, reported_usage, ByDigest, Line};
 use crate::derived::{Analysis, CheckpointCover, Link, Mark};
 use crate::diagnostic::Diagnostic;
 use crate::interpreter::{Fold, FoldRecord};
 use crate::transcript::RequestRow;
 
-/// The encoding of a Claude Code fold's cover: the fold keeps no checkpoint of its own (its
-/// state is the graph, which lives in the links), so an append folds the journal again.
-pub const FORMAT: u32 = 1;
+pub use super::checkpoint::FORMAT;
+use super::checkpoint::{Entry, Sealed, ENTRIES_PER_BLOCK};
 
 /// Link kinds: a line's parent, the first line of the response it belongs to, the first line
 /// answering a tool call, a main-thread message (to itself), the sidechain a call spawned, and
@@ -27,45 +26,55 @@ pub const MESSAGE: &str = "message";
 pub const SPAWNED: &str = "spawned";
 pub const REPLAYED: &str = "replayed";
 
+/// A line whose parent was not seen (yet): its seq, line and offset.
+pub(super) type Waiting = (u64, u64, Option<i64>);
+
 /// A response as the fold goes through its lines.
-struct Response {
-    first: u64,
-    row: RequestRow,
+pub(super) struct Response {
+    pub(super) first: u64,
+    pub(super) row: RequestRow,
     /// The usage its latest line reported.
-    usage: Option<Value>,
-    mismatch_said: bool,
+    pub(super) usage: Option<Value>,
+    pub(super) mismatch_said: bool,
     /// Each line's timestamp and content, to know a replayed line.
-    lines: HashMap<u64, u64>,
+    pub(super) lines: HashMap<u64, u64>,
 }
 
 #[derive(Default)]
 pub struct ConversationFold {
-    found: Analysis,
-    records: u64,
+    pub(super) found: Analysis,
+    pub(super) records: u64,
     /// Each node by its uuid's digest: its seq and its line, as 32 bits each (a transcript of
     /// four billion lines is not one a client writes).
-    nodes: HashMap<u64, (u32, u32)>,
+    pub(super) nodes: HashMap<u64, (u32, u32), ByDigest>,
+    /// The nodes and turns of the blocks sealed before the fold resumed from a checkpoint
+    /// (empty for a fold from the first line): searched where the maps do not know a node.
+    pub(super) sealed_blocks: Sealed,
     /// The response key of each of the latest nodes, for a child to tell a new turn from a
     /// sibling block, and their order.
-    node_response: HashMap<u64, u64>,
-    node_order: VecDeque<u64>,
+    pub(super) node_response: HashMap<u64, u64>,
+    pub(super) node_order: VecDeque<u64>,
     /// Lines whose parent was not seen (yet): by the parent's digest.
-    waiting_for_parent: HashMap<u64, Vec<(u64, u64, Option<i64>)>>,
+    pub(super) waiting_for_parent: HashMap<u64, Vec<Waiting>>,
     /// The thread of the file's first message: the main thread.
-    main_sidechain: Option<bool>,
+    pub(super) main_sidechain: Option<bool>,
     /// The latest responses, and the order they began in: the lines of a response come
     /// together, so older ones are done.
-    responses: HashMap<u64, Response>,
-    response_order: VecDeque<u64>,
+    pub(super) responses: HashMap<u64, Response>,
+    pub(super) response_order: VecDeque<u64>,
     /// Each tool call not answered yet, by its id's digest: the line that made it.
-    calls: HashMap<u64, u64>,
+    pub(super) calls: HashMap<u64, u64>,
     /// The newest Task call with each prompt, by the prompt's digest: an inline sidechain's
     /// root links to it.
-    task_prompts: HashMap<u64, u64>,
-    /// Children of each node that start a new turn, and whether a fork was said.
-    turn_children: HashMap<u64, (u32, bool)>,
+    pub(super) task_prompts: HashMap<u64, u64>,
+    /// How many children of each node start a new turn (those in `sealed_blocks` aside).
+    pub(super) turn_children: HashMap<u64, u32>,
     /// Compaction boundaries that have no child yet.
-    boundaries: HashMap<u64, (u64, Option<i64>)>,
+    pub(super) boundaries: HashMap<u64, (u64, Option<i64>)>,
+    /// Changes to the nodes and turns not sealed in a checkpoint block yet, and how many
+    /// blocks are sealed (see `checkpoint`).
+    pub(super) log: Vec<Entry>,
+    pub(super) sealed: u64,
 }
 
 /// Responses the fold remembers: a line of one that began earlier than these is read as a
@@ -84,6 +93,14 @@ fn keyed(key: Option<&str>, seq: u64) -> u64 {
 }
 
 impl ConversationFold {
+    /// The seq and line of the node whose uuid has this digest.
+    fn node(&self, digest: u64) -> Option<(u32, u32)> {
+        self.nodes
+            .get(&digest)
+            .copied()
+            .or_else(|| self.sealed_blocks.node(digest))
+    }
+
     fn link(&mut self, seq: u64, kind: &'static str, target: u64) {
         self.found.links.push(Link { seq, kind, target });
     }
@@ -111,10 +128,11 @@ impl ConversationFold {
         if !starts {
             return;
         }
-        let (count, said) = self.turn_children.entry(parent).or_insert((0, false));
+        self.log.push(Entry::Turn(parent as u32));
+        let count = self.turn_children.entry(parent).or_insert(0);
         *count += 1;
-        if *count >= 2 && !*said {
-            *said = true;
+        // Said once, at the second turn.
+        if *count + self.sealed_blocks.turns(parent as u32) == 2 {
             self.say(
                 parent,
                 Diagnostic::info(
@@ -161,7 +179,7 @@ impl ConversationFold {
         }
         // The node, and its place in the graph.
         let node = match line.uuid().map(digest) {
-            Some(uuid) if self.nodes.contains_key(&uuid) => {
+            Some(uuid) if self.node(uuid).is_some() => {
                 self.say(
                     seq,
                     Diagnostic::warning(
@@ -178,6 +196,7 @@ impl ConversationFold {
             }
             Some(uuid) => {
                 self.nodes.insert(uuid, (seq as u32, at as u32));
+                self.log.push(Entry::Node(uuid, seq as u32, at as u32));
                 if let Some(waiting) = self.waiting_for_parent.remove(&uuid) {
                     for (child, child_line, child_offset) in waiting {
                         self.say(
@@ -201,7 +220,7 @@ impl ConversationFold {
         if node {
             if let Some(parent) = line.parent() {
                 let parent_digest = digest(parent);
-                match self.nodes.get(&parent_digest).copied() {
+                match self.node(parent_digest) {
                     Some((parent_seq, parent_line)) => {
                         let (parent_seq, parent_line) =
                             (u64::from(parent_seq), u64::from(parent_line));
@@ -477,11 +496,21 @@ impl Fold for ConversationFold {
     }
 
     fn take_found(&mut self) -> Analysis {
+        // Full blocks of the log are sealed as they fill, so the log stays short.
+        while self.log.len() >= ENTRIES_PER_BLOCK {
+            let block: Vec<Entry> = self.log.drain(..ENTRIES_PER_BLOCK).collect();
+            self.found
+                .checkpoint_blocks
+                .push((self.sealed, super::checkpoint::seal(&block)));
+            self.sealed += 1;
+        }
         std::mem::take(&mut self.found)
     }
 
     fn end(&mut self) -> Analysis {
         let mut analysis = self.take_found();
+        analysis.checkpoints = vec![(self.records, super::checkpoint::encode(self))];
+        analysis.checkpoint_replaces = true;
         for waiting in self.waiting_for_parent.values() {
             for &(seq, at, offset) in waiting {
                 analysis.diagnostics.push((

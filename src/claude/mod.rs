@@ -9,6 +9,7 @@
 //! `message`, `spawned`, `replayed`.
 
 pub mod cache;
+mod checkpoint;
 pub mod fold;
 pub mod line;
 pub mod sessions;
@@ -62,13 +63,12 @@ impl Interpreter for ClaudeCode {
 
     fn resume(
         &self,
-        _store: &Store,
-        _journal_id: i64,
-        _records: u64,
+        store: &Store,
+        journal_id: i64,
+        records: u64,
     ) -> Result<Option<Box<dyn Fold>>, StoreError> {
-        // The fold's state is the graph of every line, which it does not checkpoint: an append
-        // folds the transcript again (a follower keeps its fold between appends).
-        Ok(None)
+        Ok(checkpoint::resume(store, journal_id, records)?
+            .map(|fold| Box::new(fold) as Box<dyn Fold>))
     }
 
     fn offers(&self) -> &'static [View] {

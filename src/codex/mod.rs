@@ -4,8 +4,8 @@
 //! replacing all of it before; a request is a run of output items, with the usage of the token
 //! count that belongs to it.
 //!
-//! Marks: `request` (a run's first item), `compaction`. Links: `response` (an output item to
-//! its run's first).
+//! Marks: `request` (a run's first item), `compaction`, `session` (a `session_meta` line). Links:
+//! `response` (an output item to its run's first).
 
 pub mod sessions;
 
@@ -27,8 +27,11 @@ const LINE_TYPES: &[&str] = &[
     "compacted",
 ];
 
-/// The encoding of a Codex fold's cover (the fold keeps no checkpoint).
-pub const FORMAT: u32 = 1;
+/// The encoding of a Codex fold's checkpoint: a database with another is folded again.
+pub const FORMAT: u32 = 2;
+
+/// Mark kind: a `session_meta` line, which holds the session's base instructions.
+pub const SESSION: &str = "session";
 
 /// Link kind: an output item to the first item of its run.
 pub const RESPONSE: &str = "response";
@@ -65,12 +68,25 @@ impl Interpreter for Codex {
 
     fn resume(
         &self,
-        _store: &Store,
-        _journal_id: i64,
-        _records: u64,
+        store: &Store,
+        journal_id: i64,
+        records: u64,
     ) -> Result<Option<Box<dyn Fold>>, StoreError> {
-        // A rollout is folded again on an append; a follower keeps its fold between appends.
-        Ok(None)
+        let saved = store
+            .checkpoint_before(journal_id, records)?
+            .and_then(|(seq, bytes)| Some((seq, serde_json::from_slice::<Saved>(&bytes).ok()?)));
+        Ok(saved.map(|(seq, saved)| {
+            Box::new(RolloutFold {
+                records: seq,
+                model: saved.model,
+                run: saved.run,
+                last_run: saved.last_run,
+                input_since: saved.input_since,
+                pending: saved.pending,
+                last_total: saved.last_total,
+                ..RolloutFold::default()
+            }) as Box<dyn Fold>
+        }))
     }
 
     fn offers(&self) -> &'static [View] {
@@ -181,9 +197,23 @@ fn is_output(payload: &Value) -> bool {
 }
 
 /// A run of output items as the fold goes through it.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct Run {
     first: u64,
     row: RequestRow,
+}
+
+/// Where a fold stands after its last record, for an append to go on from: the whole state
+/// but what it found, which is stored. Only the latest is kept (the fold rewrites at most the
+/// last run's row, which the resumed fold rewrites the same).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Saved {
+    model: Option<String>,
+    run: Option<Run>,
+    last_run: Option<Run>,
+    input_since: bool,
+    pending: Option<Value>,
+    last_total: Option<Value>,
 }
 
 #[derive(Default)]
@@ -224,6 +254,19 @@ impl Fold for RolloutFold {
             return;
         };
         match value.get("type").and_then(Value::as_str) {
+            // Marked so that a view finds the session's instructions through the mark index
+            // instead of scanning every record for the line's type.
+            Some("session_meta") => self.found.marks.push(Mark {
+                seq,
+                kind: SESSION.to_string(),
+                note: format!(
+                    "session {}",
+                    payload
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .unwrap_or("(no id)")
+                ),
+            }),
             Some("turn_context") => {
                 if let Some(model) = payload.get("model").and_then(Value::as_str) {
                     self.model = Some(model.to_string());
@@ -310,6 +353,17 @@ impl Fold for RolloutFold {
 
     fn end(&mut self) -> Analysis {
         let mut analysis = self.take_found();
+        let saved = Saved {
+            model: self.model.clone(),
+            run: self.run.clone(),
+            last_run: self.last_run.clone(),
+            input_since: self.input_since,
+            pending: self.pending.clone(),
+            last_total: self.last_total.clone(),
+        };
+        // Serialising plain data does not fail.
+        analysis.checkpoints = vec![(self.records, serde_json::to_vec(&saved).unwrap_or_default())];
+        analysis.checkpoint_replaces = true;
         analysis.cover = Some(CheckpointCover {
             records: self.records,
             format: FORMAT,
@@ -444,9 +498,10 @@ pub fn request(
 /// them, and every model input item through `at`.
 pub fn projection(store: &Store, journal_id: i64, at: i64) -> Result<ConversationView, StoreError> {
     let end = store.offset_cut(journal_id, at, None)?.prefix;
-    let meta = store
-        .last_event_of_types(journal_id, &["session_meta"])?
-        .filter(|meta| meta.seq < end);
+    let meta = match store.next_mark(journal_id, SESSION, Some(end), false)? {
+        Some(seq) => store.event(journal_id, seq)?,
+        None => None,
+    };
     let instructions = meta.as_ref().and_then(|meta| {
         let value = meta.json()?;
         let text = value

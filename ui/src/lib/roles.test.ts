@@ -43,6 +43,7 @@ describe("role colouring", () => {
     expect(badgeText("compaction")).toBe("C");
     expect(badgeText("contract"), "where a journal's contract shows, a glyph rather than a cut word").toBe("§");
     expect(badgeText("sidechain"), "a subagent's line is marked in the event list").toBe("⤷");
+    expect(badgeText("session"), "a rollout's session line gets a sign, not a cut word").toBe("◆");
   });
 });
 

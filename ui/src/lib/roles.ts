@@ -91,6 +91,8 @@ export function badgeText(kind: string): string {
       return "⤷";
     case "subagent":
       return "⇠";
+    case "session":
+      return "◆";
     default:
       return kind.slice(0, 3);
   }
