@@ -36,6 +36,7 @@ const COMMANDS: &[&str] = &[
     "conversation_at",
     "conversation_request",
     "subagents",
+    "transcript_diff",
     "request_diff",
     "cache_report",
     "search",

@@ -433,6 +433,17 @@ pub async fn conversation_request(
     session.with(|journal| journal.conversation_request(offset))
 }
 
+/// A transcript's request against an earlier one (`journalscope diff` on a session): `from`
+/// defaults to the request before `to` in its thread.
+#[tauri::command]
+pub async fn transcript_diff(
+    session: State<'_, Session>,
+    from: Option<i64>,
+    to: i64,
+) -> Result<journalscope::transcript::diff::TranscriptDiff, IpcError> {
+    session.with(|journal| journal.transcript_diff(from, to))
+}
+
 #[tauri::command]
 pub async fn subagents(
     session: State<'_, Session>,

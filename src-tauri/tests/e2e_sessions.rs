@@ -146,6 +146,31 @@ async fn session_from_home(c: &Client, cache: &Path, session: &Path) -> Outcome 
         shown.as_str() == Some(want.as_str()),
         "the window's first message is the CLI's, character for character",
     )?;
+    // The diff tab sets the request against the one before it: the cache broke at the
+    // compaction, and the cause leads back to it.
+    click_at(c, "[data-testid=tab-diff]").await?;
+    let cache = wait_for(
+        c,
+        &format!(
+            "[data-testid=transcript-diff][data-to='{REQUEST_AFTER}'] [data-testid=transcript-diff-cache]"
+        ),
+    )
+    .await?;
+    check(
+        attr(&cache, "data-broke").await? == "true"
+            && attr(&cache, "data-cause").await? == "compaction",
+        "the request after the compaction missed the cache, and the compaction is the cause",
+    )?;
+    let said = text_of(c, "[data-testid=transcript-diff-cache]").await?;
+    check(
+        said.contains(&format!("@{COMPACTION}")),
+        &format!("the break names the compaction's line: {said}"),
+    )?;
+    screenshot(c, "sessions-03-diff").await?;
+    click_at(c, "[data-testid=transcript-diff-cause]").await?;
+    wait_selected(c, COMPACTION).await?;
+    keys(c, "K").await?;
+    wait_selected(c, REQUEST_AFTER).await?;
     // The conversation tab still shows the lines in context at the request.
     click_at(c, "[data-testid=tab-projection]").await?;
     let at = attr(&wait_for(c, "[data-testid=conversation]").await?, "data-at").await?;
@@ -168,7 +193,7 @@ async fn session_from_home(c: &Client, cache: &Path, session: &Path) -> Outcome 
     goto(c, SUBAGENT_CALL).await?;
     let open = format!("[data-testid=open-subagent][data-agent='{SUBAGENT}']");
     wait_for(c, &open).await?;
-    screenshot(c, "sessions-03-subagent-call").await?;
+    screenshot(c, "sessions-04-subagent-call").await?;
     click_at(c, &open).await?;
     wait_until(
         c,
@@ -222,7 +247,7 @@ async fn sessions_end_to_end() {
     .expect("place the Codex rollout");
     let harness = Harness::start(&[("CLAUDE_CONFIG_DIR", &claude), ("CODEX_HOME", &codex)]);
     let (port, cache) = (harness.port, harness.cache.clone());
-    let outcome = scenario(port, "sessions-04-subagent", &[], |c| async move {
+    let outcome = scenario(port, "sessions-05-subagent", &[], |c| async move {
         let r = session_from_home(&c, &cache, &session).await;
         (c, r)
     })

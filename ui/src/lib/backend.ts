@@ -47,6 +47,7 @@ import type {
   StepTarget,
   Timeline,
   Subagent,
+  TranscriptDiff,
   TranscriptRequest,
   Transport,
   TypeCount,
@@ -125,6 +126,8 @@ export const backend = {
   conversationAt: (seq: number) => call<ConversationView>("conversation_at", { seq }),
   conversationRequest: (offset: number) => call<TranscriptRequest>("conversation_request", { offset }),
   subagents: () => call<Subagent[]>("subagents"),
+  /** `from` null: the request before `to` in its thread. */
+  transcriptDiff: (from: number | null, to: number) => call<TranscriptDiff>("transcript_diff", { from, to }),
 
   async pickJournal(): Promise<string | null> {
     const picked = await open({

@@ -232,7 +232,8 @@ export async function select(seq: number) {
         const request = await backend.conversationRequest(detail.offset);
         if (ticket !== selecting) return;
         ui.transcriptRequest = request;
-        ui.centre = "request";
+        // The diff view follows the selected request, as it does for iterate journals.
+        ui.centre = ui.centre === "diff" ? "diff" : "request";
       } else {
         ui.centre = "projection";
       }

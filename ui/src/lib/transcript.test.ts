@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { blockText, innerText, subagentNote } from "./transcript";
-import type { Subagent } from "./types";
+import { blockText, cacheLine, causeOffsets, innerText, rowSign, subagentNote } from "./transcript";
+import type { Subagent, TranscriptCacheEntry } from "./types";
 
 describe("Claude Code blocks as text", () => {
   it("shows text, thinking and a tool call's name and input", () => {
@@ -85,5 +85,46 @@ describe("subagents in a conversation", () => {
   it("names an inline subagent by the line it starts at", () => {
     const inline = agent({ agentId: null, path: null, rootOffset: 4 });
     expect(subagentNote([inline], 7), "no agent id: its first line").toBe("result of subagent from @4");
+  });
+});
+
+describe("a transcript diff", () => {
+  const entry = (over: Partial<TranscriptCacheEntry>): TranscriptCacheEntry => ({
+    requestOffset: 1492,
+    previousRequest: 1470,
+    thread: "main",
+    model: "claude-opus-4-6",
+    inputTokens: 10,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 30_000,
+    expectedReadTokens: 41_802,
+    missedTokens: 41_802,
+    broke: true,
+    causes: [{ kind: "compaction", offset: 1481 }],
+    explanation: "a compaction at @1481 replaced the history",
+    ...over,
+  });
+
+  it("marks rows with the command line's signs", () => {
+    expect(["same", "changed", "removed", "added"].map((op) => rowSign(op as "same")), "one sign per change").toEqual([" ", "~", "-", "+"]);
+  });
+
+  it("says what the cache gave back, and why it broke", () => {
+    expect(cacheLine(entry({})), "a break names the tokens missed and its cause").toBe(
+      "cache break: 41,802 of 41,802 expected tokens missed: a compaction at @1481 replaced the history",
+    );
+    expect(
+      cacheLine(entry({ broke: false, missedTokens: 0, cacheReadTokens: 41_802, cacheWriteTokens: 120, causes: [] })),
+      "no break: what was read and written",
+    ).toBe("no cache break: read 41,802 tokens (41,802 expected), wrote 120");
+    expect(cacheLine(null), "a request of another thread is not measured").toMatch(/^not measured/);
+  });
+
+  it("points at the lines that broke the cache", () => {
+    expect(causeOffsets(entry({})), "the compaction").toEqual([1481]);
+    expect(
+      causeOffsets(entry({ causes: [{ kind: "rewind", from: 40 }, { kind: "expired", gapSeconds: 400, ttlSeconds: 300 }, { kind: "rewind", from: null }] })),
+      "the line a rewind went back from; nothing for an expiry",
+    ).toEqual([40]);
   });
 });

@@ -2,7 +2,7 @@
 // blocks, Responses API items) whose shapes vary by kind, and the window shows each as a label
 // and plain text, never as markup.
 
-import type { Subagent } from "./types";
+import type { Subagent, TranscriptCacheEntry, TranscriptDiffRow } from "./types";
 
 /** One block or item, as the conversation and request panes show it. */
 export interface BlockText {
@@ -105,4 +105,38 @@ export function subagentNote(agents: Subagent[], offset: number): string {
   if (returned.length === 0) return "";
   const names = returned.map((a) => a.agentId ?? (a.rootOffset !== null ? `from @${a.rootOffset}` : "inline"));
   return `result of subagent ${names.join(", ")}`;
+}
+
+/** The sign of a diff row, as the command line prints it: the same message, a changed one,
+ * one only the earlier request had, one only the later has. */
+export function rowSign(op: TranscriptDiffRow["op"]): string {
+  switch (op) {
+    case "same":
+      return " ";
+    case "changed":
+      return "~";
+    case "removed":
+      return "-";
+    case "added":
+      return "+";
+  }
+}
+
+/** What the later request got from the cache, in one line. */
+export function cacheLine(entry: TranscriptCacheEntry | null): string {
+  if (!entry) return "not measured against the earlier request in the cache (another thread, or a request in between)";
+  if (entry.broke)
+    return `cache break: ${entry.missedTokens.toLocaleString("en-US")} of ${entry.expectedReadTokens.toLocaleString("en-US")} expected tokens missed: ${entry.explanation}`;
+  return `no cache break: read ${entry.cacheReadTokens.toLocaleString("en-US")} tokens (${entry.expectedReadTokens.toLocaleString("en-US")} expected), wrote ${entry.cacheWriteTokens.toLocaleString("en-US")}`;
+}
+
+/** The lines a cache entry's causes point at, to go to: a compaction, and the line a rewind
+ * or fork went back from. */
+export function causeOffsets(entry: TranscriptCacheEntry | null): number[] {
+  if (!entry) return [];
+  return entry.causes.flatMap((cause) => {
+    if (cause.kind === "compaction") return [cause.offset];
+    if (cause.kind === "rewind" && cause.from !== null) return [cause.from];
+    return [];
+  });
 }

@@ -75,6 +75,10 @@ export type { ConversationView } from "../generated/ConversationView";
 export type { RolloutRequest } from "../generated/RolloutRequest";
 export type { TranscriptRequest } from "../generated/TranscriptRequest";
 export type { Subagent } from "../generated/Subagent";
+export type { TranscriptDiff } from "../generated/TranscriptDiff";
+export type { TranscriptDiffRow } from "../generated/TranscriptDiffRow";
+export type { TranscriptCacheEntry } from "../generated/TranscriptCacheEntry";
+export type { TranscriptCacheCause } from "../generated/TranscriptCacheCause";
 
 // Search, the SQL console, breakpoints and bookmarks (src/search.rs, console.rs, breakpoint.rs,
 // bookmark.rs).
