@@ -4,18 +4,21 @@
 
 use super::fold::{PARENT, RESPONSE};
 use crate::store::{Store, StoreError};
-use crate::transcript::cache::{report, stored_facts, CacheReport, Lineage, Range};
+use crate::transcript::cache::{facts_for, report, CacheReport, Lineage, Range};
 
-/// The cache report of every request of the transcript.
+/// The cache report of the transcript's requests in `range`, each against the request before it
+/// in its thread: it reads the request rows of the range and, back from its first, the rows up
+/// to that request.
 pub fn cache_report(
     store: &Store,
     journal_id: i64,
     range: Range,
 ) -> Result<CacheReport, StoreError> {
+    let rows = store.request_rows_in(journal_id, range.0, range.1)?;
     report(
-        stored_facts(store.request_rows(journal_id)?, |seq| {
-            Ok(store.event(journal_id, seq)?.and_then(|e| e.created_at))
-        }),
+        facts_for(range, rows, |seq, count| {
+            store.request_rows_before(journal_id, seq, count)
+        })?,
         range,
         |before, current| lineage(store, journal_id, before.seq, current.seq),
     )

@@ -371,6 +371,7 @@ impl ConversationFold {
                     model: line.model().map(str::to_string),
                     sidechain: line.is_sidechain(),
                     usage: usage.clone(),
+                    created_at: line.timestamp().map(str::to_string),
                 };
                 if usage.is_none() {
                     self.say(

@@ -28,7 +28,7 @@ const LINE_TYPES: &[&str] = &[
 ];
 
 /// The encoding of a Codex fold's checkpoint: a database with another is folded again.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// Mark kind: a `session_meta` line, which holds the session's base instructions.
 pub const SESSION: &str = "session";
@@ -283,6 +283,10 @@ impl Fold for RolloutFold {
                             model: self.model.clone(),
                             sidechain: false,
                             usage,
+                            created_at: value
+                                .get("timestamp")
+                                .and_then(Value::as_str)
+                                .map(str::to_string),
                         };
                         self.emit(seq, &row);
                         self.found.marks.push(Mark {
@@ -438,18 +442,20 @@ fn input_before(
     Ok(input)
 }
 
-/// The cache report of every request of the rollout. A rollout never goes back: only a
-/// compaction cuts the conversation between two requests.
+/// The cache report of the rollout's requests in `range`, each against the request before it
+/// (read back from the range's first). A rollout never goes back: only a compaction cuts the
+/// conversation between two requests.
 pub fn cache_report(
     store: &Store,
     journal_id: i64,
     range: crate::transcript::cache::Range,
 ) -> Result<crate::transcript::cache::CacheReport, StoreError> {
-    use crate::transcript::cache::{report, stored_facts, Lineage};
+    use crate::transcript::cache::{facts_for, report, Lineage};
+    let rows = store.request_rows_in(journal_id, range.0, range.1)?;
     report(
-        stored_facts(store.request_rows(journal_id)?, |seq| {
-            Ok(store.event(journal_id, seq)?.and_then(|e| e.created_at))
-        }),
+        facts_for(range, rows, |seq, count| {
+            store.request_rows_before(journal_id, seq, count)
+        })?,
         range,
         |before, current| {
             Ok(

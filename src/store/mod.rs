@@ -1636,6 +1636,49 @@ impl Store {
             .optional()?)
     }
 
+    /// The request rows of the records whose offsets lie in `from..=to` (an open end reads
+    /// from the first or to the last), in file order, for a journal whose offsets increase.
+    pub fn request_rows_in(
+        &self,
+        journal_id: i64,
+        from: Option<i64>,
+        to: Option<i64>,
+    ) -> Result<Vec<(u64, String)>, StoreError> {
+        let from = match from {
+            Some(from) => self.records_through_offset(journal_id, from.saturating_sub(1))?,
+            None => 0,
+        };
+        let to = match to {
+            Some(to) => self.records_through_offset(journal_id, to)?,
+            None => u64::MAX,
+        };
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, row FROM request_rows WHERE journal_id = ?1 AND seq >= ?2 AND seq < ?3
+             ORDER BY seq",
+        )?;
+        let rows = stmt.query_map(params![journal_id, clamp(from), clamp(to)], |row| {
+            Ok((row.get::<_, i64>(0)? as u64, row.get::<_, String>(1)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Up to `count` request rows before record `seq`, the nearest first.
+    pub fn request_rows_before(
+        &self,
+        journal_id: i64,
+        seq: u64,
+        count: u64,
+    ) -> Result<Vec<(u64, String)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, row FROM request_rows WHERE journal_id = ?1 AND seq < ?2
+             ORDER BY seq DESC LIMIT ?3",
+        )?;
+        let rows = stmt.query_map(params![journal_id, clamp(seq), clamp(count)], |row| {
+            Ok((row.get::<_, i64>(0)? as u64, row.get::<_, String>(1)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// A journal's request rows (see [`Analysis::requests`]), in file order.
     pub fn request_rows(&self, journal_id: i64) -> Result<Vec<(u64, String)>, StoreError> {
         let mut stmt = self.conn.prepare_cached(

@@ -342,28 +342,59 @@ fn causes(
     causes
 }
 
-/// The facts of every request of a transcript, from its stored request rows (`(seq, row)` in
-/// file order): a row's thread is `sidechain` for a subagent's request, `main` otherwise; its
-/// time is its first line's, which `created_at(seq)` reads.
-pub fn stored_facts<'a, E: 'a>(
-    rows: Vec<(u64, String)>,
-    created_at: impl Fn(u64) -> Result<Option<String>, E> + 'a,
-) -> impl Iterator<Item = Result<CacheFacts, E>> + 'a {
-    rows.into_iter().filter_map(move |(seq, row)| {
-        let row: RequestRow = serde_json::from_str(&row).ok()?;
-        let at_ms = match created_at(seq) {
-            Ok(at) => at.and_then(|t| epoch_ms(&t)),
-            Err(e) => return Some(Err(e)),
-        };
-        Some(Ok(CacheFacts {
-            seq,
-            offset: row.offset,
-            thread: if row.sidechain { "sidechain" } else { "main" }.to_string(),
-            model: row.model,
-            at_ms,
-            usage: row.usage,
-        }))
+/// The facts of a request from its stored row (`(seq, row)`); `None` for a row this version
+/// cannot read.
+fn facts_of((seq, row): (u64, String)) -> Option<CacheFacts> {
+    let row: RequestRow = serde_json::from_str(&row).ok()?;
+    Some(CacheFacts {
+        seq,
+        offset: row.offset,
+        thread: if row.sidechain { "sidechain" } else { "main" }.to_string(),
+        model: row.model,
+        at_ms: row.created_at.as_deref().and_then(epoch_ms),
+        usage: row.usage,
     })
+}
+
+/// Request rows read back at a time while looking for the request before a range.
+const ROWS_BACK: u64 = 256;
+
+/// What [`report`] needs of a range: the facts of its requests (`rows`, the stored rows the
+/// range covers, in file order), and before them the latest request of each of their threads
+/// that comes earlier, found by reading back from the first through `before(seq, count)` (up
+/// to `count` rows before record `seq`, the nearest first). A range open at its start is read
+/// whole.
+pub fn facts_for<E>(
+    range: Range,
+    rows: Vec<(u64, String)>,
+    mut before: impl FnMut(u64, u64) -> Result<Vec<(u64, String)>, E>,
+) -> Result<Vec<Result<CacheFacts, E>>, E> {
+    let facts: Vec<CacheFacts> = rows.into_iter().filter_map(facts_of).collect();
+    let mut earlier: Vec<CacheFacts> = Vec::new();
+    if range.0.is_some() {
+        let mut wanted: Vec<String> = Vec::new();
+        for f in &facts {
+            if !wanted.contains(&f.thread) {
+                wanted.push(f.thread.clone());
+            }
+        }
+        let mut from = facts.first().map_or(0, |f| f.seq);
+        while !wanted.is_empty() && from > 0 {
+            let page = before(from, ROWS_BACK)?;
+            let Some(last) = page.last().map(|(seq, _)| *seq) else {
+                break;
+            };
+            for f in page.into_iter().filter_map(facts_of) {
+                if let Some(at) = wanted.iter().position(|t| *t == f.thread) {
+                    wanted.remove(at);
+                    earlier.push(f);
+                }
+            }
+            from = last;
+        }
+        earlier.sort_by_key(|f| f.seq);
+    }
+    Ok(earlier.into_iter().chain(facts).map(Ok).collect())
 }
 
 /// An RFC 3339 timestamp (`2026-02-12T14:48:36.922Z`, or with a `+hh:mm` offset) in
@@ -626,5 +657,73 @@ mod tests {
             "the main thread's next request follows the main thread's last"
         );
         assert_eq!(report.breaks, 0, "no break in either thread");
+    }
+
+    /// A stored request row at `seq` (offset `seq + 1`) of one thread.
+    fn row(seq: u64, sidechain: bool) -> (u64, String) {
+        let row = RequestRow {
+            offset: seq as i64 + 1,
+            request_id: None,
+            message_id: None,
+            model: Some("opus".to_string()),
+            sidechain,
+            usage: Some(anthropic(3, 100, 1_000)),
+            created_at: Some("2026-01-01T00:00:00Z".to_string()),
+        };
+        (seq, serde_json::to_string(&row).expect("row"))
+    }
+
+    #[test]
+    fn given_a_range_then_only_the_latest_earlier_request_of_each_of_its_threads_is_read_back() {
+        // Given a subagent's request at 0, 600 main-thread requests, then the range: one
+        // subagent request at 700
+        let stored: Vec<(u64, String)> = std::iter::once(row(0, true))
+            .chain((1..=600).map(|seq| row(seq, false)))
+            .collect();
+        let mut pages = 0;
+        let before = |seq: u64, count: u64| {
+            pages += 1;
+            Ok::<_, std::convert::Infallible>(
+                stored
+                    .iter()
+                    .rev()
+                    .filter(|(s, _)| *s < seq)
+                    .take(count as usize)
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            )
+        };
+        // When the facts of the range are gathered
+        let facts: Vec<CacheFacts> =
+            facts_for((Some(701), Some(701)), vec![row(700, true)], before)
+                .expect("facts")
+                .into_iter()
+                .map(|f| f.expect("fact"))
+                .collect();
+        // Then the subagent's earlier request is found past the main thread's, and nothing else
+        let seqs: Vec<u64> = facts.iter().map(|f| f.seq).collect();
+        assert_eq!(
+            seqs,
+            vec![0, 700],
+            "the thread's request before, then the range"
+        );
+        assert_eq!(
+            pages, 3,
+            "read back a page at a time until the thread's request is found"
+        );
+        assert_eq!(
+            facts[0].at_ms,
+            epoch_ms("2026-01-01T00:00:00Z"),
+            "the row's time is read"
+        );
+    }
+
+    #[test]
+    fn given_a_range_open_at_its_start_then_nothing_is_read_back() {
+        let facts = facts_for((None, Some(3)), vec![row(2, false)], |_, _| {
+            Err::<Vec<(u64, String)>, &str>("a range from the first request reads nothing back")
+        })
+        .expect("facts");
+        assert_eq!(facts.len(), 1, "only the range");
     }
 }

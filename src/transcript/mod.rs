@@ -28,6 +28,9 @@ pub struct RequestRow {
     pub sidechain: bool,
     #[ts(type = "Record<string, number> | null")]
     pub usage: Option<Value>,
+    /// When the response's first line was written, as the transcript says.
+    #[serde(default)]
+    pub created_at: Option<String>,
 }
 
 /// One line of the conversation, as the projection shows it.

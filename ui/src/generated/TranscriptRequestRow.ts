@@ -4,4 +4,8 @@
  * One request as `requests` lists it: its first line, ids, model, thread and the usage its
  * last line reports.
  */
-export type TranscriptRequestRow = { offset: number, requestId: string | null, messageId: string | null, model: string | null, sidechain: boolean, usage: Record<string, number> | null, };
+export type TranscriptRequestRow = { offset: number, requestId: string | null, messageId: string | null, model: string | null, sidechain: boolean, usage: Record<string, number> | null, 
+/**
+ * When the response's first line was written, as the transcript says.
+ */
+createdAt: string | null, };
