@@ -382,6 +382,18 @@ fn diff_of_two_transcript_requests_shows_where_they_part_and_why_the_cache_misse
         !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("do not apply"),
         "a transport flag on a transcript is refused with a reason"
     );
+    for command in ["diff", "request", "cache", "sizes"] {
+        let mut args = vec![command, &session, "--transport", "workers-ai"];
+        if command == "request" {
+            args.extend(["--at", "4"]);
+        }
+        let out = output(cache.path(), &args);
+        assert!(
+            !out.status.success()
+                && String::from_utf8_lossy(&out.stderr).contains("--transport does not apply"),
+            "`{command} --transport` on a transcript is refused, not silently ignored"
+        );
+    }
 }
 
 #[test]

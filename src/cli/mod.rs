@@ -81,8 +81,10 @@ enum Command {
         journal: String,
         #[arg(long)]
         at: i64,
-        #[arg(long, value_enum, default_value_t = TransportArg::Openai)]
-        transport: TransportArg,
+        /// The transport whose request shape is rendered (default: openai); a transcript's
+        /// requests are shown as their provider got them, and take none.
+        #[arg(long, value_enum)]
+        transport: Option<TransportArg>,
         #[arg(long)]
         json: bool,
         /// Write the provider body (or, with `--format curl`, the command) to this file.
@@ -168,8 +170,10 @@ enum Command {
         from: Option<i64>,
         #[arg(long)]
         to: Option<i64>,
-        #[arg(long, value_enum, default_value_t = TransportArg::Openai)]
-        transport: TransportArg,
+        /// The transport whose request shape is rendered (default: openai); a transcript's
+        /// requests are shown as their provider got them, and take none.
+        #[arg(long, value_enum)]
+        transport: Option<TransportArg>,
         #[arg(long)]
         json: bool,
     },
@@ -221,8 +225,10 @@ enum Command {
         /// The later request (default: the last request).
         #[arg(long)]
         to: Option<i64>,
-        #[arg(long, value_enum, default_value_t = TransportArg::Openai)]
-        transport: TransportArg,
+        /// The transport whose request shape is rendered (default: openai); a transcript's
+        /// requests are shown as their provider got them, and take none.
+        #[arg(long, value_enum)]
+        transport: Option<TransportArg>,
         /// Render --from on this transport instead of --transport.
         #[arg(long, value_enum)]
         from_transport: Option<TransportArg>,
@@ -244,8 +250,10 @@ enum Command {
         /// Only the requests at or before this offset.
         #[arg(long)]
         to: Option<i64>,
-        #[arg(long, value_enum, default_value_t = TransportArg::Openai)]
-        transport: TransportArg,
+        /// The transport whose request shape is rendered (default: openai); a transcript's
+        /// requests are shown as their provider got them, and take none.
+        #[arg(long, value_enum)]
+        transport: Option<TransportArg>,
         #[arg(long)]
         json: bool,
     },
@@ -363,6 +371,15 @@ impl From<FormatArg> for ExportFormat {
 enum TransportArg {
     Openai,
     WorkersAi,
+}
+
+/// A transcript's requests are what its provider got: a transport named for one is refused
+/// rather than ignored.
+fn no_transport(transport: Option<TransportArg>) -> Result<()> {
+    if transport.is_some() {
+        bail!("a transcript's requests are shown as their provider got them: --transport does not apply");
+    }
+    Ok(())
 }
 
 /// A dialect named on the command line, with the names every dialect answers to.
@@ -552,12 +569,13 @@ pub fn run(cli: Cli) -> Result<()> {
                 if file.is_some() || format.is_some() {
                     bail!("a transcript's request is shown, not exported: use --json");
                 }
+                no_transport(transport)?;
                 let request = journal.conversation_request(at)?;
                 output::conversation_request(&mut out, &request, json)?;
                 out.flush()?;
                 return Ok(());
             }
-            let transport = transport.into();
+            let transport = transport.unwrap_or(TransportArg::Openai).into();
             let snapshot = journal.request(at, transport)?;
             if file.is_none() && format.is_none() {
                 output::request(&mut out, &snapshot, json)?;
@@ -720,6 +738,7 @@ pub fn run(cli: Cli) -> Result<()> {
                          --from-transport and --to-transport do not apply"
                     );
                 }
+                no_transport(transport)?;
                 let to = match to {
                     Some(to) => to,
                     None => match journal.last_conversation_request()? {
@@ -743,6 +762,7 @@ pub fn run(cli: Cli) -> Result<()> {
                     None => bail!("the journal has no requests to diff"),
                 },
             };
+            let transport = transport.unwrap_or(TransportArg::Openai);
             let from_transport: Transport = from_transport.unwrap_or(transport).into();
             let to_transport: Transport = to_transport.unwrap_or(transport).into();
             let diff = journal.request_diff(from, to, (from_transport, to_transport))?;
@@ -761,6 +781,7 @@ pub fn run(cli: Cli) -> Result<()> {
         } => {
             let journal = open(&journal, None)?;
             if journal.dialect().offers(View::Conversation) {
+                no_transport(transport)?;
                 let report = journal.transcript_cache((from, to))?;
                 if json {
                     output::json(&mut out, &report)?;
@@ -768,7 +789,8 @@ pub fn run(cli: Cli) -> Result<()> {
                     prefix::transcript_cache(&mut out, &report)?;
                 }
             } else {
-                let report = journal.cache_report_range(transport.into(), (from, to))?;
+                let transport = transport.unwrap_or(TransportArg::Openai).into();
+                let report = journal.cache_report_range(transport, (from, to))?;
                 if json {
                     output::json(&mut out, &report)?;
                 } else {
@@ -872,6 +894,7 @@ pub fn run(cli: Cli) -> Result<()> {
         } => {
             let journal = open(&journal, None)?;
             if journal.dialect().offers(View::Conversation) {
+                no_transport(transport)?;
                 let report = journal.transcript_cache((from, to))?;
                 if json {
                     output::json(&mut out, &report)?;
@@ -882,7 +905,8 @@ pub fn run(cli: Cli) -> Result<()> {
                 return Ok(());
             }
             let range = OffsetRange { from, to };
-            let sizes = report::context_sizes(&journal, range, transport.into())?;
+            let transport = transport.unwrap_or(TransportArg::Openai).into();
+            let sizes = report::context_sizes(&journal, range, transport)?;
             output::sizes(&mut out, &sizes, json)?;
         }
         Command::Report {
