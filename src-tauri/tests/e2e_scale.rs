@@ -1,4 +1,5 @@
-//! The window on a large journal: a generated 200,000-event iterate journal is opened in the
+//! The window on a large journal: a generated 200,000-event iterate journal (and a Claude Code
+//! session of as many lines) is opened in the
 //! app, then the test prints how long the journal took to show after its import, how fast a
 //! held `j` steps (measured in the page), how long frames took meanwhile, the app's memory
 //! after the views of 1,000 random offsets, and whether scrolling the whole list keeps the DOM
@@ -47,11 +48,8 @@ fn generate(path: &Path, dialect: &str, events: u64) {
         .is_ok_and(|o| o.status.success());
     if !by_cli {
         let options = journalscope::gen::GenOptions {
-            dialect: if dialect == "ag-ui" {
-                journalscope::dialect::Dialect::AgUi
-            } else {
-                journalscope::dialect::Dialect::Iterate
-            },
+            dialect: journalscope::dialect::Dialect::parse(dialect)
+                .expect("a dialect the generator writes"),
             events,
             seed: 7,
         };
@@ -193,10 +191,11 @@ async fn middle(c: &Client) -> Outcome {
     Ok(())
 }
 
-/// The views of 1,000 random offsets, asked for as stepping asks for them, each answer from the
+/// The views of 1,000 random offsets, asked for as stepping asks for them (`command` with a
+/// random `seq`: `projection_at`, or `conversation_at` for a transcript), each answer from the
 /// store and leave the app's process small. Its resident size is printed (the target is a
 /// benchmark figure, not asserted here).
-async fn random_views(c: &Client, cache: &Path) -> Outcome {
+async fn random_views(c: &Client, cache: &Path, command: &str) -> Outcome {
     c.update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
         Some(Duration::from_secs(300)),
         None,
@@ -212,10 +211,14 @@ async fn random_views(c: &Client, cache: &Path) -> Outcome {
              let x = 12345; const next = () => { x = (x * 1103515245 + 12345) % 2147483648; return x % count; }; \
              (async () => { const t0 = performance.now(); let failed = null; \
                for (let i = 0; i < n; i++) { \
-                 try { await window.__TAURI_INTERNALS__.invoke('projection_at', { seq: next() }); } \
+                 try { await window.__TAURI_INTERNALS__.invoke(arguments[2], { seq: next() }); } \
                  catch (e) { failed = failed ?? JSON.stringify(e); } } \
                done({ ms: performance.now() - t0, failed }); })();",
-            vec![Value::from(RANDOM_OFFSETS), Value::from(events())],
+            vec![
+                Value::from(RANDOM_OFFSETS),
+                Value::from(events()),
+                Value::from(command),
+            ],
         )
         .await
         .map_err(err("views at random offsets"))?;
@@ -554,7 +557,7 @@ async fn scale_end_to_end() {
                 r = held_j(&c).await;
             }
             if r.is_ok() {
-                r = random_views(&c, &cache).await;
+                r = random_views(&c, &cache, "projection_at").await;
             }
             if r.is_ok() {
                 r = scroll_all(&c).await;
@@ -567,4 +570,47 @@ async fn scale_end_to_end() {
     )
     .await;
     assert_all(vec![outcome], "scale end-to-end");
+}
+
+/// The window on a long Claude Code session: a generated session of as many lines as the
+/// iterate journal has events opens from the command line, shows its conversation, and answers
+/// the conversations at 1,000 random lines from the store; the app's memory is printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a display, WebKitWebDriver and tauri-driver: run scripts/e2e.sh"]
+async fn session_scale_end_to_end() {
+    let scratch = tempfile::tempdir().expect("scratch dir");
+    let journal = scratch.path().join("scale-session.jsonl");
+    generate(&journal, "claude-code", events());
+    let harness = Harness::start(&[]);
+    let args = [journal.to_string_lossy().into_owned()];
+    let cache = harness.cache.clone();
+    let started = Instant::now();
+    let outcome = scenario_within(
+        harness.port,
+        "scale-02-session",
+        &args,
+        Duration::from_secs(600),
+        |c| async move {
+            let mut r = wait_until_within(
+                &c,
+                "the session's conversation",
+                "return !!document.querySelector('[data-testid=conversation]') \
+                 && !document.querySelector('[data-testid=import-progress]');",
+                Duration::from_secs(300),
+            )
+            .await
+            .map(|_| ());
+            eprintln!(
+                "scale: a {}-line session imported and its conversation shown in {:.1} s (debug build)",
+                events(),
+                started.elapsed().as_secs_f64()
+            );
+            if r.is_ok() {
+                r = random_views(&c, &cache, "conversation_at").await;
+            }
+            (c, r)
+        },
+    )
+    .await;
+    assert_all(vec![outcome], "session scale end-to-end");
 }
