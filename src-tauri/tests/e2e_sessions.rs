@@ -211,6 +211,17 @@ async fn session_from_home(c: &Client, cache: &Path, session: &Path) -> Outcome 
         marked[0].as_u64().is_some_and(|n| n > 0) && marked[0] == marked[1],
         &format!("every listed line of the subagent is marked a sidechain's: {marked}"),
     )?;
+    // And the subagent leads back to the session, at the call that spawned it.
+    wait_for(c, "[data-testid=back-to-parent]").await?;
+    screenshot(c, "sessions-05-subagent-transcript").await?;
+    click_at(c, "[data-testid=back-to-parent]").await?;
+    wait_until(
+        c,
+        "the session again",
+        &format!("return document.title.includes('{SESSION}');"),
+    )
+    .await?;
+    wait_selected(c, SUBAGENT_CALL).await?;
     Ok(())
 }
 
@@ -247,7 +258,7 @@ async fn sessions_end_to_end() {
     .expect("place the Codex rollout");
     let harness = Harness::start(&[("CLAUDE_CONFIG_DIR", &claude), ("CODEX_HOME", &codex)]);
     let (port, cache) = (harness.port, harness.cache.clone());
-    let outcome = scenario(port, "sessions-05-subagent", &[], |c| async move {
+    let outcome = scenario(port, "sessions-06-back-to-session", &[], |c| async move {
         let r = session_from_home(&c, &cache, &session).await;
         (c, r)
     })

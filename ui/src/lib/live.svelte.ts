@@ -3,7 +3,7 @@
 
 import { backend } from "./backend";
 import { followAfter, selectionAfterGrowth, type Navigation } from "./follow";
-import { afterOpen, select, ui } from "./session.svelte";
+import { afterOpen, refreshSubagents, select, ui } from "./session.svelte";
 import type { ConnectRequest, GenerationReason, IpcError, LiveChange, LiveState } from "./types";
 
 export const live = $state({
@@ -85,6 +85,7 @@ async function applyChange(change: LiveChange) {
     const [types, timeline] = await Promise.all([backend.eventTypes(), backend.timeline(600)]);
     ui.types = types;
     ui.timeline = timeline;
+    await refreshSubagents();
   }
   const next = selectionAfterGrowth(live.following, ui.selectedSeq, change.info.eventCount, change.reset);
   if (next !== null) await select(next);

@@ -64,6 +64,8 @@ export const ui = $state({
   transcriptRequest: null as TranscriptRequest | null,
   /** The subagents the open Claude Code session ran, by the call that spawned each. */
   subagents: [] as Subagent[],
+  /** The session a subagent's transcript was opened from, to go back to its call. */
+  parent: null as { path: string; fileName: string; callOffset: number | null } | null,
   /** Claude Code and Codex sessions found on this machine; null until first listed. */
   sessions: null as AgentSession[] | null,
   help: false,
@@ -110,12 +112,15 @@ export async function afterOpen(info: JournalInfo) {
   ui.conversation = null;
   ui.transcriptRequest = null;
   ui.subagents = [];
+  // Only the subagent opened from its call knows its parent; any other open forgets it.
+  ui.parent = opening;
+  opening = null;
   // The previous journal's timeline must not answer g/G for this one.
   ui.timeline = null;
   ui.listVersion += 1;
   if (info.dialect === "ag-ui") ui.runs = await backend.aguiRuns().catch(() => []);
   if (info.dialect === "agents-kit") ui.turns = await backend.agentskitTurns(null).catch(() => null);
-  if (info.dialect === "claude-code") ui.subagents = await backend.subagents().catch(() => []);
+  await refreshSubagents();
   const [types, timeline] = await Promise.all([backend.eventTypes(), backend.timeline(600)]);
   ui.types = types;
   ui.timeline = timeline;
@@ -154,10 +159,31 @@ export function openDemo(demo: Demo) {
   return runImport(() => backend.openDemo(demo), `${demo} demo`);
 }
 
+/** The parent the next open is a subagent of, for `afterOpen` to keep. */
+let opening: typeof ui.parent = null;
+
+/** Reads the subagents of the open Claude Code session again: at an open, and as a followed
+ * session grows (a Task call may have spawned one since). */
+export async function refreshSubagents() {
+  if (ui.info?.dialect !== "claude-code") return;
+  ui.subagents = await backend.subagents().catch(() => ui.subagents);
+}
+
 /** Opens a subagent's own transcript, or goes to its first line when it is written inline. */
 export async function openSubagent(agent: Subagent) {
-  if (agent.path !== null) await openFile(agent.path);
-  else if (agent.rootOffset !== null) await gotoOffset(agent.rootOffset);
+  if (agent.path !== null) {
+    opening = ui.info ? { path: ui.info.path, fileName: ui.info.fileName, callOffset: agent.callOffset } : null;
+    await openFile(agent.path);
+    opening = null;
+  } else if (agent.rootOffset !== null) await gotoOffset(agent.rootOffset);
+}
+
+/** Goes back from a subagent's transcript to the session that ran it, at the call. */
+export async function backToParent() {
+  const parent = ui.parent;
+  if (!parent) return;
+  await openFile(parent.path);
+  if (ui.info?.path === parent.path && parent.callOffset !== null) await gotoOffset(parent.callOffset);
 }
 
 /** Lists the Claude Code and Codex sessions on this machine again. */
