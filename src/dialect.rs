@@ -152,6 +152,50 @@ pub enum TranscriptRequest {
 }
 
 impl TranscriptRequest {
+    /// The body the transcript records its provider got: the model and the messages (Claude
+    /// Code) or the input items (Codex). The system prompt and the tools are not in a transcript.
+    pub fn body(&self) -> serde_json::Value {
+        match self {
+            TranscriptRequest::Messages(request) => {
+                serde_json::json!({"model": request.model, "messages": request.messages})
+            }
+            TranscriptRequest::Items(request) => {
+                serde_json::json!({"model": request.model, "input": request.input})
+            }
+        }
+    }
+
+    /// The body as it leaves the program: redacted (the built-in rules, and `redact_paths`)
+    /// unless `exact`. A transcript holds code, paths and sometimes pasted credentials.
+    pub fn export(
+        &self,
+        exact: bool,
+        redact_paths: &[String],
+    ) -> Result<crate::iterate::render::RequestExport, crate::redact::RedactError> {
+        use crate::redact::{RedactError, Redactor};
+        // Serialising plain data does not fail.
+        let body = serde_json::to_vec(&self.body()).unwrap_or_default();
+        if exact {
+            if let Some(path) = redact_paths.iter().find(|p| !p.trim().is_empty()) {
+                return Err(RedactError::BadPath {
+                    path: path.clone(),
+                    reason: "exact bytes redact nothing; drop the path or the exact option",
+                });
+            }
+            return Ok(crate::iterate::render::RequestExport {
+                bytes: body,
+                secrets: 0,
+                redacted: false,
+            });
+        }
+        let redacted = Redactor::with_paths(redact_paths)?.redact_json_bytes(&body)?;
+        Ok(crate::iterate::render::RequestExport {
+            bytes: redacted.bytes,
+            secrets: redacted.secrets,
+            redacted: true,
+        })
+    }
+
     /// The request as one side of a diff: its first line, model, and messages (or items) as
     /// JSON.
     pub fn messages(&self) -> (i64, Option<String>, Vec<serde_json::Value>) {

@@ -497,3 +497,75 @@ fn subagents_are_found_in_each_storage_layout_from_the_call_that_spawned_them() 
         "the subagent's own requests, all on its sidechain: {requests}"
     );
 }
+
+#[test]
+fn a_transcript_request_exported_to_a_file_has_its_secrets_redacted_unless_exact() {
+    // Given a session whose user pasted a credential before the model answered
+    let dir = tempfile::tempdir().expect("temp dir");
+    let session = dir.path().join("secret.jsonl");
+    let secret = "sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let lines = [
+        serde_json::json!({"parentUuid": null, "isSidechain": false, "type": "user",
+            "sessionId": "5ec00000-0000-4000-8000-000000000000",
+            "uuid": "5ec00000-0000-4000-8000-000000000001", "timestamp": "2026-03-02T10:00:00.000Z",
+            "message": {"role": "user", "content": format!("Call the API with key {secret} please.")}}),
+        serde_json::json!({"parentUuid": "5ec00000-0000-4000-8000-000000000001", "isSidechain": false,
+            "type": "assistant", "sessionId": "5ec00000-0000-4000-8000-000000000000",
+            "uuid": "5ec00000-0000-4000-8000-000000000002", "timestamp": "2026-03-02T10:00:02.000Z",
+            "requestId": "req_5EC1",
+            "message": {"model": "claude-opus-4-6", "id": "msg_5EC1", "type": "message", "role": "assistant",
+                "content": [{"type": "text", "text": "Done."}],
+                "usage": {"input_tokens": 12, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 2}}}),
+    ];
+    let written: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&session, written).expect("write the session");
+    let session = session.to_string_lossy().into_owned();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let body = dir.path().join("body.json");
+    let body_arg = body.to_string_lossy().into_owned();
+
+    // When its request is exported to a file
+    let said = text(
+        cache.path(),
+        &["request", &session, "--at", "2", "-o", &body_arg],
+    );
+    // Then the file is the body the provider got, with the key replaced by a marker
+    let written: Value =
+        serde_json::from_slice(&std::fs::read(&body).expect("the body")).expect("JSON body");
+    let shown = written.to_string();
+    assert_eq!(
+        written["model"], "claude-opus-4-6",
+        "the body names the model"
+    );
+    assert!(
+        written["messages"].as_array().is_some_and(|m| m.len() == 1),
+        "the body holds the messages before the response: {shown}"
+    );
+    assert!(
+        !shown.contains(secret) && shown.contains("[REDACTED:"),
+        "the pasted key does not leave the program: {shown}"
+    );
+    assert!(
+        said.contains("1 secret redacted"),
+        "the confirmation says what was redacted: {said}"
+    );
+
+    // And `--exact` writes the bytes as recorded, while curl is refused with a reason
+    text(
+        cache.path(),
+        &["request", &session, "--at", "2", "-o", &body_arg, "--exact"],
+    );
+    assert!(
+        String::from_utf8_lossy(&std::fs::read(&body).expect("the body")).contains(secret),
+        "an exact export keeps the key"
+    );
+    let out = output(
+        cache.path(),
+        &["request", &session, "--at", "2", "--format", "curl"],
+    );
+    assert!(
+        !out.status.success()
+            && String::from_utf8_lossy(&out.stderr).contains("does not record the system prompt"),
+        "a curl command of a transcript's request is refused with a reason"
+    );
+}

@@ -373,6 +373,15 @@ enum TransportArg {
     WorkersAi,
 }
 
+/// What an export did to secrets, for the line that confirms it.
+fn redaction_note(export: &journalscope::iterate::render::RequestExport) -> String {
+    match (export.redacted, export.secrets) {
+        (false, _) => "exact bytes".to_string(),
+        (true, 1) => "1 secret redacted".to_string(),
+        (true, n) => format!("{n} secrets redacted"),
+    }
+}
+
 /// A transcript's requests are what its provider got: a transport named for one is refused
 /// rather than ignored.
 fn no_transport(transport: Option<TransportArg>) -> Result<()> {
@@ -566,12 +575,33 @@ pub fn run(cli: Cli) -> Result<()> {
         } => {
             let journal = open(&journal, None)?;
             if journal.dialect().offers(View::Conversation) {
-                if file.is_some() || format.is_some() {
-                    bail!("a transcript's request is shown, not exported: use --json");
-                }
                 no_transport(transport)?;
+                if matches!(format, Some(FormatArg::Curl)) {
+                    bail!(
+                        "a transcript does not record the system prompt or the tools, so no curl \
+                         command would send its request again: export the body with -o"
+                    );
+                }
                 let request = journal.conversation_request(at)?;
-                output::conversation_request(&mut out, &request, json)?;
+                if file.is_none() && format.is_none() {
+                    output::conversation_request(&mut out, &request, json)?;
+                    out.flush()?;
+                    return Ok(());
+                }
+                let export = request.export(exact, &redact_paths)?;
+                let Some(file) = file else {
+                    out.write_all(&export.bytes)?;
+                    out.flush()?;
+                    return Ok(());
+                };
+                std::fs::write(&file, &export.bytes)
+                    .with_context(|| format!("cannot write {}", file.display()))?;
+                writeln!(
+                    out,
+                    "wrote the body of request @{at} to {} ({})",
+                    file.display(),
+                    redaction_note(&export)
+                )?;
                 out.flush()?;
                 return Ok(());
             }
@@ -602,16 +632,12 @@ pub fn run(cli: Cli) -> Result<()> {
                     ExportFormat::Body => "body",
                     ExportFormat::Curl => "curl command",
                 };
-                let redaction = match (export.redacted, export.secrets) {
-                    (false, _) => "exact bytes".to_string(),
-                    (true, 1) => "1 secret redacted".to_string(),
-                    (true, n) => format!("{n} secrets redacted"),
-                };
                 writeln!(
                     out,
-                    "wrote the {} {what} of request @{at} to {} ({redaction})",
+                    "wrote the {} {what} of request @{at} to {} ({})",
                     snapshot.transport.as_str(),
-                    file.display()
+                    file.display(),
+                    redaction_note(&export)
                 )?;
             }
         }
