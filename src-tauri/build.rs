@@ -35,6 +35,7 @@ const COMMANDS: &[&str] = &[
     "agent_sessions",
     "conversation_at",
     "conversation_request",
+    "conversation_request_export_text",
     "subagents",
     "transcript_diff",
     "request_diff",

@@ -319,6 +319,25 @@ pub async fn request_export_text(
     })
 }
 
+/// A transcript's request body (the model and its messages or input items) as text for the
+/// clipboard, secrets redacted unless `exact`, as `journalscope request -o` writes it.
+#[tauri::command]
+pub async fn conversation_request_export_text(
+    session: State<'_, Session>,
+    offset: i64,
+    exact: bool,
+) -> Result<ExportedText, IpcError> {
+    let request = session.with(|journal| journal.conversation_request(offset))?;
+    let export = request
+        .export(exact, &[])
+        .map_err(|e| IpcError::new("invalid-redaction", e.to_string()))?;
+    Ok(ExportedText {
+        text: String::from_utf8_lossy(&export.bytes).into_owned(),
+        secrets: export.secrets as u64,
+        redacted: export.redacted,
+    })
+}
+
 /// Writes the export where the user says in the native save dialog, or where the tests say in
 /// `JOURNALSCOPE_EXPORT_PATH`. The window cannot name a path itself: a page that could would
 /// hold a write-anywhere primitive.

@@ -59,6 +59,7 @@ pub fn run() {
             commands::conversation_at,
             commands::conversation_request,
             commands::subagents,
+            commands::conversation_request_export_text,
             commands::transcript_diff,
             commands::request_diff,
             commands::cache_report,

@@ -146,6 +146,42 @@ async fn session_from_home(c: &Client, cache: &Path, session: &Path) -> Outcome 
         shown.as_str() == Some(want.as_str()),
         "the window's first message is the CLI's, character for character",
     )?;
+    // "Copy body" puts the request's body on the clipboard as the CLI exports it, redacted.
+    click_at(c, "[data-testid=copy-transcript-request]").await?;
+    wait_until(
+        c,
+        "the copy notice",
+        &format!(
+            "const n = document.querySelector('[data-testid=notice]'); \
+             return !!n && n.textContent.startsWith('body of request @{REQUEST_AFTER} copied');"
+        ),
+    )
+    .await?;
+    let exported = cli_written(
+        cache,
+        &[
+            "request",
+            &session.to_string_lossy(),
+            "--at",
+            &REQUEST_AFTER.to_string(),
+        ],
+        &cache.join("request-body.json"),
+    )?;
+    let copied = tokio::task::spawn_blocking(|| {
+        arboard::Clipboard::new()
+            .and_then(|mut board| board.get_text())
+            .map_err(|e| format!("read the clipboard: {e}"))
+    })
+    .await
+    .map_err(|e| e.to_string())??;
+    check(
+        copied.as_bytes() == exported.as_slice(),
+        &format!(
+            "the clipboard holds the body the CLI exports ({} vs {} bytes)",
+            copied.len(),
+            exported.len()
+        ),
+    )?;
     // The diff tab sets the request against the one before it: the cache broke at the
     // compaction, and the cause leads back to it.
     click_at(c, "[data-testid=tab-diff]").await?;

@@ -125,6 +125,9 @@ export const backend = {
   agentSessions: () => call<AgentSession[]>("agent_sessions"),
   conversationAt: (seq: number) => call<ConversationView>("conversation_at", { seq }),
   conversationRequest: (offset: number) => call<TranscriptRequest>("conversation_request", { offset }),
+  /** The request's body for the clipboard, secrets redacted unless `exact`. */
+  conversationRequestExportText: (offset: number, exact: boolean) =>
+    call<ExportedText>("conversation_request_export_text", { offset, exact }),
   subagents: () => call<Subagent[]>("subagents"),
   /** `from` null: the request before `to` in its thread. */
   transcriptDiff: (from: number | null, to: number) => call<TranscriptDiff>("transcript_diff", { from, to }),

@@ -434,11 +434,14 @@ export async function copyRequestExport(options: ExportOptions) {
 }
 
 /** Copies the selected transcript request, as its provider got it, as JSON. */
-export async function copyTranscriptRequest() {
+/** Copies the selected transcript request's body, secrets redacted unless `exact`. */
+export async function copyTranscriptRequest(exact = false) {
   if (!ui.transcriptRequest) return;
+  const offset = ui.transcriptRequest.requestOffset;
   try {
-    await backend.copyText(JSON.stringify(ui.transcriptRequest, null, 2));
-    ui.notice = `request @${ui.transcriptRequest.requestOffset} copied as JSON`;
+    const body = await backend.conversationRequestExportText(offset, exact);
+    await backend.copyText(body.text);
+    ui.notice = `body of request @${offset} copied (${redactionLabel(body)})`;
   } catch (e) {
     fail(e);
   }
