@@ -5,7 +5,7 @@
 mod agentskit_common;
 mod import_common;
 
-use import_common::import_quietly as import;
+use import_common::{derived, import_quietly as import};
 use journalscope::dialect::Dialect;
 use journalscope::gen::{write_journal, GenOptions};
 use journalscope::ingest::Ingest;
@@ -34,16 +34,6 @@ fn generated(dialect: Dialect, events: u64, seed: u64) -> Vec<String> {
         lines.insert(at + 1, r#"{"what":"no event of any dialect"}"#.to_string());
     }
     lines
-}
-
-fn derived(store: &Store, id: i64) -> impl PartialEq + std::fmt::Debug {
-    (
-        store.marks(id).expect("marks"),
-        store.diagnostics(id).expect("diagnostics"),
-        store.tip(id).expect("tip"),
-        store.request_rows(id).expect("request rows"),
-        store.links(id).expect("links"),
-    )
 }
 
 proptest::proptest! {

@@ -8,6 +8,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use journalscope::store::Store;
+
+mod import_common;
+use import_common::{derived, import_quietly};
 use journalscope::tail::{self, GenerationReason, Source, TailOptions, TailStatus, TailUpdate};
 
 const BOUND: Duration = Duration::from_secs(20);
@@ -242,19 +245,6 @@ fn a_paused_file_tail_goes_on_storing_and_counts_what_the_view_does_not_show() {
 
 /// What a follower and an import derive from a journal (marks, diagnostics, tip, request rows
 /// and links), printed, to compare the two.
-fn derived(store: &Store, id: i64) -> String {
-    format!(
-        "{:#?}",
-        (
-            store.marks(id).expect("marks"),
-            store.diagnostics(id).expect("diagnostics"),
-            store.tip(id).expect("tip"),
-            store.request_rows(id).expect("request rows"),
-            store.links(id).expect("links"),
-        )
-    )
-}
-
 /// The newest journal of the store at `db`, and what it derived.
 fn derived_at(db: &Path) -> String {
     let store = Store::open(db).expect("store");
@@ -272,18 +262,8 @@ fn imported(dir: &Path, name: &str, lines: &[&str]) -> String {
     fs::write(&path, lines.join("\n") + "\n").expect("write");
     let db = dir.join(format!("{name}.sqlite"));
     let store = Store::open(&db).expect("store");
-    let mut quiet = |_| {};
-    journalscope::import::import_file(
-        &store,
-        &path,
-        &mut journalscope::import::ImportControl {
-            progress: &mut quiet,
-            cancel: None,
-        },
-    )
-    .expect("import");
-    drop(store);
-    derived_at(&db)
+    let id = import_quietly(&store, &path);
+    derived(&store, id)
 }
 
 #[test]

@@ -33,3 +33,19 @@ pub fn import_lines(dir: &Path, lines: &[String]) -> (Store, i64) {
     let id = import_quietly(&store, &path);
     (store, id)
 }
+
+/// Everything a fold derived for journal `id`, as one comparable value: its marks,
+/// diagnostics, tip, request rows and links. Two ways of storing the same records must
+/// derive the same.
+pub fn derived(store: &Store, id: i64) -> String {
+    format!(
+        "{:#?}",
+        (
+            store.marks(id).expect("marks"),
+            store.diagnostics(id).expect("diagnostics"),
+            store.tip(id).expect("tip"),
+            store.request_rows(id).expect("request rows"),
+            store.links(id).expect("links"),
+        )
+    )
+}
