@@ -38,6 +38,7 @@ const COMMANDS: &[&str] = &[
     "conversation_request_export_text",
     "subagents",
     "transcript_diff",
+    "transcript_compaction",
     "request_diff",
     "cache_report",
     "search",

@@ -249,6 +249,25 @@ pub fn transcript_cache(
     })
 }
 
+/// The record whose conversation is the one a transcript went on with after the compaction at
+/// `seq`: the compaction's first child (its summary) for Claude Code, the compaction line
+/// itself (its replacement history) for Codex; `None` when there is none yet or the journal is
+/// no transcript.
+pub fn compaction_continues(
+    store: &Store,
+    journal: &JournalRow,
+    seq: u64,
+) -> Result<Option<u64>, StoreError> {
+    Ok(match journal.dialect {
+        Dialect::ClaudeCode => store
+            .links_to(journal.id, claude::fold::PARENT, seq)?
+            .first()
+            .copied(),
+        Dialect::Codex => Some(seq),
+        Dialect::Iterate | Dialect::AgUi | Dialect::AgentsKit => None,
+    })
+}
+
 /// The subagents a transcript ran, each with the call that spawned it and where its lines
 /// are; `None` when the journal is no transcript.
 pub fn subagents(

@@ -569,3 +569,68 @@ fn a_transcript_request_exported_to_a_file_has_its_secrets_redacted_unless_exact
         "a curl command of a transcript's request is refused with a reason"
     );
 }
+
+/// The fixture `name` opened as a journal, its database in `dir`.
+fn journal(name: &str, dir: &Path) -> journalscope::journal::Journal {
+    let mut quiet = |_| {};
+    journalscope::journal::Journal::open(
+        &root().join("tests/fixtures/claude-code").join(name),
+        Some(&dir.join("journal.sqlite")),
+        &mut journalscope::import::ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )
+    .expect("the fixture opens")
+}
+
+#[test]
+fn a_transcript_compaction_shows_the_conversation_before_it_and_the_one_that_goes_on() {
+    // Given a Claude Code session compacted at line 7, its summary at 8
+    let dir = tempfile::tempdir().expect("temp dir");
+    let session = journal("compaction.jsonl", dir.path());
+    // When the compaction is opened
+    let compaction = session.transcript_compaction(7).expect("a compaction at 7");
+    // Then before is the six lines up to it, and after starts again from the summary
+    let offsets = |view: &journalscope::transcript::ConversationView| -> Vec<i64> {
+        view.history.iter().map(|item| item.offset).collect()
+    };
+    assert_eq!(
+        offsets(&compaction.before),
+        vec![1, 2, 3, 4, 5, 6],
+        "before: the conversation the compaction replaced"
+    );
+    let after = compaction.after.as_ref().expect("the summary follows");
+    assert_eq!(offsets(after), vec![8], "after: the summary alone");
+    assert!(
+        compaction.note.contains("compaction"),
+        "the note says what the transcript records of it: {}",
+        compaction.note
+    );
+    let error = session
+        .transcript_compaction(6)
+        .expect_err("line 6 is a response, not a compaction");
+    assert_eq!(
+        error.code(),
+        "not-a-compaction",
+        "a clear error, not a panic"
+    );
+
+    // And a Codex rollout goes on with the compaction's replacement history
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rollout = journal("codex-compaction.jsonl", dir.path());
+    let compaction = rollout
+        .transcript_compaction(14)
+        .expect("a compaction at 14");
+    let after = compaction.after.expect("the replacement history");
+    assert!(
+        compaction.before.history.len() > 3,
+        "before: the items the rollout had ({})",
+        compaction.before.history.len()
+    );
+    assert_eq!(
+        after.history.len(),
+        3,
+        "after: the three items of its replacement history"
+    );
+}

@@ -452,6 +452,15 @@ pub async fn conversation_request(
     session.with(|journal| journal.conversation_request(offset))
 }
 
+/// A transcript's compaction, before | after.
+#[tauri::command]
+pub async fn transcript_compaction(
+    session: State<'_, Session>,
+    offset: i64,
+) -> Result<journalscope::transcript::TranscriptCompaction, IpcError> {
+    session.with(|journal| journal.transcript_compaction(offset))
+}
+
 /// A transcript's request against an earlier one (`journalscope diff` on a session): `from`
 /// defaults to the request before `to` in its thread.
 #[tauri::command]

@@ -61,6 +61,7 @@ pub fn run() {
             commands::subagents,
             commands::conversation_request_export_text,
             commands::transcript_diff,
+            commands::transcript_compaction,
             commands::request_diff,
             commands::cache_report,
             inquiry::search,

@@ -120,6 +120,40 @@ async fn session_from_home(c: &Client, cache: &Path, session: &Path) -> Outcome 
 
     keys(c, "c").await?;
     wait_selected(c, COMPACTION).await?;
+    // The compaction opens before | after: the long conversation it replaced, and the summary
+    // the session went on with.
+    let pane = wait_for(
+        c,
+        &format!("[data-testid=transcript-compaction][data-offset='{COMPACTION}']"),
+    )
+    .await?;
+    let before: u64 = attr(
+        &wait_for(c, "[data-testid=compaction-before]").await?,
+        "data-lines",
+    )
+    .await?
+    .parse()
+    .map_err(|e| format!("before's line count: {e}"))?;
+    let after: u64 = attr(
+        &wait_for(c, "[data-testid=compaction-after]").await?,
+        "data-lines",
+    )
+    .await?
+    .parse()
+    .map_err(|e| format!("after's line count: {e}"))?;
+    check(
+        before > after && after >= 1,
+        &format!("the compaction replaced {before} lines by {after}"),
+    )?;
+    let summary = text_of(c, "[data-testid=compaction-after] .text").await?;
+    check(
+        summary.starts_with("This session is being continued"),
+        &format!(
+            "after the compaction, the summary: {}",
+            &summary[..summary.len().min(80)]
+        ),
+    )?;
+    drop(pane);
     screenshot(c, "sessions-02-compaction").await?;
 
     keys(c, "K").await?;

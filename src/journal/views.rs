@@ -156,6 +156,45 @@ impl Journal {
         }
     }
 
+    /// The transcript's compaction at `offset`, before | after: the conversation at the
+    /// compaction's line (its history is still the one before), and at the record that goes on
+    /// after it.
+    pub fn transcript_compaction(
+        &self,
+        offset: i64,
+    ) -> Result<crate::transcript::TranscriptCompaction, JournalError> {
+        self.offer(View::Conversation)?;
+        let id = self.row.id;
+        let not_one = || JournalError::from(IterateError::NotACompaction(offset));
+        let seq = self.store.seq_at_offset(id, offset)?.ok_or_else(not_one)?;
+        let note = self
+            .store
+            .marks_between(id, seq, seq + 1)?
+            .into_iter()
+            .find(|mark| mark.kind == "compaction")
+            .ok_or_else(not_one)?
+            .note;
+        let before = match seq.checked_sub(1) {
+            Some(previous) => self.conversation_at_seq(previous)?,
+            None => crate::transcript::ConversationView {
+                at: offset,
+                system_known: false,
+                system: Vec::new(),
+                history: Vec::new(),
+            },
+        };
+        let after = match crate::dialect::compaction_continues(&self.store, &self.row, seq)? {
+            Some(next) => Some(self.conversation_at_seq(next)?),
+            None => None,
+        };
+        Ok(crate::transcript::TranscriptCompaction {
+            offset,
+            note,
+            before,
+            after,
+        })
+    }
+
     /// Every request of a transcript, by its first line.
     pub fn conversation_requests(&self) -> Result<Vec<crate::claude::RequestRow>, JournalError> {
         self.offer(View::Conversation)?;

@@ -62,6 +62,22 @@ pub struct ConversationView {
     pub history: Vec<ConversationItem>,
 }
 
+/// A transcript's compaction, before | after: the conversation the model had when the
+/// compaction began, and the one it went on with (the summary, for Claude Code; the replacement
+/// history, for Codex).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct TranscriptCompaction {
+    #[ts(type = "number")]
+    pub offset: i64,
+    /// What the transcript says of it: the trigger and the size, where recorded.
+    pub note: String,
+    pub before: ConversationView,
+    /// `None` while the transcript has nothing after the compaction yet.
+    pub after: Option<ConversationView>,
+}
+
 /// One session on disk.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]

@@ -47,6 +47,7 @@ import type {
   StepTarget,
   Timeline,
   Subagent,
+  TranscriptCompaction,
   TranscriptDiff,
   TranscriptRequest,
   Transport,
@@ -131,6 +132,7 @@ export const backend = {
   subagents: () => call<Subagent[]>("subagents"),
   /** `from` null: the request before `to` in its thread. */
   transcriptDiff: (from: number | null, to: number) => call<TranscriptDiff>("transcript_diff", { from, to }),
+  transcriptCompaction: (offset: number) => call<TranscriptCompaction>("transcript_compaction", { offset }),
 
   async pickJournal(): Promise<string | null> {
     const picked = await open({

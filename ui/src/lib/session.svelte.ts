@@ -27,6 +27,7 @@ import type {
   StepTarget,
   Subagent,
   Timeline,
+  TranscriptCompaction,
   TranscriptRequest,
   Transport,
   TypeCount,
@@ -62,6 +63,7 @@ export const ui = $state({
   conversation: null as ConversationView | null,
   /** The transcript request the selection belongs to, as its provider got it. */
   transcriptRequest: null as TranscriptRequest | null,
+  transcriptCompaction: null as TranscriptCompaction | null,
   /** The subagents the open Claude Code session ran, by the call that spawned each. */
   subagents: [] as Subagent[],
   /** The session a subagent's transcript was opened from, to go back to its call. */
@@ -111,6 +113,7 @@ export async function afterOpen(info: JournalInfo) {
   ui.thread = null;
   ui.conversation = null;
   ui.transcriptRequest = null;
+  ui.transcriptCompaction = null;
   ui.subagents = [];
   // Only the subagent opened from its call knows its parent; any other open forgets it.
   ui.parent = opening;
@@ -260,6 +263,11 @@ export async function select(seq: number) {
         ui.transcriptRequest = request;
         // The diff view follows the selected request, as it does for iterate journals.
         ui.centre = ui.centre === "diff" ? "diff" : "request";
+      } else if (kinds.has("compaction") && detail.offset !== null) {
+        const compaction = await backend.transcriptCompaction(detail.offset);
+        if (ticket !== selecting) return;
+        ui.transcriptCompaction = compaction;
+        ui.centre = "compaction";
       } else {
         ui.centre = "projection";
       }

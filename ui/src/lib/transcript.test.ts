@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blockText, cacheLine, causeOffsets, innerText, rowSign, subagentNote } from "./transcript";
+import { blockText, cacheLine, causeOffsets, innerText, itemLine, rowSign, subagentNote } from "./transcript";
 import type { Subagent, TranscriptCacheEntry } from "./types";
 
 describe("Claude Code blocks as text", () => {
@@ -126,5 +126,21 @@ describe("a transcript diff", () => {
       causeOffsets(entry({ causes: [{ kind: "rewind", from: 40 }, { kind: "expired", gapSeconds: 400, ttlSeconds: 300 }, { kind: "rewind", from: null }] })),
       "the line a rewind went back from; nothing for an expiry",
     ).toEqual([40]);
+  });
+});
+
+describe("a line of a compaction's before | after", () => {
+  const item = (content: unknown[]) => ({ offset: 3, uuid: null, role: "user", content, timestamp: null, response: null });
+
+  it("reads text as it is and labels the rest", () => {
+    expect(itemLine(item([{ type: "text", text: "Fix  the\nbug." }])), "whitespace collapsed").toBe("Fix the bug.");
+    expect(itemLine(item([{ type: "tool_use", name: "Bash", input: { command: "ls" } }])), "a call names its tool").toMatch(
+      /^\[tool_use Bash\] \{ "command": "ls" \}$/,
+    );
+  });
+
+  it("cuts a long line, marking the cut", () => {
+    const line = itemLine(item([{ type: "text", text: "x".repeat(500) }]), 10);
+    expect(line, "ten characters and an ellipsis").toBe(`${"x".repeat(10)}…`);
   });
 });

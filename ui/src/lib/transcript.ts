@@ -2,7 +2,7 @@
 // blocks, Responses API items) whose shapes vary by kind, and the window shows each as a label
 // and plain text, never as markup.
 
-import type { Subagent, TranscriptCacheEntry, TranscriptDiffRow } from "./types";
+import type { ConversationItem, Subagent, TranscriptCacheEntry, TranscriptDiffRow } from "./types";
 
 /** One block or item, as the conversation and request panes show it. */
 export interface BlockText {
@@ -139,4 +139,15 @@ export function causeOffsets(entry: TranscriptCacheEntry | null): number[] {
     if (cause.kind === "rewind" && cause.from !== null) return [cause.from];
     return [];
   });
+}
+
+/** A line of the conversation in one line of text: its blocks' labels and text, whitespace
+ * collapsed, cut at `max` characters. */
+export function itemLine(item: ConversationItem, max = 160): string {
+  const text = blocksText(item.content)
+    .map((b) => (b.kind === "text" ? b.text : `[${b.label}] ${b.text}`))
+    .join(" ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

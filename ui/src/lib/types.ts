@@ -76,6 +76,7 @@ export type { RolloutRequest } from "../generated/RolloutRequest";
 export type { TranscriptRequest } from "../generated/TranscriptRequest";
 export type { Subagent } from "../generated/Subagent";
 export type { TranscriptDiff } from "../generated/TranscriptDiff";
+export type { TranscriptCompaction } from "../generated/TranscriptCompaction";
 export type { TranscriptDiffRow } from "../generated/TranscriptDiffRow";
 export type { TranscriptCacheEntry } from "../generated/TranscriptCacheEntry";
 export type { TranscriptCacheCause } from "../generated/TranscriptCacheCause";
