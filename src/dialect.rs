@@ -304,3 +304,52 @@ pub fn session_file(id: &str) -> Option<std::path::PathBuf> {
         .find(|session| session.id == id)
         .map(|session| std::path::PathBuf::from(session.path))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the window may offer for a journal, whatever its dialect.
+    const BREAKPOINTS: &[&str] = &[
+        "request",
+        "compaction",
+        "downgrade",
+        "key",
+        "diagnostic",
+        "prefix-shrinks",
+        "sql",
+    ];
+
+    #[test]
+    fn every_dialect_describes_only_controls_its_journals_answer() {
+        for interpreter in INTERPRETERS {
+            let dialect = interpreter.dialect();
+            let controls = interpreter.controls();
+            assert_eq!(
+                controls.item_filters,
+                interpreter.offers().contains(&View::ItemFilters),
+                "{dialect:?}: the item filters show exactly where the fold keeps item facts"
+            );
+            assert!(
+                controls
+                    .breakpoints
+                    .iter()
+                    .all(|b| BREAKPOINTS.contains(&b.as_str())),
+                "{dialect:?}: every breakpoint is one the core runs: {:?}",
+                controls.breakpoints
+            );
+            let breaks_at_requests = controls.breakpoints.iter().any(|b| b == "request");
+            let has_requests = interpreter.offers().contains(&View::Requests)
+                || interpreter.offers().contains(&View::Conversation);
+            assert_eq!(
+                breaks_at_requests, has_requests,
+                "{dialect:?}: a break at the next request only where the dialect has requests"
+            );
+            assert!(
+                controls.breakpoints.iter().any(|b| b == "diagnostic")
+                    && controls.breakpoints.iter().any(|b| b == "sql"),
+                "{dialect:?}: every journal has diagnostics and answers SQL"
+            );
+        }
+    }
+}

@@ -107,6 +107,33 @@ impl View {
     }
 }
 
+/// The window's controls for a dialect's journals, as the dialect describes them: the search
+/// filters, breakpoints and timeline marks its journals answer, so that the window shows
+/// nothing that cannot.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Controls {
+    /// Search's filters by an item's role, lane, publication, actor and key.
+    pub item_filters: bool,
+    /// The breakpoints F7 and F8 run to, in menu order: `request`, `compaction`, `downgrade`,
+    /// `key`, `diagnostic`, `prefix-shrinks`, `sql`.
+    pub breakpoints: Vec<String>,
+    /// The marks the timeline draws, as its legend names them: `request`, `compaction`,
+    /// `diagnostic`, `run`.
+    pub legend: Vec<String>,
+}
+
+impl Controls {
+    pub fn new(item_filters: bool, breakpoints: &[&str], legend: &[&str]) -> Controls {
+        Controls {
+            item_filters,
+            breakpoints: breakpoints.iter().map(|b| b.to_string()).collect(),
+            legend: legend.iter().map(|l| l.to_string()).collect(),
+        }
+    }
+}
+
 /// One dialect: how its journals are recognised, read and folded, and which views it offers.
 pub trait Interpreter: Sync {
     fn dialect(&self) -> Dialect;
@@ -134,6 +161,9 @@ pub trait Interpreter: Sync {
 
     /// The views its fold builds, beside the records every journal has.
     fn offers(&self) -> &'static [View];
+
+    /// The controls the window shows for its journals.
+    fn controls(&self) -> Controls;
 
     /// The encoding of the checkpoints its fold writes: a journal whose checkpoints are in
     /// another was written by another version, and is folded again.

@@ -266,6 +266,32 @@ async fn open_demo(c: &Client, demo: &str) -> Outcome {
     .map(drop)
 }
 
+/// The search bar, break menu and legend show only what the journal's dialect answers: none of
+/// iterate's item filters, and exactly `breaks` in the break menu.
+async fn only_its_controls(c: &Client, breaks: &[&str], legend: &[&str]) -> Outcome {
+    let shown = js(
+        c,
+        "return { filters: ['role', 'lane', 'published', 'actor', 'key'].filter((f) => \
+             document.querySelector(`[data-testid=search-${f}]`)), \
+           breaks: [...document.querySelectorAll('[data-testid=break-kind] option')].map((o) => o.value), \
+           legend: ['request', 'compaction', 'diagnostic', 'run'].filter((k) => \
+             document.querySelector(`[data-testid=legend-${k}]`)) };",
+    )
+    .await?;
+    check(
+        shown["filters"].as_array().is_some_and(Vec::is_empty),
+        &format!("no item filter of iterate's is shown: {}", shown["filters"]),
+    )?;
+    check(
+        shown["breaks"] == json!(breaks),
+        &format!("the break menu offers {breaks:?}: {}", shown["breaks"]),
+    )?;
+    check(
+        shown["legend"] == json!(legend),
+        &format!("the legend names {legend:?}: {}", shown["legend"]),
+    )
+}
+
 /// AG-UI: a STATE_DELTA step shows the state tree with its changed paths highlighted and
 /// the patch beside it; a failing patch is shown in red with its reason; a MESSAGES_SNAPSHOT
 /// marks what it did to each message.
@@ -273,6 +299,7 @@ async fn agui(c: &Client) -> Outcome {
     open_demo(c, "ag-ui").await?;
     goto(c, 22).await?;
     wait_for(c, "[data-testid=agui-view]").await?;
+    only_its_controls(c, &["diagnostic", "sql"], &["diagnostic", "run"]).await?;
     wait_until(
         c,
         "a highlighted changed path",
@@ -310,6 +337,7 @@ async fn agentskit(c: &Client) -> Outcome {
     open_demo(c, "agents-kit").await?;
     keys(c, "G").await?;
     wait_for(c, "[data-testid=agentskit-view]").await?;
+    only_its_controls(c, &["diagnostic", "sql"], &["diagnostic"]).await?;
     wait_until(
         c,
         "verdicts and the selected turn",

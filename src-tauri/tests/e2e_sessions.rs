@@ -118,6 +118,18 @@ async fn session_from_home(c: &Client, cache: &Path, session: &Path) -> Outcome 
         "the pane says the system prompt is not in the transcript",
     )?;
 
+    // The session's dialect describes its controls: no item filter of iterate's, and breaks
+    // at requests, compactions, diagnostics and SQL.
+    let controls = js(
+        c,
+        "return [!!document.querySelector('[data-testid=search-role]'), \
+           [...document.querySelectorAll('[data-testid=break-kind] option')].map((o) => o.value)];",
+    )
+    .await?;
+    check(
+        controls == serde_json::json!([false, ["request", "compaction", "diagnostic", "sql"]]),
+        &format!("a transcript shows only the controls it answers: {controls}"),
+    )?;
     keys(c, "c").await?;
     wait_selected(c, COMPACTION).await?;
     // The compaction opens before | after: the long conversation it replaced, and the summary

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
 use crate::diagnostic::Diagnostic;
-use crate::interpreter::{Fold, FoldRecord, Interpreter, RecordReader, View};
+use crate::interpreter::{Controls, Fold, FoldRecord, Interpreter, RecordReader, View};
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError, StoredEvent};
 
@@ -266,6 +266,10 @@ impl Interpreter for AgentsKit {
 
     fn offers(&self) -> &'static [View] {
         &[View::Snapshots]
+    }
+
+    fn controls(&self) -> Controls {
+        Controls::new(false, &["diagnostic", "sql"], &["diagnostic"])
     }
 
     fn checkpoint_format(&self) -> u32 {

@@ -32,7 +32,7 @@ pub use view::{
 use serde_json::Value;
 
 use crate::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
-use crate::interpreter::{Fold, FoldRecord, Interpreter, RecordReader, View};
+use crate::interpreter::{Controls, Fold, FoldRecord, Interpreter, RecordReader, View};
 use crate::source::{detect_framing, split, Position, RawRecord};
 use crate::store::{Store, StoreError, StoredEvent};
 
@@ -111,6 +111,10 @@ impl Interpreter for AgUi {
 
     fn offers(&self) -> &'static [View] {
         &[View::Thread]
+    }
+
+    fn controls(&self) -> Controls {
+        Controls::new(false, &["diagnostic", "sql"], &["run", "diagnostic"])
     }
 
     fn checkpoint_format(&self) -> u32 {

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::derived::{Dialect, ReadEvent};
 use crate::diagnostic::Diagnostic;
-use crate::interpreter::{Fold, Interpreter, RecordReader, View};
+use crate::interpreter::{Controls, Fold, Interpreter, RecordReader, View};
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError};
 
@@ -73,6 +73,14 @@ impl Interpreter for ClaudeCode {
 
     fn offers(&self) -> &'static [View] {
         &[View::Conversation]
+    }
+
+    fn controls(&self) -> Controls {
+        Controls::new(
+            false,
+            &["request", "compaction", "diagnostic", "sql"],
+            &["request", "compaction", "diagnostic"],
+        )
     }
 
     fn sessions(&self, now: std::time::SystemTime) -> Vec<crate::transcript::Session> {

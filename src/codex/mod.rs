@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::derived::{Analysis, CheckpointCover, Dialect, Link, Mark, ReadEvent};
 use crate::diagnostic::Diagnostic;
-use crate::interpreter::{Fold, FoldRecord, Interpreter, RecordReader, View};
+use crate::interpreter::{Controls, Fold, FoldRecord, Interpreter, RecordReader, View};
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError, StoredEvent};
 use crate::transcript::{ConversationItem, ConversationView, RequestRow};
@@ -91,6 +91,14 @@ impl Interpreter for Codex {
 
     fn offers(&self) -> &'static [View] {
         &[View::Conversation]
+    }
+
+    fn controls(&self) -> Controls {
+        Controls::new(
+            false,
+            &["request", "compaction", "diagnostic", "sql"],
+            &["request", "compaction", "diagnostic"],
+        )
     }
 
     fn sessions(&self, now: std::time::SystemTime) -> Vec<crate::transcript::Session> {

@@ -21,7 +21,7 @@ pub use view::{Analyser, IterateJournal};
 use serde_json::Value;
 
 use crate::derived::{Dialect, ReadEvent};
-use crate::interpreter::{Fold, Interpreter, RecordReader, View};
+use crate::interpreter::{Controls, Fold, Interpreter, RecordReader, View};
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError};
 
@@ -66,6 +66,22 @@ impl Interpreter for Iterate {
             View::Compactions,
             View::ItemFilters,
         ]
+    }
+
+    fn controls(&self) -> Controls {
+        Controls::new(
+            true,
+            &[
+                "request",
+                "compaction",
+                "downgrade",
+                "key",
+                "diagnostic",
+                "prefix-shrinks",
+                "sql",
+            ],
+            &["request", "compaction", "diagnostic"],
+        )
     }
 
     fn checkpoint_format(&self) -> u32 {

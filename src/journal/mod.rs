@@ -48,6 +48,8 @@ pub struct JournalInfo {
     pub import_kind: ImportKind,
     /// The iterate contract the journal follows; `None` for the other dialects.
     pub contract: Option<crate::iterate::contract::Contract>,
+    /// The controls the window shows for the journal's dialect.
+    pub controls: crate::interpreter::Controls,
 }
 
 pub struct Journal {
@@ -212,6 +214,7 @@ impl Journal {
             warnings,
             import_kind: self.import_kind,
             contract: self.contract()?,
+            controls: crate::dialect::interpreter(self.row.dialect).controls(),
         })
     }
 

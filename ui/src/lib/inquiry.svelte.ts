@@ -2,7 +2,7 @@
 // through the session's `select`, so the views follow exactly as they do for stepping keys.
 
 import { backend } from "./backend";
-import { breakpointOf, nextSeq, textTable, type BreakKind } from "./inquiry";
+import { breakKindFor, breakpointOf, nextSeq, textTable, type BreakKind } from "./inquiry";
 import { select, ui } from "./session.svelte";
 import type { Bookmark, IpcError, SearchHit } from "./types";
 
@@ -39,6 +39,18 @@ export async function resetForJournal() {
   inquiry.sqlResult = "";
   inquiry.sqlError = null;
   inquiry.editing = null;
+  // What this journal's dialect cannot answer is neither shown nor left set.
+  const controls = ui.info?.controls;
+  if (controls) {
+    inquiry.breakKind = breakKindFor(inquiry.breakKind, controls.breakpoints);
+    if (!controls.itemFilters) {
+      inquiry.role = "";
+      inquiry.lane = "";
+      inquiry.published = "";
+      inquiry.actor = "";
+      inquiry.key = "";
+    }
+  }
   inquiry.bookmarks = await backend.bookmarks().catch(() => []);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { breakpointOf, errorLine, hitCounter, nextSeq, textTable } from "./inquiry";
+import { breakKindFor, breakpointOf, errorLine, hitCounter, nextSeq, offeredBreaks, textTable } from "./inquiry";
 
 describe("stepping through hits", () => {
   const seqs = [2, 5, 9];
@@ -48,5 +48,21 @@ describe("console errors", () => {
     expect(errorLine({ code: "sql", message: "no such table: x" }), "other messages get their code").toBe(
       "sql: no such table: x",
     );
+  });
+});
+
+describe("breakpoints a dialect offers", () => {
+  const transcript = ["request", "compaction", "diagnostic", "sql"];
+  const agui = ["diagnostic", "sql"];
+
+  it("lists only what the dialect answers, in menu order", () => {
+    expect(offeredBreaks(agui).map((b) => b.kind), "an AG-UI journal has no requests, keys or transports").toEqual(["diagnostic", "sql"]);
+    expect(offeredBreaks(transcript).map((b) => b.kind), "a transcript has requests and compactions, no keys").toEqual(transcript);
+  });
+
+  it("keeps the chosen breakpoint when the next journal offers it, else takes its first", () => {
+    expect(breakKindFor("compaction", transcript), "still offered").toBe("compaction");
+    expect(breakKindFor("request", agui), "an AG-UI journal starts on its first").toBe("diagnostic");
+    expect(breakKindFor("key", []), "a dialect offering none leaves the choice").toBe("key");
   });
 });

@@ -32,6 +32,18 @@ export const BREAK_KINDS: { kind: BreakKind; label: string; needs?: string }[] =
   { kind: "sql", label: "SQL predicate over events", needs: "predicate" },
 ];
 
+/** The breakpoints a journal's dialect offers (its `controls.breakpoints`), in menu order. */
+export function offeredBreaks(offered: readonly string[]): typeof BREAK_KINDS {
+  return BREAK_KINDS.filter((b) => offered.includes(b.kind));
+}
+
+/** The breakpoint to keep selected when a journal opens: the one chosen, if its dialect offers
+ * it, else the dialect's first. */
+export function breakKindFor(chosen: BreakKind, offered: readonly string[]): BreakKind {
+  const menu = offeredBreaks(offered);
+  return menu.some((b) => b.kind === chosen) ? chosen : (menu[0]?.kind ?? chosen);
+}
+
 /** The core breakpoint for a selector choice; null while a needed argument is empty. */
 export function breakpointOf(kind: BreakKind, argument: string, transport: Transport): Breakpoint | null {
   const arg = argument.trim();
