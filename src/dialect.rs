@@ -172,27 +172,13 @@ impl TranscriptRequest {
         exact: bool,
         redact_paths: &[String],
     ) -> Result<crate::iterate::render::RequestExport, crate::redact::RedactError> {
-        use crate::redact::{RedactError, Redactor};
         // Serialising plain data does not fail.
         let body = serde_json::to_vec(&self.body()).unwrap_or_default();
-        if exact {
-            if let Some(path) = redact_paths.iter().find(|p| !p.trim().is_empty()) {
-                return Err(RedactError::BadPath {
-                    path: path.clone(),
-                    reason: "exact bytes redact nothing; drop the path or the exact option",
-                });
-            }
-            return Ok(crate::iterate::render::RequestExport {
-                bytes: body,
-                secrets: 0,
-                redacted: false,
-            });
-        }
-        let redacted = Redactor::with_paths(redact_paths)?.redact_json_bytes(&body)?;
+        let exported = crate::redact::export_body(body, exact, redact_paths)?;
         Ok(crate::iterate::render::RequestExport {
-            bytes: redacted.bytes,
-            secrets: redacted.secrets,
-            redacted: true,
+            bytes: exported.bytes,
+            secrets: exported.secrets,
+            redacted: !exact,
         })
     }
 

@@ -194,6 +194,33 @@ impl Redactor {
     }
 }
 
+/// A request body as it leaves the program: `body` redacted by the built-in rules and `paths`,
+/// or exactly as it is when `exact` (which then takes no path). The body and the number of
+/// secrets replaced.
+pub fn export_body<S: AsRef<str>>(
+    body: Vec<u8>,
+    exact: bool,
+    paths: &[S],
+) -> Result<Redacted, RedactError> {
+    if exact {
+        if let Some(path) = paths
+            .iter()
+            .map(AsRef::as_ref)
+            .find(|p| !p.trim().is_empty())
+        {
+            return Err(RedactError::BadPath {
+                path: path.to_string(),
+                reason: "exact bytes redact nothing; drop the path or the exact option",
+            });
+        }
+        return Ok(Redacted {
+            bytes: body,
+            secrets: 0,
+        });
+    }
+    Redactor::with_paths(paths)?.redact_json_bytes(&body)
+}
+
 /// Replaces a whole value by its marker; a value that is already a marker (or null) stays.
 fn replace_value(value: &mut Value) -> usize {
     let secret = match &*value {

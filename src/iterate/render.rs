@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::redact::{RedactError, Redactor};
+use crate::redact::RedactError;
 
 use super::event::Role;
 use super::projection::{Item, Lane, Projection, Rules};
@@ -162,20 +162,10 @@ pub struct RequestExport {
 impl RequestSnapshot {
     /// The body or `curl` command, redacted unless `options.exact`.
     pub fn export(&self, options: &ExportOptions) -> Result<RequestExport, RedactError> {
-        let exact = self.body();
-        let (body, secrets) = if options.exact {
-            if let Some(path) = options.redact_paths.iter().find(|p| !p.trim().is_empty()) {
-                return Err(RedactError::BadPath {
-                    path: path.clone(),
-                    reason: "exact bytes redact nothing; drop the path or the exact option",
-                });
-            }
-            (exact, 0)
-        } else {
-            let redacted =
-                Redactor::with_paths(&options.redact_paths)?.redact_json_bytes(&exact)?;
-            (redacted.bytes, redacted.secrets)
-        };
+        let crate::redact::Redacted {
+            bytes: body,
+            secrets,
+        } = crate::redact::export_body(self.body(), options.exact, &options.redact_paths)?;
         let bytes = match options.format {
             ExportFormat::Body => body,
             ExportFormat::Curl => curl_command(self, &body, !options.exact).into_bytes(),
