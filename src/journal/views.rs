@@ -156,9 +156,9 @@ impl Journal {
         }
     }
 
-    /// The transcript's compaction at `offset`, before | after: the conversation at the
-    /// compaction's line (its history is still the one before), and at the record that goes on
-    /// after it.
+    /// The transcript's compaction at `offset`, before | after: the conversation at the record
+    /// just before the compaction's line (a Codex compaction line already holds its
+    /// replacement), and at the record that goes on after it.
     pub fn transcript_compaction(
         &self,
         offset: i64,
