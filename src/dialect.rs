@@ -294,6 +294,7 @@ pub fn session_file(id: &str) -> Option<std::path::PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::journal::StepTarget;
 
     /// What the window may offer for a journal, whatever its dialect.
     const BREAKPOINTS: &[&str] = &[
@@ -310,7 +311,12 @@ mod tests {
     fn every_dialect_describes_only_controls_its_journals_answer() {
         for interpreter in INTERPRETERS {
             let dialect = interpreter.dialect();
-            let controls = interpreter.controls();
+            let controls = crate::interpreter::controls_of(interpreter);
+            assert_eq!(
+                controls.views,
+                interpreter.offers(),
+                "{dialect:?}: the window is told every view the fold builds"
+            );
             assert_eq!(
                 controls.item_filters,
                 interpreter.offers().contains(&View::ItemFilters),
@@ -331,6 +337,30 @@ mod tests {
                 breaks_at_requests, has_requests,
                 "{dialect:?}: a break at the next request only where the dialect has requests"
             );
+            assert_eq!(
+                controls.transports,
+                interpreter.offers().contains(&View::Requests),
+                "{dialect:?}: the transport switch and size plot only where requests are rendered per transport"
+            );
+            for unit in &controls.steps {
+                let target: StepTarget = serde_json::from_value(serde_json::json!(unit))
+                    .unwrap_or_else(|e| {
+                        panic!("{dialect:?}: {unit} is a unit the core steps by: {e}")
+                    });
+                let marked = match target {
+                    StepTarget::Request => has_requests,
+                    StepTarget::Compaction => {
+                        interpreter.offers().contains(&View::Compactions)
+                            || interpreter.offers().contains(&View::Conversation)
+                    }
+                    StepTarget::Run => interpreter.offers().contains(&View::Thread),
+                    StepTarget::Event | StepTarget::Diagnostic => false,
+                };
+                assert!(
+                    marked,
+                    "{dialect:?}: J/K or c/C step by {unit}, which its journals mark"
+                );
+            }
             assert!(
                 controls.breakpoints.iter().any(|b| b == "diagnostic")
                     && controls.breakpoints.iter().any(|b| b == "sql"),

@@ -74,7 +74,9 @@ pub trait Fold: Send {
 
 /// A kind of view a journal may offer beside its records (every journal lists, searches and
 /// reports its records): each dialect says which of these its fold builds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export)]
 pub enum View {
     /// The context the model can see at an offset, in lanes of items.
     Projection,
@@ -122,15 +124,39 @@ pub struct Controls {
     /// The marks the timeline draws, as its legend names them: `request`, `compaction`,
     /// `diagnostic`, `run`.
     pub legend: Vec<String>,
+    /// The units J/K (the first) and c/C (`compaction`) step by: `request`, `compaction`,
+    /// `run`. A dialect with none has no such keys.
+    pub steps: Vec<String>,
+    /// Requests are rendered per provider transport: the transport switch (t) and the
+    /// context-size plot (x) apply.
+    pub transports: bool,
+    /// The views the dialect's fold builds (its `offers`), which the window's centre pane
+    /// shows at a selection.
+    pub views: Vec<View>,
 }
 
 impl Controls {
     pub fn new(item_filters: bool, breakpoints: &[&str], legend: &[&str]) -> Controls {
         Controls {
             item_filters,
+            steps: Vec::new(),
+            transports: false,
+            views: Vec::new(),
             breakpoints: breakpoints.iter().map(|b| b.to_string()).collect(),
             legend: legend.iter().map(|l| l.to_string()).collect(),
         }
+    }
+
+    /// The same controls with `steps` for J/K and c/C.
+    pub fn stepping(mut self, steps: &[&str]) -> Controls {
+        self.steps = steps.iter().map(|s| s.to_string()).collect();
+        self
+    }
+
+    /// The same controls with the transport switch and the context-size plot.
+    pub fn with_transports(mut self) -> Controls {
+        self.transports = true;
+        self
     }
 }
 
@@ -163,6 +189,7 @@ pub trait Interpreter: Sync {
     fn offers(&self) -> &'static [View];
 
     /// The controls the window shows for its journals.
+    /// Its views are left empty: `controls_of` fills them from `offers`.
     fn controls(&self) -> Controls;
 
     /// The encoding of the checkpoints its fold writes: a journal whose checkpoints are in
@@ -180,6 +207,15 @@ pub trait Interpreter: Sync {
     /// open or the dialect has no such unit.
     fn unfinished(&self, _store: &Store, _journal_id: i64) -> Result<Option<String>, StoreError> {
         Ok(None)
+    }
+}
+
+/// The window's controls for `interpreter`'s journals: what it describes, with the views its
+/// fold builds.
+pub fn controls_of(interpreter: &dyn Interpreter) -> Controls {
+    Controls {
+        views: interpreter.offers().to_vec(),
+        ..interpreter.controls()
     }
 }
 

@@ -166,6 +166,38 @@ fn stepping_moves_between_requests_compactions_and_diagnostics() {
 }
 
 #[test]
+fn ag_ui_journals_step_by_run_start() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = open_demo(Demo::AgUi, &dir);
+    let offset_of = |seq| journal.offset_at_seq(seq).expect("lookup");
+    let second = journal
+        .step(0, StepTarget::Run, true)
+        .expect("the store reads")
+        .expect("the demo's second run follows its first");
+    assert_eq!(
+        offset_of(second),
+        Some(29),
+        "J/K land on the second RUN_STARTED, @29"
+    );
+    let first = journal
+        .step(second, StepTarget::Run, false)
+        .expect("the store reads")
+        .expect("the first run precedes the second");
+    assert_eq!(
+        offset_of(first),
+        Some(1),
+        "stepping back by run lands on the first RUN_STARTED"
+    );
+    assert!(
+        journal
+            .step(second, StepTarget::Run, true)
+            .expect("the store reads")
+            .is_none(),
+        "no run starts after the last one"
+    );
+}
+
+#[test]
 fn the_timeline_covers_every_event_and_marks_requests_and_compactions() {
     let dir = tempfile::tempdir().expect("temp dir");
     let journal = open_demo(Demo::Iterate, &dir);

@@ -114,7 +114,7 @@ impl Interpreter for AgUi {
     }
 
     fn controls(&self) -> Controls {
-        Controls::new(false, &["diagnostic", "sql"], &["run", "diagnostic"])
+        Controls::new(false, &["diagnostic", "sql"], &["run", "diagnostic"]).stepping(&["run"])
     }
 
     fn checkpoint_format(&self) -> u32 {

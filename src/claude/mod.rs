@@ -81,6 +81,7 @@ impl Interpreter for ClaudeCode {
             &["request", "compaction", "diagnostic", "sql"],
             &["request", "compaction", "diagnostic"],
         )
+        .stepping(&["request", "compaction"])
     }
 
     fn sessions(&self, now: std::time::SystemTime) -> Vec<crate::transcript::Session> {

@@ -99,6 +99,7 @@ impl Interpreter for Codex {
             &["request", "compaction", "diagnostic", "sql"],
             &["request", "compaction", "diagnostic"],
         )
+        .stepping(&["request", "compaction"])
     }
 
     fn sessions(&self, now: std::time::SystemTime) -> Vec<crate::transcript::Session> {

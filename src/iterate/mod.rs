@@ -82,6 +82,8 @@ impl Interpreter for Iterate {
             ],
             &["request", "compaction", "diagnostic"],
         )
+        .stepping(&["request", "compaction"])
+        .with_transports()
     }
 
     fn checkpoint_format(&self) -> u32 {

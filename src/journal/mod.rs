@@ -214,7 +214,9 @@ impl Journal {
             warnings,
             import_kind: self.import_kind,
             contract: self.contract()?,
-            controls: crate::dialect::interpreter(self.row.dialect).controls(),
+            controls: crate::interpreter::controls_of(crate::dialect::interpreter(
+                self.row.dialect,
+            )),
         })
     }
 

@@ -44,6 +44,8 @@ pub enum StepTarget {
     Request,
     Compaction,
     Diagnostic,
+    /// The start of an AG-UI run.
+    Run,
 }
 
 impl Journal {
@@ -94,6 +96,7 @@ impl Journal {
                     .next_mark(id, "compaction", Some(from), forward)?
             }
             StepTarget::Diagnostic => self.store.next_diagnostic(id, Some(from), forward)?,
+            StepTarget::Run => self.store.next_mark(id, "run-start", Some(from), forward)?,
         })
     }
 
