@@ -152,6 +152,17 @@ async fn transport(c: &Client) -> Outcome {
     .await?;
     goto(c, 21).await?;
     wait_for(c, "[data-testid=request-view]").await?;
+    // Many downgrades fold under their count; the toggle lists them.
+    let folded = js(
+        c,
+        "return [!!document.querySelector('[data-testid=downgrades-toggle]'), document.querySelectorAll('[data-testid=downgrade]').length];",
+    )
+    .await?;
+    check(
+        folded == json!([true, 0]),
+        &format!("@21's downgrades on workers-ai are folded under their count: {folded}"),
+    )?;
+    click(c, "[data-testid=downgrades-toggle]").await?;
     wait_until(
         c,
         "request @21 lists the github downgrade with its rule",
@@ -173,6 +184,7 @@ async fn export(c: &Client, exported: &Path, cache: &Path) -> Outcome {
         "return document.querySelector('[data-testid=transport]').value === 'workers-ai';",
     )
     .await?;
+    click(c, "[data-testid=export-menu]").await?;
     wait_for(c, "[data-testid=export-exact]")
         .await?
         .click()
@@ -266,18 +278,37 @@ async fn open_demo(c: &Client, demo: &str) -> Outcome {
     .map(drop)
 }
 
-/// The search bar, break menu and legend show only what the journal's dialect answers: none of
-/// iterate's item filters, and exactly `breaks` in the break menu.
-async fn only_its_controls(c: &Client, breaks: &[&str], legend: &[&str]) -> Outcome {
+/// The command bar, break menu, legend and keys show only what the journal's dialect answers:
+/// none of iterate's item filters (looked for inside the open Filter popover), exactly `breaks`
+/// in the break menu, exactly `legend` on the timeline, and no key help line for requests,
+/// compactions, transports or sizes; J/K step by `unit`, when the dialect has one.
+async fn only_its_controls(
+    c: &Client,
+    breaks: &[&str],
+    legend: &[&str],
+    unit: Option<&str>,
+) -> Outcome {
+    click(c, "[data-testid=filter-button]").await?;
+    wait_for(c, "[data-testid=filter-popover]").await?;
+    keys(c, "?").await?;
+    wait_for(c, "[data-testid=key-help]").await?;
     let shown = js(
         c,
         "return { filters: ['role', 'lane', 'published', 'actor', 'key'].filter((f) => \
              document.querySelector(`[data-testid=search-${f}]`)), \
+           popover: !!document.querySelector('[data-testid=filter-popover] [data-testid=search-type]'), \
            breaks: [...document.querySelectorAll('[data-testid=break-kind] option')].map((o) => o.value), \
            legend: ['request', 'compaction', 'diagnostic', 'run'].filter((k) => \
-             document.querySelector(`[data-testid=legend-${k}]`)) };",
+             document.querySelector(`[data-testid=legend-${k}]`)), \
+           keys: [...document.querySelectorAll('[data-testid=key-binding]')].map((r) => r.textContent) };",
     )
     .await?;
+    keys(c, "?").await?;
+    click(c, "[data-testid=filter-button]").await?;
+    check(
+        shown["popover"] == json!(true),
+        "the Filter popover opens, with its type filter",
+    )?;
     check(
         shown["filters"].as_array().is_some_and(Vec::is_empty),
         &format!("no item filter of iterate's is shown: {}", shown["filters"]),
@@ -289,7 +320,151 @@ async fn only_its_controls(c: &Client, breaks: &[&str], legend: &[&str]) -> Outc
     check(
         shown["legend"] == json!(legend),
         &format!("the legend names {legend:?}: {}", shown["legend"]),
+    )?;
+    let help: Vec<String> = shown["keys"]
+        .as_array()
+        .map(|k| {
+            k.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    check(!help.is_empty(), "the key help lists the journal's keys")?;
+    for iterate_only in ["request", "compaction", "transport", "context-size"] {
+        check(
+            !help.iter().any(|line| line.contains(iterate_only)),
+            &format!("no key help line mentions {iterate_only}: {help:?}"),
+        )?;
+    }
+    let stepping = help.iter().find(|line| line.starts_with("J / K"));
+    match unit {
+        Some(unit) => check(
+            stepping.is_some_and(|line| line.ends_with(&format!("previous / next {unit}"))),
+            &format!("J/K step by {unit}: {stepping:?}"),
+        ),
+        None => check(
+            stepping.is_none(),
+            &format!("no J/K without a unit: {stepping:?}"),
+        ),
+    }
+}
+
+/// The window's layout at 1280×800: the chrome above the panes fits in 120 px; stepping says
+/// what the event changed and highlights the card it touched; a filter that hides the selection
+/// says so in a pinned row that clears it; the dark palette is one click away.
+async fn design(c: &Client) -> Outcome {
+    wait_for(c, "[data-testid=projection], [data-testid=request-view]").await?;
+    let chrome = js(
+        c,
+        "return [document.querySelector('[data-testid=panes]').getBoundingClientRect().top, innerWidth, innerHeight];",
     )
+    .await?;
+    check(
+        chrome[1].as_f64() == Some(1280.0) && chrome[2].as_f64() == Some(800.0),
+        &format!("the window is 1280×800: {chrome}"),
+    )?;
+    check(
+        chrome[0].as_f64().is_some_and(|top| top <= 120.0),
+        &format!("the fixed chrome above the content is at most 120 px: {chrome}"),
+    )?;
+
+    goto(c, 17).await?;
+    let said = wait_until(
+        c,
+        "the change line for @17",
+        "const l = document.querySelector('[data-testid=change-line]'); return !!l && l.textContent.startsWith('@17 ');",
+    )
+    .await;
+    let line = js(
+        c,
+        "return document.querySelector('[data-testid=change-line]')?.textContent;",
+    )
+    .await?;
+    check(
+        said.is_ok()
+            && line
+                == json!(
+                    "@17 replaces @7 · key=github/review-task · unpublished · next sent by @21"
+                ),
+        &format!("the change line says what @17 did: {line}"),
+    )?;
+    let touched = js(
+        c,
+        "const card = document.querySelector(\"[data-testid=projection] [data-testid=item-card][data-offset='17']\"); \
+         const pane = card.closest('.body').getBoundingClientRect(); const r = card.getBoundingClientRect(); \
+         return { touched: card.dataset.touched, inView: r.top >= pane.top && r.bottom <= pane.bottom, \
+                  others: [...document.querySelectorAll('[data-testid=projection] [data-testid=item-card][data-touched=true]')].map((e) => e.dataset.offset) };",
+    )
+    .await?;
+    check(
+        touched == json!({ "touched": "true", "inView": true, "others": ["17"] }),
+        &format!("@17's card, and only it, is highlighted and in view: {touched}"),
+    )?;
+    screenshot(c, "09-change-line").await?;
+    goto(c, 18).await?;
+    wait_until(
+        c,
+        "the change line for @18",
+        "return document.querySelector('[data-testid=change-line]').textContent.startsWith('@18 replaces @17 in place');",
+    )
+    .await?;
+
+    // A type filter that hides the selection: the list says so, and "clear" brings it back.
+    js(
+        c,
+        "const s = document.querySelector('[data-testid=type-filter]'); \
+         s.value = 'events.iterate.com/agent/llm-request-requested'; s.dispatchEvent(new Event('change', { bubbles: true })); return true;",
+    )
+    .await?;
+    wait_for(c, "[data-testid=selection-hidden]").await?;
+    let hidden = js(
+        c,
+        "return document.querySelector('[data-testid=selection-hidden]').textContent;",
+    )
+    .await?;
+    let hidden = hidden.as_str().unwrap_or_default();
+    check(
+        hidden.contains("@18 is hidden by the filter"),
+        &format!("the pinned row names the hidden selection: {hidden}"),
+    )?;
+    screenshot(c, "09a-selection-hidden").await?;
+    click(c, "[data-testid=clear-filter]").await?;
+    wait_until(
+        c,
+        "the selection back in the list",
+        "const r = document.querySelector('[data-testid=event-row].selected'); \
+         return !document.querySelector('[data-testid=selection-hidden]') && !!r && r.dataset.offset === '18';",
+    )
+    .await?;
+
+    // The palette: system, light, dark, and back to system for the scenarios after this one.
+    for _ in 0..3 {
+        let theme = js(c, "return document.documentElement.dataset.theme;").await?;
+        if theme == json!("dark") {
+            break;
+        }
+        click(c, "[data-testid=theme-button]").await?;
+    }
+    let dark = js(
+        c,
+        "const m = getComputedStyle(document.body).backgroundColor.match(/\\d+/g).map(Number); \
+         return [document.documentElement.dataset.theme, (0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]) / 255];",
+    )
+    .await?;
+    check(
+        dark[0] == json!("dark") && dark[1].as_f64().is_some_and(|l| l < 0.2),
+        &format!("the dark palette darkens the window: {dark}"),
+    )?;
+    goto(c, 17).await?;
+    screenshot(c, "09b-dark-palette").await?;
+    for _ in 0..3 {
+        let choice = js(c, "return document.documentElement.dataset.themeChoice;").await?;
+        if choice == json!("system") {
+            break;
+        }
+        click(c, "[data-testid=theme-button]").await?;
+    }
+    Ok(())
 }
 
 /// AG-UI: a STATE_DELTA step shows the state tree with its changed paths highlighted and
@@ -299,7 +474,19 @@ async fn agui(c: &Client) -> Outcome {
     open_demo(c, "ag-ui").await?;
     goto(c, 22).await?;
     wait_for(c, "[data-testid=agui-view]").await?;
-    only_its_controls(c, &["diagnostic", "sql"], &["diagnostic", "run"]).await?;
+    only_its_controls(
+        c,
+        &["diagnostic", "sql"],
+        &["diagnostic", "run"],
+        Some("run"),
+    )
+    .await?;
+    // J/K step by run: from @22, K lands on the second RUN_STARTED (@29) and J back on the first.
+    keys(c, "K").await?;
+    wait_selected(c, 29).await?;
+    keys(c, "J").await?;
+    wait_selected(c, 1).await?;
+    goto(c, 22).await?;
     wait_until(
         c,
         "a highlighted changed path",
@@ -337,7 +524,7 @@ async fn agentskit(c: &Client) -> Outcome {
     open_demo(c, "agents-kit").await?;
     keys(c, "G").await?;
     wait_for(c, "[data-testid=agentskit-view]").await?;
-    only_its_controls(c, &["diagnostic", "sql"], &["diagnostic"]).await?;
+    only_its_controls(c, &["diagnostic", "sql"], &["diagnostic"], None).await?;
     wait_until(
         c,
         "verdicts and the selected turn",
@@ -423,6 +610,13 @@ async fn run_scenarios(port: u16, exported: &Path, cache: &Path) -> Vec<Outcome>
                 (c, r)
             },
         )
+        .await,
+    );
+    out.push(
+        scenario(port, "09-design", &[], |c| async move {
+            let r = design(&c).await;
+            (c, r)
+        })
         .await,
     );
     out.push(

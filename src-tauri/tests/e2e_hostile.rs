@@ -323,6 +323,7 @@ async fn flood(c: &Client) -> Outcome {
 /// Clicks one export button and waits for its file; answers the bytes.
 async fn export_with(c: &Client, button: &str, exported: &Path) -> Result<Vec<u8>, String> {
     let _ = std::fs::remove_file(exported);
+    open_export_menu(c).await?;
     wait_for(c, &format!("[data-testid={button}]"))
         .await?
         .click()
@@ -389,6 +390,7 @@ async fn export(c: &Client, journal: &Path, exported: &Path, cache: &Path) -> Ou
         "redacted body",
     )?;
 
+    open_export_menu(c).await?;
     wait_for(c, "[data-testid=export-redact-paths]")
         .await?
         .send_keys("/model")
@@ -428,6 +430,7 @@ async fn export(c: &Client, journal: &Path, exported: &Path, cache: &Path) -> Ou
         "curl command",
     )?;
 
+    open_export_menu(c).await?;
     wait_for(c, "[data-testid=export-exact]")
         .await?
         .click()
@@ -447,6 +450,7 @@ async fn export(c: &Client, journal: &Path, exported: &Path, cache: &Path) -> Ou
 
     // Untick exact, leave the field, switch transport: workers-ai's URL carries the
     // journal's (hostile) model, quoted.
+    open_export_menu(c).await?;
     wait_for(c, "[data-testid=export-exact]")
         .await?
         .click()

@@ -120,18 +120,28 @@ async fn session_from_home(c: &Client, cache: &Path, session: &Path) -> Outcome 
 
     // The session's dialect describes its controls: no item filter of iterate's, and breaks
     // at requests, compactions, diagnostics and SQL.
+    click(c, "[data-testid=filter-button]").await?;
+    wait_for(c, "[data-testid=filter-popover]").await?;
     let controls = js(
         c,
         "return [!!document.querySelector('[data-testid=search-role]'), \
            [...document.querySelectorAll('[data-testid=break-kind] option')].map((o) => o.value)];",
     )
     .await?;
+    click(c, "[data-testid=filter-button]").await?;
     check(
         controls == serde_json::json!([false, ["request", "compaction", "diagnostic", "sql"]]),
         &format!("a transcript shows only the controls it answers: {controls}"),
     )?;
     keys(c, "c").await?;
     wait_selected(c, COMPACTION).await?;
+    // The change line says what the compaction line did to the conversation.
+    wait_until(
+        c,
+        "the change line at the compaction",
+        &format!("const l = document.querySelector('[data-testid=change-line]'); return !!l && l.textContent.startsWith('@{COMPACTION} ');"),
+    )
+    .await?;
     // The compaction opens before | after: the long conversation it replaced, and the summary
     // the session went on with.
     let pane = wait_for(

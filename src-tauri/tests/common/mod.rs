@@ -274,6 +274,24 @@ pub async fn ctrl(c: &Client, ch: char) -> Outcome {
     c.perform_actions(seq).await.map_err(err("ctrl chord"))
 }
 
+/// Clicks the element `css` finds, once it is there.
+pub async fn click(c: &Client, css: &str) -> Outcome {
+    wait_for(c, css).await?.click().await.map_err(err(css))
+}
+
+/// Opens the request pane's Export menu, which holds the redaction options, unless it is open.
+pub async fn open_export_menu(c: &Client) -> Outcome {
+    let open = js(
+        c,
+        "return !!document.querySelector('[data-testid=export-options]');",
+    )
+    .await?;
+    if open != Value::Bool(true) {
+        click(c, "[data-testid=export-menu]").await?;
+    }
+    wait_for(c, "[data-testid=export-options]").await.map(drop)
+}
+
 /// A real pointer click at the centre of what `css` finds. WebKitWebDriver refuses to click
 /// SVG shapes as elements, so this moves the mouse there and presses instead.
 pub async fn click_at(c: &Client, css: &str) -> Outcome {
@@ -308,9 +326,12 @@ pub async fn selected_offset(c: &Client) -> Result<Option<i64>, String> {
         .and_then(|s| s.parse().ok()))
 }
 
+/// Waits until `offset` is selected and its step has rendered: the detail shows it and the
+/// change line speaks of it.
 pub async fn wait_selected(c: &Client, offset: i64) -> Outcome {
     let script = format!(
-        "const d = document.querySelector('[data-testid=detail]'); return !!d && d.dataset.offset === '{offset}';"
+        "const d = document.querySelector('[data-testid=detail]'); const l = document.querySelector('[data-testid=change-line]'); \
+         return !!d && d.dataset.offset === '{offset}' && !!l && l.textContent.startsWith('@{offset} ');"
     );
     wait_until(c, &format!("selection @{offset}"), &script).await?;
     Ok(())

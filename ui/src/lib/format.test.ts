@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bytesLabel, groupDigits, headerLabel, headerParts, importFigures, offsetLabel, percent } from "./format";
+import { bytesLabel, groupDigits, headerLabel, headerParts, importFigures, offsetLabel, percent, usageLine } from "./format";
 
 describe("digit grouping in UI labels", () => {
   it("groups thousands", () => {
@@ -52,5 +52,15 @@ describe("import progress figures", () => {
     expect(folding.pct, "folding follows the events analysed, not the finished bytes").toBe(25);
     expect(folding.text, "the words name the stage and its figures").toBe("analysing: folding 50,000 of 200,000 events");
     expect(importFigures({ ...base, stage: "saving" }).text, "saving says so").toContain("saving");
+  });
+});
+
+describe("usage on one line", () => {
+  it("lists each count by its path, grouped, and says nothing for no usage", () => {
+    expect(usageLine({ inputTokens: 14210, outputTokens: 12, details: { cached: 1536 } }), "flat and nested counts").toBe(
+      "inputTokens 14,210 · outputTokens 12 · details.cached 1,536",
+    );
+    expect(usageLine(null), "no usage").toBe("");
+    expect(usageLine("n/a"), "a usage that is not an object is shown as JSON").toBe('"n/a"');
   });
 });

@@ -90,3 +90,18 @@ export function importFigures(s: ImportStatus): { pct: number; text: string } {
       return { pct: 100, text: `analysing: saving marks and diagnostics of ${groupDigits(s.events)} events` };
   }
 }
+
+/** A usage object on one line, `inputTokens 14,210 · outputTokens 12`; nested objects by their
+ * dotted path, anything not an object as JSON. */
+export function usageLine(usage: unknown): string {
+  if (usage === null || usage === undefined) return "";
+  if (typeof usage !== "object" || Array.isArray(usage)) return JSON.stringify(usage);
+  const parts: string[] = [];
+  const walk = (prefix: string, value: unknown) => {
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) walk(prefix ? `${prefix}.${k}` : k, v);
+    } else parts.push(`${prefix} ${typeof value === "number" ? groupDigits(value) : JSON.stringify(value)}`);
+  };
+  walk("", usage);
+  return parts.join(" · ");
+}

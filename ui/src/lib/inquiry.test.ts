@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { breakKindFor, breakpointOf, errorLine, hitCounter, nextSeq, offeredBreaks, textTable } from "./inquiry";
+import { breakKindFor, breakpointOf, errorLine, filterChips, hitCounter, nextSeq, offeredBreaks, textTable } from "./inquiry";
 
 describe("stepping through hits", () => {
   const seqs = [2, 5, 9];
@@ -64,5 +64,16 @@ describe("breakpoints a dialect offers", () => {
     expect(breakKindFor("compaction", transcript), "still offered").toBe("compaction");
     expect(breakKindFor("request", agui), "an AG-UI journal starts on its first").toBe("diagnostic");
     expect(breakKindFor("key", []), "a dialect offering none leaves the choice").toBe("key");
+  });
+});
+
+describe("filter chips", () => {
+  const none = { types: "", role: "", lane: "", published: "", actor: "", key: "" };
+  it("names each filter set, in the popover's order, and nothing when none is", () => {
+    expect(filterChips(none), "no filter, no chip").toEqual([]);
+    expect(
+      filterChips({ ...none, types: "events.iterate.com/agent/input-item-added", role: "user", published: "no", key: " k1 " }).map((c) => c.label),
+      "the type by its last segment, then role, publication and key, trimmed",
+    ).toEqual(["type input-item-added", "role user", "unpublished at the end", "key k1"]);
   });
 });

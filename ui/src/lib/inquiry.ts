@@ -90,3 +90,18 @@ export function textTable(result: ConsoleResult): string {
 
 /** The console's views, as the drawer's one-line reminder. */
 export const VIEW_HELP = "events · requests · compactions · diagnostics · marks · bookmarks · items (projection)";
+
+/** The search filters a chip can show and clear. */
+export type FilterField = "types" | "role" | "lane" | "published" | "actor" | "key";
+
+/** The filters set, as the command bar's chips name them, in the popover's order. */
+export function filterChips(f: Record<FilterField, string>): { field: FilterField; label: string }[] {
+  const published: Record<string, string> = { yes: "published by the end", no: "unpublished at the end" };
+  const chips: { field: FilterField; label: string }[] = [];
+  const types = f.types.trim();
+  if (types !== "") chips.push({ field: "types", label: `type ${types.split("/").pop()}` });
+  for (const field of ["role", "lane"] as const) if (f[field].trim() !== "") chips.push({ field, label: `${field} ${f[field].trim()}` });
+  if (f.published !== "") chips.push({ field: "published", label: published[f.published] ?? f.published });
+  for (const field of ["actor", "key"] as const) if (f[field].trim() !== "") chips.push({ field, label: `${field} ${f[field].trim()}` });
+  return chips;
+}

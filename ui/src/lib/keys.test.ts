@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { actionFor, BINDINGS, isTypingTarget } from "./keys";
+import { actionFor, BINDINGS, bindingsFor, isTypingTarget } from "./keys";
+import type { Controls } from "./types";
 
 describe("keyboard stepping map", () => {
   it("j/k and arrows step one event", () => {
@@ -74,5 +75,52 @@ describe("search, breakpoint and bookmark keys", () => {
   it("the help lists the new keys", () => {
     const keys = BINDINGS.map((b) => b.keys);
     for (const k of ["n / N", "F8 / F7", "m", "u / U", "s", "b"]) expect(keys, `help lists ${k}`).toContain(k);
+  });
+});
+
+describe("keys follow the journal's controls", () => {
+  const iterate: Controls = {
+    itemFilters: true,
+    breakpoints: ["request", "compaction", "diagnostic", "sql"],
+    legend: ["request", "compaction", "diagnostic"],
+    steps: ["request", "compaction"],
+    transports: true,
+    views: ["projection", "requests", "compactions", "item-filters"],
+  };
+  const agui: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["run", "diagnostic"], steps: ["run"], transports: false, views: ["thread"] };
+  const kit: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, views: ["snapshots"] };
+
+  it("J/K step by the dialect's first unit: requests for iterate, runs for AG-UI, nothing for AgentsKit", () => {
+    expect(actionFor({ key: "K" }, iterate), "iterate K is the next request").toEqual({ kind: "step", target: "request", forward: true });
+    expect(actionFor({ key: "J" }, agui), "AG-UI J is the previous run").toEqual({ kind: "step", target: "run", forward: false });
+    expect(actionFor({ key: "K" }, kit), "AgentsKit has no unit for K").toBeNull();
+  });
+
+  it("c/C, t, x and d answer only where the dialect has compactions, transports and requests", () => {
+    expect(actionFor({ key: "c" }, iterate), "iterate compacts").toEqual({ kind: "step", target: "compaction", forward: true });
+    expect(actionFor({ key: "t" }, iterate), "iterate renders per transport").toEqual({ kind: "transport" });
+    for (const key of ["c", "C", "t", "x", "d"]) {
+      expect(actionFor({ key }, agui), `AG-UI ignores ${key}`).toBeNull();
+      expect(actionFor({ key }, kit), `AgentsKit ignores ${key}`).toBeNull();
+    }
+  });
+
+  it("the help lists exactly the keys that run, naming the unit J/K step by", () => {
+    const help = (c: Controls) => bindingsFor(c).map((b) => `${b.keys}: ${b.label}`);
+    expect(help(iterate), "iterate lists requests, compactions and transports").toEqual(
+      expect.arrayContaining(["J / K: previous / next request", "c / C: next / previous compaction", "t: switch transport (openai / workers-ai)"]),
+    );
+    expect(help(agui), "AG-UI lists J/K by run").toContain("J / K: previous / next run");
+    for (const c of [agui, kit]) {
+      const keys = bindingsFor(c).map((b) => b.keys);
+      for (const k of ["c / C", "t", "x", "d"]) expect(keys, `${k} is not listed where it does nothing`).not.toContain(k);
+    }
+    expect(bindingsFor(kit).map((b) => b.keys), "AgentsKit has no J/K").not.toContain("J / K");
+    for (const c of [iterate, agui, kit]) {
+      for (const b of bindingsFor(c)) {
+        const key = b.keys.split(" ")[0];
+        if (key.length === 1) expect(actionFor({ key }, c), `${key} runs where the help lists it`).not.toBeNull();
+      }
+    }
   });
 });

@@ -1,7 +1,7 @@
-// The keyboard map: one pure function from a key press to an action, so the bindings the help
-// overlay lists are the bindings that run, and tests pin them down.
+// The keyboard map: one pure function from a key press and the journal's controls to an action,
+// so the bindings the help overlay lists are the bindings that run, and tests pin them down.
 
-import type { StepTarget } from "./types";
+import type { Controls, StepTarget } from "./types";
 
 export type Action =
   | { kind: "step"; target: StepTarget; forward: boolean }
@@ -34,17 +34,20 @@ export interface KeyPress {
 
 const step = (target: StepTarget, forward: boolean): Action => ({ kind: "step", target, forward });
 
-/** The bindings in the order the help overlay shows them. */
-export const BINDINGS: { keys: string; label: string }[] = [
+/** What a key needs of the journal's controls to mean anything there. */
+type Needs = "steps" | "requests" | "compaction" | "transports";
+
+/** The bindings in the order the help overlay shows them; `{unit}` is the unit J/K step by. */
+export const BINDINGS: { keys: string; label: string; needs?: Needs }[] = [
   { keys: "j / ↓", label: "next event" },
   { keys: "k / ↑", label: "previous event" },
-  { keys: "J / K", label: "previous / next request" },
-  { keys: "c / C", label: "next / previous compaction" },
+  { keys: "J / K", label: "previous / next {unit}", needs: "steps" },
+  { keys: "c / C", label: "next / previous compaction", needs: "compaction" },
   { keys: "e / E", label: "next / previous diagnostic" },
   { keys: "g / G", label: "first / last event (G follows a live journal)" },
   { keys: "Ctrl+G", label: "go to offset" },
-  { keys: "t", label: "switch transport (openai / workers-ai)" },
-  { keys: "d", label: "diff the request against the one before / back" },
+  { keys: "t", label: "switch transport (openai / workers-ai)", needs: "transports" },
+  { keys: "d", label: "diff the request against the one before / back", needs: "requests" },
   { keys: "/", label: "search event text (Enter: first hit)" },
   { keys: "n / N", label: "next / previous search hit" },
   { keys: "F8 / F7", label: "run to the next / previous breakpoint hit" },
@@ -55,13 +58,33 @@ export const BINDINGS: { keys: string; label: string }[] = [
   { keys: "Ctrl+O", label: "open a journal" },
   { keys: "o", label: "connect to a stream" },
   { keys: "=", label: "pause / resume the live view (arrivals are still stored)" },
-  { keys: "x", label: "show or hide the context-size plot" },
+  { keys: "x", label: "show or hide the context-size plot", needs: "transports" },
   { keys: "X", label: "export a report or a JSONL slice" },
   { keys: "?", label: "show or hide the About box and these keys" },
   { keys: "Esc", label: "close the overlay" },
 ];
 
-export function actionFor(press: KeyPress): Action | null {
+/** The unit J/K step by for a journal's controls; none when its dialect marks no such unit. */
+function unitOf(controls: Controls | null): StepTarget | null {
+  return (controls?.steps[0] as StepTarget | undefined) ?? null;
+}
+
+function meets(needs: Needs | undefined, controls: Controls | null): boolean {
+  if (needs === undefined || controls === null) return true;
+  if (needs === "steps") return unitOf(controls) !== null;
+  if (needs === "requests") return controls.steps.includes("request");
+  if (needs === "compaction") return controls.steps.includes("compaction");
+  return controls.transports;
+}
+
+/** The bindings a journal with these controls answers, as the help lists them; with no
+ * journal open, every binding. */
+export function bindingsFor(controls: Controls | null): { keys: string; label: string }[] {
+  const unit = unitOf(controls) ?? "request";
+  return BINDINGS.filter((b) => meets(b.needs, controls)).map((b) => ({ keys: b.keys, label: b.label.replace("{unit}", unit) }));
+}
+
+export function actionFor(press: KeyPress, controls: Controls | null = null): Action | null {
   const { key } = press;
   if (press.ctrlKey || press.metaKey) {
     if (key === "g" || key === "G") return { kind: "goto" };
@@ -69,6 +92,7 @@ export function actionFor(press: KeyPress): Action | null {
     return null;
   }
   if (press.altKey) return null;
+  const unit = controls === null ? "request" : unitOf(controls);
   switch (key) {
     case "n":
       return { kind: "hit", forward: true };
@@ -94,15 +118,15 @@ export function actionFor(press: KeyPress): Action | null {
     case "k":
     case "ArrowUp":
       return step("event", false);
-    // J goes back a request and K forward, as the key help says.
+    // J goes back a request (or run) and K forward, as the key help says.
     case "J":
-      return step("request", false);
+      return unit ? step(unit, false) : null;
     case "K":
-      return step("request", true);
+      return unit ? step(unit, true) : null;
     case "c":
-      return step("compaction", true);
+      return meets("compaction", controls) ? step("compaction", true) : null;
     case "C":
-      return step("compaction", false);
+      return meets("compaction", controls) ? step("compaction", false) : null;
     case "e":
       return step("diagnostic", true);
     case "E":
@@ -118,15 +142,15 @@ export function actionFor(press: KeyPress): Action | null {
     case "/":
       return { kind: "filter" };
     case "t":
-      return { kind: "transport" };
+      return meets("transports", controls) ? { kind: "transport" } : null;
     case "d":
-      return { kind: "diff" };
+      return meets("requests", controls) ? { kind: "diff" } : null;
     case "o":
       return { kind: "connect" };
     case "=":
       return { kind: "pause" };
     case "x":
-      return { kind: "plot" };
+      return meets("transports", controls) ? { kind: "plot" } : null;
     case "X":
       return { kind: "export" };
     case "Escape":

@@ -23,7 +23,7 @@ function key(): string {
 }
 
 export async function loadSizes() {
-  if (ui.info?.dialect !== "iterate") {
+  if (!ui.info?.controls.transports) {
     reports.sizes = [];
     return;
   }
@@ -39,8 +39,8 @@ export async function loadSizes() {
 }
 
 export function togglePlot() {
-  if (ui.info?.dialect !== "iterate") {
-    ui.notice = "the context-size plot needs an iterate journal";
+  if (!ui.info?.controls.transports) {
+    ui.notice = "this journal's requests are not rendered per transport: it has no context-size plot";
     return;
   }
   reports.plot = !reports.plot;

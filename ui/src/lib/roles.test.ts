@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ItemView } from "./types";
-import { shortType, badgeText, otherTransport, providerTag, roleClass, sortBadges } from "./roles";
+import { shortType, badgeText, summaryBeyondType, otherTransport, providerTag, roleClass, sortBadges } from "./roles";
 
 const item: Pick<ItemView, "role" | "providerRoles"> = {
   role: "developer",
@@ -52,5 +52,18 @@ describe("event type labels", () => {
     expect(shortType("events.iterate.com/agent/context-added"), "namespaced").toBe("context-added");
     expect(shortType("RUN_STARTED"), "plain").toBe("RUN_STARTED");
     expect(shortType(null), "missing").toBe("?");
+  });
+});
+
+describe("event list columns", () => {
+  it("drops a summary that only repeats the type", () => {
+    expect(summaryBeyondType("RUN_STARTED", "RUN_STARTED"), "the type again says nothing").toBe("");
+    expect(summaryBeyondType("TOOL_CALL_ARGS call_1 +12 chars", "TOOL_CALL_ARGS"), "the rest after the type stays").toBe("call_1 +12 chars");
+    expect(summaryBeyondType("user: hello", "events.iterate.com/agent/input-item-added"), "a summary of its own is kept").toBe("user: hello");
+  });
+  it("badges of AG-UI marks are signs, not cut words", () => {
+    expect(badgeText("messages-snapshot"), "not mes").toBe("≡");
+    expect(badgeText("patch-failed"), "not pat").toBe("✗");
+    expect(badgeText("something-new"), "an unknown kind shows its initial").toBe("S");
   });
 });

@@ -87,6 +87,14 @@ export function badgeText(kind: string): string {
       return "■";
     case "state-delta":
       return "Δ";
+    case "state-snapshot":
+      return "◻";
+    case "messages-snapshot":
+      return "≡";
+    case "patch-failed":
+      return "✗";
+    case "run-error":
+      return "⚠";
     case "sidechain":
       return "⤷";
     case "subagent":
@@ -94,7 +102,8 @@ export function badgeText(kind: string): string {
     case "session":
       return "◆";
     default:
-      return kind.slice(0, 3);
+      // A kind with no sign of its own shows its initial, whole in the badge's tooltip.
+      return kind.slice(0, 1).toUpperCase();
   }
 }
 
@@ -104,6 +113,14 @@ export function sortBadges(marks: string[]): string[] {
     return i < 0 ? BADGE_ORDER.length : i;
   };
   return [...new Set(marks)].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+/** The event's summary, unless it only repeats its type. */
+export function summaryBeyondType(summary: string, type: string | null | undefined): string {
+  const s = summary.trim();
+  const t = shortType(type);
+  if (s === t || s === type) return "";
+  return s.startsWith(`${t} `) || s.startsWith(`${t}:`) ? s.slice(t.length + 1).trim() : s;
 }
 
 /** The last segment of a namespaced event type: `events.x.com/agent/context-added` → `context-added`. */

@@ -5,6 +5,7 @@ import { backend } from "./backend";
 import { editBookmark, inquiry, runBreak, stepBookmark, stepHit } from "./inquiry.svelte";
 import { exportNotice, redactionLabel } from "./export";
 import type { Action } from "./keys";
+import { agentsKitChange, aguiChange, iterateChange, transcriptChange, type StepChange } from "./change";
 import { otherTransport } from "./roles";
 import type {
   AgentSession,
@@ -76,6 +77,8 @@ export const ui = $state({
   goto: false,
   dropHover: false,
   notice: "",
+  /** What the selected event changed, in a line, and the cards it touched. */
+  change: null as StepChange | null,
   /** Bumped when the list must re-query (new journal or filter change). */
   listVersion: 0,
 });
@@ -102,6 +105,7 @@ export async function afterOpen(info: JournalInfo) {
   ui.filterText = "";
   ui.selectedSeq = null;
   ui.detail = null;
+  ui.change = null;
   ui.projection = null;
   ui.request = null;
   ui.compaction = null;
@@ -121,8 +125,8 @@ export async function afterOpen(info: JournalInfo) {
   // The previous journal's timeline must not answer g/G for this one.
   ui.timeline = null;
   ui.listVersion += 1;
-  if (info.dialect === "ag-ui") ui.runs = await backend.aguiRuns().catch(() => []);
-  if (info.dialect === "agents-kit") ui.turns = await backend.agentskitTurns(null).catch(() => null);
+  if (info.controls.views.includes("thread")) ui.runs = await backend.aguiRuns().catch(() => []);
+  if (info.controls.views.includes("snapshots")) ui.turns = await backend.agentskitTurns(null).catch(() => null);
   await refreshSubagents();
   const [types, timeline] = await Promise.all([backend.eventTypes(), backend.timeline(600)]);
   ui.types = types;
@@ -231,8 +235,11 @@ export async function select(seq: number) {
     if (ticket !== selecting) return;
     ui.detail = detail;
     const kinds = new Set(detail.marks.map((m) => m.kind));
-    if (ui.info?.dialect === "iterate") {
-      const projection = await backend.projectionAt(seq);
+    // The centre shows whichever view the journal's dialect builds.
+    const views = ui.info?.controls.views ?? [];
+    if (views.includes("projection")) {
+      // The next request is asked for alongside, so the change line lands with the projection.
+      const [projection, next] = await Promise.all([backend.projectionAt(seq), nextRequestOffset(seq)]);
       if (ticket !== selecting) return;
       ui.projection = projection;
       if (kinds.has("request") && detail.offset !== null) {
@@ -247,16 +254,25 @@ export async function select(seq: number) {
       } else {
         ui.centre = "projection";
       }
-    } else if (ui.info?.dialect === "ag-ui") {
+      if (ticket !== selecting) return;
+      const request = kinds.has("request") ? ui.request : null;
+      const compaction = kinds.has("compaction") ? ui.compaction : null;
+      ui.change = iterateChange(detail, projection, request, compaction, next);
+    } else if (views.includes("thread")) {
       const step = await backend.aguiStep(seq);
-      if (ticket === selecting) ui.agui = step;
-    } else if (ui.info?.dialect === "agents-kit") {
+      if (ticket !== selecting) return;
+      ui.agui = step;
+      ui.change = aguiChange(detail, step);
+    } else if (views.includes("snapshots")) {
       const kit = await backend.agentskitState(seq, ui.thread);
-      if (ticket === selecting) ui.kit = kit;
-    } else if (ui.info?.dialect === "claude-code" || ui.info?.dialect === "codex") {
+      if (ticket !== selecting) return;
+      ui.kit = kit;
+      ui.change = agentsKitChange(detail, kit);
+    } else if (views.includes("conversation")) {
       const conversation = await backend.conversationAt(seq);
       if (ticket !== selecting) return;
       ui.conversation = conversation;
+      ui.change = transcriptChange(detail, conversation, kinds.has("request"));
       if (kinds.has("request") && detail.offset !== null) {
         const request = await backend.conversationRequest(detail.offset);
         if (ticket !== selecting) return;
@@ -276,6 +292,14 @@ export async function select(seq: number) {
     if (ticket !== selecting) return;
     fail(e);
   }
+}
+
+/** The offset of the first request after `seq`: the one that will send what it left unpublished. */
+async function nextRequestOffset(seq: number): Promise<number | null> {
+  const next = await backend.step(seq, "request", true);
+  if (next === null) return null;
+  const page = await backend.eventsPage({ types: [], text: null, start: next, limit: 1 });
+  return page.rows[0]?.offset ?? null;
 }
 
 async function loadRequest(offset: number, ticket: number) {

@@ -22,6 +22,7 @@ const fixture = vi.hoisted(() => ({
     errors: 0,
     warnings: 0,
     importKind: "fresh",
+    controls: { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, views: ["snapshots"] },
   },
 }));
 
@@ -33,8 +34,9 @@ vi.mock("./backend", () => {
     timeline: () => later({ eventCount: 15 }),
     eventDetail: (seq) => {
       fixture.shown.push(seq as number);
-      return Promise.resolve({ seq, offset: (seq as number) + 1, marks: [] });
+      return Promise.resolve({ seq, offset: (seq as number) + 1, marks: [], diagnostics: [] });
     },
+    agentskitState: (seq) => Promise.resolve({ at: (seq as number) + 1, offset: null, turnId: null, sequence: null, status: null }),
     step: (seq, _target, forward) => {
       fixture.steps += 1;
       const next = (seq as number) + (forward ? 1 : -1);

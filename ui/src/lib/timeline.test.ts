@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { denseKinds, markColumns, markRow, seqAtX, xOfSeq } from "./timeline";
+import { DENSITY_BASE, DENSITY_PX, denseKinds, markColumns, markRow, seqAtX, xOfSeq } from "./timeline";
 
 describe("timeline geometry", () => {
   const tl = { firstSeq: 0, lastSeq: 1000 };
@@ -44,6 +44,9 @@ describe("a kind marked in most columns", () => {
     const strip = markRow("request", true);
     const tick = markRow("request");
     expect(strip.h, "a dense kind is a thin strip").toBeLessThan(tick.h / 4);
-    expect(strip.y + strip.h <= 8 || strip.y >= 26, "the strip keeps clear of the density bars (y 6 to 26)").toBe(true);
+    expect(
+      strip.y + strip.h <= DENSITY_BASE - DENSITY_PX || strip.y >= DENSITY_BASE,
+      "the strip keeps clear of the density bars",
+    ).toBe(true);
   });
 });

@@ -32,19 +32,26 @@ export function seqAtX(tl: Span, x: number, width: number): number {
  */
 export function markRow(kind: string, dense = false): { y: number; h: number; w: number } {
   if (dense && kind === "compaction") return { y: 0, h: 3, w: 1 };
-  if (dense && kind === "request") return { y: 31, h: 3, w: 1 };
+  if (dense && kind === "request") return { y: 23, h: 3, w: 1 };
   switch (kind) {
     case "compaction":
-      return { y: 2, h: 30, w: 3 };
+      return { y: 1, h: 24, w: 3 };
     case "request":
-      return { y: 8, h: 24, w: 1 };
+      return { y: 6, h: 19, w: 1 };
     case "run-start":
     case "run-end":
-      return { y: 0, h: 34, w: 1 };
+      return { y: 0, h: 26, w: 1 };
     default:
-      return { y: 36, h: 5, w: 2 };
+      return { y: 30, h: 5, w: 2 };
   }
 }
+
+/** The strip's height, and the baseline the density bars stand on (at most `DENSITY_PX` tall). */
+export const STRIP_PX = 36;
+export const DENSITY_BASE = 22;
+export const DENSITY_PX = 16;
+/** Where the AG-UI run bars sit, between the density and the diagnostics. */
+export const RUN_BAR_Y = 25;
 
 /**
  * The marks to draw, one per kind and pixel column: a large journal has far more marks than the

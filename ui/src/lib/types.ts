@@ -3,6 +3,7 @@
 // carries yet.
 
 export type { CompactionView } from "../generated/CompactionView";
+export type { Controls } from "../generated/Controls";
 export type { Demo } from "../generated/Demo";
 export type { Diagnostic } from "../generated/Diagnostic";
 export type { Dialect } from "../generated/Dialect";
