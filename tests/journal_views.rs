@@ -228,6 +228,60 @@ fn the_timeline_covers_every_event_and_marks_requests_and_compactions() {
 }
 
 #[test]
+fn a_zoomed_timeline_spans_its_range_and_keeps_the_marks_and_diagnostics_inside_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = open_demo(Demo::Iterate, &dir);
+    let whole = journal.timeline(64).expect("the timeline reads");
+    // Given the span from the second request's seq to the end, and one past the end
+    let from = whole
+        .marks
+        .iter()
+        .filter(|m| m.kind == "request")
+        .nth(1)
+        .expect("a second request")
+        .seq;
+    let zoomed = journal
+        .timeline_of(64, Some(from..=u64::MAX))
+        .expect("the zoomed timeline reads");
+    // Then it spans exactly that part of the journal, clamped to its last event
+    assert_eq!(
+        (zoomed.first_seq, zoomed.last_seq, zoomed.event_count),
+        (from, whole.event_count - 1, whole.event_count),
+        "the span is clamped to the journal, and the count is still the journal's"
+    );
+    assert_eq!(
+        zoomed.density.iter().map(|d| *d as u64).sum::<u64>(),
+        zoomed.last_seq - zoomed.first_seq + 1,
+        "density buckets add up to the events spanned"
+    );
+    // And it keeps exactly the marks and diagnostics of the whole picture that fall inside
+    let inside = |seq: u64| seq >= from;
+    let kept: Vec<_> = whole.marks.iter().filter(|m| inside(m.seq)).collect();
+    assert_eq!(
+        zoomed.marks.iter().collect::<Vec<_>>(),
+        kept,
+        "a demo this short keeps every mark, so the zoomed marks are the whole's inside the span"
+    );
+    assert_eq!(
+        zoomed.diagnostic_seqs,
+        whole
+            .diagnostic_seqs
+            .iter()
+            .copied()
+            .filter(|s| inside(*s))
+            .collect::<Vec<_>>(),
+        "the diagnostics inside the span, and none outside"
+    );
+    assert!(
+        zoomed
+            .marks
+            .iter()
+            .any(|m| m.kind == "request" && m.seq == from),
+        "the request the span starts at is drawn"
+    );
+}
+
+#[test]
 fn dialect_views_refuse_a_journal_of_another_dialect_with_a_stable_code() {
     let dir = tempfile::tempdir().expect("temp dir");
     let iterate = open_demo(Demo::Iterate, &dir);

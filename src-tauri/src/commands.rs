@@ -209,9 +209,27 @@ pub async fn event_detail(session: State<'_, Session>, seq: u64) -> Result<Event
     session.with(|j| j.event_detail(seq))
 }
 
+/// The scrubber's picture of the whole journal, or of the seqs `first..=last` when zoomed.
 #[tauri::command]
-pub async fn timeline(session: State<'_, Session>, buckets: u32) -> Result<Timeline, IpcError> {
-    session.with(|j| j.timeline(buckets.clamp(1, 4096)))
+pub async fn timeline(
+    session: State<'_, Session>,
+    buckets: u32,
+    first: Option<u64>,
+    last: Option<u64>,
+) -> Result<Timeline, IpcError> {
+    let span = match (first, last) {
+        (Some(first), Some(last)) if first <= last => Some(first..=last),
+        (None, None) => None,
+        _ => {
+            return Err(IpcError::new(
+                "bad_range",
+                format!(
+                    "a timeline span needs a first seq at or before its last: {first:?}..={last:?}"
+                ),
+            ))
+        }
+    };
+    session.with(|j| j.timeline_of(buckets.clamp(1, 4096), span))
 }
 
 #[tauri::command]

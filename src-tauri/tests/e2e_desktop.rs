@@ -437,6 +437,34 @@ async fn design(c: &Client) -> Outcome {
     )
     .await?;
 
+    // Shift+drag over the left half of the timeline zooms into it; "whole journal" zooms out.
+    js(
+        c,
+        "const cv = document.querySelector('[data-testid=timeline] canvas'); const r = cv.getBoundingClientRect(); \
+         const at = (type, x) => cv.dispatchEvent(new PointerEvent(type, { bubbles: true, shiftKey: true, pointerId: 7, clientX: r.left + x, clientY: r.top + 10 })); \
+         at('pointerdown', 0); at('pointermove', r.width / 2); at('pointerup', r.width / 2); return true;",
+    )
+    .await?;
+    wait_for(c, "[data-testid=timeline-zoom]").await?;
+    let zoom = js(
+        c,
+        "const z = document.querySelector('[data-testid=timeline-zoom]'); return [Number(z.dataset.first), Number(z.dataset.last)];",
+    )
+    .await?;
+    let span = (zoom[0].as_u64(), zoom[1].as_u64());
+    check(
+        span.0 == Some(0) && span.1.is_some_and(|last| (12..=17).contains(&last)),
+        &format!("the brush over the left half of 30 events zooms into about the first 15: {zoom}"),
+    )?;
+    screenshot(c, "09c-timeline-zoomed").await?;
+    click(c, "[data-testid=zoom-out]").await?;
+    wait_until(
+        c,
+        "the whole journal again",
+        "return !document.querySelector('[data-testid=timeline-zoom]');",
+    )
+    .await?;
+
     // The palette: system, light, dark, and back to system for the scenarios after this one.
     for _ in 0..3 {
         let theme = js(c, "return document.documentElement.dataset.theme;").await?;

@@ -1,6 +1,8 @@
 //! Moving through a journal: the scrubber's picture of it, the next event of a kind, and the
 //! offsets the views fold through for a selected event.
 
+use std::ops::RangeInclusive;
+
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -28,8 +30,13 @@ pub const TIMELINE_MARK_BINS: u64 = 4096;
 pub struct Timeline {
     #[ts(type = "number")]
     pub event_count: u64,
+    /// The events the picture spans: the whole journal, or the part a zoomed scrubber shows.
+    #[ts(type = "number")]
+    pub first_seq: u64,
+    #[ts(type = "number")]
+    pub last_seq: u64,
     pub marks: Vec<Mark>,
-    /// Events per bucket across the journal; every bucket spans the same number of events.
+    /// Events per bucket across the span; every bucket spans the same number of events.
     pub density: Vec<u32>,
     /// Seqs that carry an error or warning diagnostic.
     #[ts(type = "number[]")]
@@ -54,23 +61,47 @@ impl Journal {
     /// spans of the journal. Sending every mark made opening a 200,000-event journal ship
     /// 4.5 MB to the window for a strip a few hundred pixels wide.
     pub fn timeline(&self, buckets: u32) -> Result<Timeline, JournalError> {
-        let buckets = buckets.clamp(1, 4096) as u64;
+        self.timeline_of(buckets, None)
+    }
+
+    /// The same picture of the events `seqs` spans (clamped to the journal), for a scrubber
+    /// zoomed into part of it; the whole journal when `None`. The marks are thinned to bins of
+    /// the span, so a zoomed strip shows the marks the whole one merged.
+    pub fn timeline_of(
+        &self,
+        buckets: u32,
+        seqs: Option<RangeInclusive<u64>>,
+    ) -> Result<Timeline, JournalError> {
         let count = self.event_count;
-        let mut density = vec![0u32; buckets.min(count.max(1)) as usize];
-        let width = count.div_ceil(density.len() as u64).max(1);
+        let last = count.saturating_sub(1);
+        let (first, last) = match seqs {
+            Some(r) => {
+                let first = (*r.start()).min(last);
+                (first, (*r.end()).clamp(first, last))
+            }
+            None => (0, last),
+        };
+        let spanned = if count == 0 { 0 } else { last - first + 1 };
+        let buckets = buckets.clamp(1, 4096) as u64;
+        let mut density = vec![0u32; buckets.min(spanned.max(1)) as usize];
+        let width = spanned.div_ceil(density.len() as u64).max(1);
         for (bucket, slot) in density.iter_mut().enumerate() {
             let start = bucket as u64 * width;
-            *slot = count.saturating_sub(start).min(width) as u32;
+            *slot = spanned.saturating_sub(start).min(width) as u32;
         }
-        let bin_width = count.div_ceil(TIMELINE_MARK_BINS).max(1);
+        let bin_width = spanned.div_ceil(TIMELINE_MARK_BINS).max(1);
         let id = self.row.id;
         Ok(Timeline {
             event_count: count,
+            first_seq: first,
+            last_seq: last,
             marks: self
                 .store
-                .thinned_marks(id, TIMELINE_MARK_KINDS, bin_width)?,
+                .thinned_marks(id, TIMELINE_MARK_KINDS, first..=last, bin_width)?,
             density,
-            diagnostic_seqs: self.store.thinned_diagnostic_seqs(id, bin_width)?,
+            diagnostic_seqs: self
+                .store
+                .thinned_diagnostic_seqs(id, first..=last, bin_width)?,
         })
     }
 
@@ -148,7 +179,7 @@ mod tests {
         // When the timeline thins them to its bins
         let width = events.div_ceil(TIMELINE_MARK_BINS);
         let drawn = store
-            .thinned_marks(1, TIMELINE_MARK_KINDS, width)
+            .thinned_marks(1, TIMELINE_MARK_KINDS, 0..=events - 1, width)
             .expect("thinned");
         // Then it keeps requests only, one a bin, and every bin holding one keeps one
         assert!(
@@ -172,7 +203,7 @@ mod tests {
         store.append_analysis(2, &few).expect("keep the marks");
         assert_eq!(
             store
-                .thinned_marks(2, TIMELINE_MARK_KINDS, 1)
+                .thinned_marks(2, TIMELINE_MARK_KINDS, 0..=4, 1)
                 .expect("thinned")
                 .len(),
             3,

@@ -18,6 +18,7 @@ pub use offsets::OffsetCut;
 pub use record_blocks::{register_record_functions, RECORD_FUNCTION, SUMMARY_FUNCTION};
 
 use std::cell::RefCell;
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OptionalExtension};
@@ -1798,22 +1799,30 @@ impl Store {
         Ok(seq.map(|s| s as u64))
     }
 
-    /// The first mark of each of `kinds` in each span of `bin_width` events, in file order: a
-    /// timeline's marks, thinned by SQLite instead of reading every mark.
+    /// The first mark of each of `kinds` in each span of `bin_width` events from the start of
+    /// `seqs`, in file order: a timeline's marks, thinned by SQLite instead of reading every mark.
     pub fn thinned_marks(
         &self,
         journal_id: i64,
         kinds: &[&str],
+        seqs: RangeInclusive<u64>,
         bin_width: u64,
     ) -> Result<Vec<Mark>, StoreError> {
         let mut marks = Vec::new();
         let mut stmt = self.conn.prepare_cached(
-            "SELECT min(seq), kind, note FROM marks WHERE journal_id = ?1 AND kind = ?2
-             GROUP BY seq / ?3",
+            "SELECT min(seq), kind, note FROM marks
+             WHERE journal_id = ?1 AND kind = ?2 AND seq BETWEEN ?4 AND ?5
+             GROUP BY (seq - ?4) / ?3",
         )?;
         for kind in kinds {
             let rows = stmt.query_map(
-                params![journal_id, kind, bin_width.max(1) as i64],
+                params![
+                    journal_id,
+                    kind,
+                    bin_width.max(1) as i64,
+                    *seqs.start() as i64,
+                    *seqs.end() as i64
+                ],
                 mark_from_row,
             )?;
             for row in rows {
@@ -1824,22 +1833,30 @@ impl Store {
         Ok(marks)
     }
 
-    /// The first event with a diagnostic in each span of `bin_width` events, in file order.
+    /// The first event with a diagnostic in each span of `bin_width` events from the start of
+    /// `seqs`, in file order.
     pub fn thinned_diagnostic_seqs(
         &self,
         journal_id: i64,
+        seqs: RangeInclusive<u64>,
         bin_width: u64,
     ) -> Result<Vec<u64>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT min(seq) FROM (
-                SELECT seq FROM read_diagnostics WHERE journal_id = ?1
+                SELECT seq FROM read_diagnostics WHERE journal_id = ?1 AND seq BETWEEN ?3 AND ?4
                 UNION ALL
-                SELECT seq FROM fold_diagnostics WHERE journal_id = ?1)
-             GROUP BY seq / ?2 ORDER BY 1",
+                SELECT seq FROM fold_diagnostics WHERE journal_id = ?1 AND seq BETWEEN ?3 AND ?4)
+             GROUP BY (seq - ?3) / ?2 ORDER BY 1",
         )?;
-        let rows = stmt.query_map(params![journal_id, bin_width.max(1) as i64], |row| {
-            row.get::<_, i64>(0)
-        })?;
+        let rows = stmt.query_map(
+            params![
+                journal_id,
+                bin_width.max(1) as i64,
+                *seqs.start() as i64,
+                *seqs.end() as i64
+            ],
+            |row| row.get::<_, i64>(0),
+        )?;
         rows.map(|row| Ok(row? as u64)).collect()
     }
 }

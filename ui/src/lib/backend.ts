@@ -82,7 +82,8 @@ export const backend = {
   eventsPage: (query: EventQuery) => call<EventPage>("events_page", { query }),
   rowOfSeq: (query: EventQuery, seq: number) => call<number | null>("row_of_seq", { query, seq }),
   eventDetail: (seq: number) => call<EventDetail>("event_detail", { seq }),
-  timeline: (buckets: number) => call<Timeline>("timeline", { buckets }),
+  timeline: (buckets: number, span: { firstSeq: number; lastSeq: number } | null = null) =>
+    call<Timeline>("timeline", { buckets, first: span?.firstSeq ?? null, last: span?.lastSeq ?? null }),
   step: (from: number, target: StepTarget, forward: boolean) =>
     call<number | null>("step", { from, target, forward }),
   seqOfOffset: (offset: number) => call<number | null>("seq_of_offset", { offset }),

@@ -3,7 +3,7 @@
 
 import { backend } from "./backend";
 import { followAfter, selectionAfterGrowth, type Navigation } from "./follow";
-import { afterOpen, refreshSubagents, select, ui } from "./session.svelte";
+import { afterOpen, loadTimeline, refreshSubagents, select, ui } from "./session.svelte";
 import type { ConnectRequest, GenerationReason, IpcError, LiveChange, LiveState } from "./types";
 
 export const live = $state({
@@ -82,9 +82,8 @@ async function applyChange(change: LiveChange) {
     // The list refetches first: new rows are what the user waits for.
     ui.info = change.info;
     live.version += 1;
-    const [types, timeline] = await Promise.all([backend.eventTypes(), backend.timeline(600)]);
+    const [types] = await Promise.all([backend.eventTypes(), loadTimeline()]);
     ui.types = types;
-    ui.timeline = timeline;
     await refreshSubagents();
   }
   const next = selectionAfterGrowth(live.following, ui.selectedSeq, change.info.eventCount, change.reset);

@@ -44,6 +44,8 @@ export const ui = $state({
   info: null as JournalInfo | null,
   types: [] as TypeCount[],
   timeline: null as Timeline | null,
+  /** The seqs the scrubber is zoomed into; null for the whole journal. */
+  zoom: null as { firstSeq: number; lastSeq: number } | null,
   transport: "openai" as Transport,
   filterTypes: [] as string[],
   filterText: "",
@@ -124,14 +126,29 @@ export async function afterOpen(info: JournalInfo) {
   opening = null;
   // The previous journal's timeline must not answer g/G for this one.
   ui.timeline = null;
+  ui.zoom = null;
   ui.listVersion += 1;
   if (info.controls.views.includes("thread")) ui.runs = await backend.aguiRuns().catch(() => []);
   if (info.controls.views.includes("snapshots")) ui.turns = await backend.agentskitTurns(null).catch(() => null);
   await refreshSubagents();
-  const [types, timeline] = await Promise.all([backend.eventTypes(), backend.timeline(600)]);
+  const [types, timeline] = await Promise.all([backend.eventTypes(), backend.timeline(TIMELINE_BUCKETS)]);
   ui.types = types;
   ui.timeline = timeline;
   if (timeline.eventCount > 0) await select(0);
+}
+
+const TIMELINE_BUCKETS = 600;
+
+/** Reads the scrubber's picture again, of the span it is zoomed into (the whole journal when
+ * `span` is null). */
+export async function loadTimeline(span: { firstSeq: number; lastSeq: number } | null = ui.zoom) {
+  try {
+    const timeline = await backend.timeline(TIMELINE_BUCKETS, span);
+    ui.zoom = span;
+    ui.timeline = timeline;
+  } catch (e) {
+    fail(e);
+  }
 }
 
 async function runImport(open: () => Promise<JournalInfo>, label: string) {

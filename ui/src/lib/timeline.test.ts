@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DENSITY_BASE, DENSITY_PX, denseKinds, markColumns, markRow, seqAtX, xOfSeq } from "./timeline";
+import { brushSpan, DENSITY_BASE, DENSITY_PX, denseKinds, markColumns, markRow, seqAtX, xOfSeq } from "./timeline";
 
 describe("timeline geometry", () => {
   const tl = { firstSeq: 0, lastSeq: 1000 };
@@ -48,5 +48,13 @@ describe("a kind marked in most columns", () => {
       strip.y + strip.h <= DENSITY_BASE - DENSITY_PX || strip.y >= DENSITY_BASE,
       "the strip keeps clear of the density bars",
     ).toBe(true);
+  });
+});
+
+describe("zooming the scrubber", () => {
+  it("a brush picks the seqs under it, in order, and a click is no brush", () => {
+    const tl = { firstSeq: 100, lastSeq: 1099 };
+    expect(brushSpan(tl, 600, 200, 1001), "dragged right to left").toEqual({ firstSeq: 300, lastSeq: 699 });
+    expect(brushSpan(tl, 500, 501, 1001), "a pixel is a click").toBeNull();
   });
 });

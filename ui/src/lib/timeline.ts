@@ -7,9 +7,10 @@ export interface Span {
   lastSeq: number;
 }
 
-/** Seqs run from 0 to eventCount - 1 with no gaps. */
-export function spanOf(tl: Pick<Timeline, "eventCount">): Span {
-  return { firstSeq: 0, lastSeq: Math.max(0, tl.eventCount - 1) };
+/** The seqs the scrubber spans: the whole journal (0 to eventCount - 1, no gaps), or the part
+ * it is zoomed into. */
+export function spanOf(tl: Pick<Timeline, "firstSeq" | "lastSeq">): Span {
+  return { firstSeq: tl.firstSeq, lastSeq: Math.max(tl.firstSeq, tl.lastSeq) };
 }
 
 export function xOfSeq(tl: Span, seq: number, width: number): number {
@@ -82,4 +83,12 @@ export function denseKinds(columns: { kind: string }[], width: number): Set<stri
   const counts = new Map<string, number>();
   for (const c of columns) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
   return new Set([...counts].filter(([, n]) => n > width / 4).map(([kind]) => kind));
+}
+
+/** The span a brush from `x0` to `x1` picks out of `tl`, in order; none when it covers fewer
+ * than `min` events (a click, not a brush). */
+export function brushSpan(tl: Span, x0: number, x1: number, width: number, min = 3): Span | null {
+  const a = seqAtX(tl, Math.min(x0, x1), width);
+  const b = seqAtX(tl, Math.max(x0, x1), width);
+  return b - a + 1 < min ? null : { firstSeq: a, lastSeq: b };
 }
