@@ -437,6 +437,30 @@ async fn design(c: &Client) -> Outcome {
     )
     .await?;
 
+    // The type column widens by 10 px for each → on its handle, and keeps the width per row.
+    let widths = js(
+        c,
+        "const w = () => document.querySelector('[data-testid=event-row] .type').getBoundingClientRect().width; \
+         const before = w(); const h = document.querySelector('[data-testid=resize-type]'); \
+         for (let i = 0; i < 3; i++) h.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true })); \
+         return new Promise((done) => requestAnimationFrame(() => done([before, w()])));",
+    )
+    .await?;
+    check(
+        widths[1]
+            .as_f64()
+            .zip(widths[0].as_f64())
+            .is_some_and(|(after, before)| (after - before - 30.0).abs() < 1.0),
+        &format!("three → on the type column's handle widen it by 30 px: {widths}"),
+    )?;
+    // Back as it was: the width is kept, and the scenarios after this one share the profile.
+    js(
+        c,
+        "const h = document.querySelector('[data-testid=resize-type]'); \
+         for (let i = 0; i < 3; i++) h.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true })); return true;",
+    )
+    .await?;
+
     // Shift+drag over the left half of the timeline zooms into it; "whole journal" zooms out.
     js(
         c,
