@@ -408,6 +408,18 @@ async fn design(c: &Client) -> Outcome {
         "return document.querySelector('[data-testid=change-line]').textContent.startsWith('@18 replaces @17 in place');",
     )
     .await?;
+    // The delta view lists only what @18 changed: its item in, @17 out.
+    click(c, "[data-testid=delta-toggle]").await?;
+    wait_until(
+        c,
+        "the delta view at @18",
+        "const d = [...document.querySelectorAll('[data-testid=delta-item]')].map((e) => `${e.dataset.change}:${e.dataset.offset}`); \
+         return d.join(' ') === 'replaced:18 removed:17';",
+    )
+    .await?;
+    screenshot(c, "09d-delta-view").await?;
+    click(c, "[data-testid=delta-toggle]").await?;
+    wait_for(c, "[data-testid=first-lane]").await?;
 
     // A type filter that hides the selection: the list says so, and "clear" brings it back.
     js(

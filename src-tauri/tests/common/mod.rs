@@ -114,6 +114,9 @@ impl Harness {
         ])
         .env("JOURNALSCOPE_CACHE_DIR", &cache)
         .env("XDG_CONFIG_HOME", &config)
+        // The webview keeps its local storage (palette, column widths) under the data home:
+        // each harness starts from none, whatever an earlier run left.
+        .env("XDG_DATA_HOME", home.path().join("data"))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::inherit());
@@ -368,6 +371,13 @@ pub async fn text_of(c: &Client, css: &str) -> Result<String, String> {
 pub async fn screenshot(c: &Client, name: &str) -> Outcome {
     let dir = target_dir().join("e2e-screenshots");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    // Two frames, so the picture is of the page the assertions just read, not the frame
+    // before. Best effort: a failed scenario's page is pictured as it is.
+    let _ = js(
+        c,
+        "return new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))));",
+    )
+    .await;
     let png = c.screenshot().await.map_err(err("screenshot"))?;
     std::fs::write(dir.join(format!("{name}.png")), png).map_err(|e| e.to_string())
 }

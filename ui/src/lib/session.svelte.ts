@@ -79,6 +79,10 @@ export const ui = $state({
   goto: false,
   dropHover: false,
   notice: "",
+  /** The projection pane shows only what changed since the previous event. */
+  delta: false,
+  /** The projection at the previous event, while the delta view is on. */
+  before: null as ProjectionView | null,
   /** What the selected event changed, in a line, and the cards it touched. */
   change: null as StepChange | null,
   /** Bumped when the list must re-query (new journal or filter change). */
@@ -108,6 +112,7 @@ export async function afterOpen(info: JournalInfo) {
   ui.selectedSeq = null;
   ui.detail = null;
   ui.change = null;
+  ui.before = null;
   ui.projection = null;
   ui.request = null;
   ui.compaction = null;
@@ -256,9 +261,14 @@ export async function select(seq: number) {
     const views = ui.info?.controls.views ?? [];
     if (views.includes("projection")) {
       // The next request is asked for alongside, so the change line lands with the projection.
-      const [projection, next] = await Promise.all([backend.projectionAt(seq), nextRequestOffset(seq)]);
+      const [projection, next, before] = await Promise.all([
+        backend.projectionAt(seq),
+        nextRequestOffset(seq),
+        ui.delta ? projectionBefore(seq) : null,
+      ]);
       if (ticket !== selecting) return;
       ui.projection = projection;
+      ui.before = before;
       if (kinds.has("request") && detail.offset !== null) {
         await loadRequest(detail.offset, ticket);
         // The diff view follows the selected request.
@@ -307,6 +317,31 @@ export async function select(seq: number) {
     }
   } catch (e) {
     if (ticket !== selecting) return;
+    fail(e);
+  }
+}
+
+/** The projection at the event before `seq`; an empty one before the first. */
+async function projectionBefore(seq: number): Promise<ProjectionView | null> {
+  return seq > 0 ? backend.projectionAt(seq - 1) : null;
+}
+
+/** Turns the delta view on or off, reading the previous event's projection when on. */
+export async function toggleDelta() {
+  if (ui.delta || ui.selectedSeq === null) {
+    ui.delta = !ui.delta && ui.selectedSeq !== null;
+    ui.before = null;
+    return;
+  }
+  // Turned on once the previous projection is in, so the pane never shows a delta against
+  // nothing on the way.
+  const seq = ui.selectedSeq;
+  try {
+    const before = await projectionBefore(seq);
+    if (ui.selectedSeq !== seq) return;
+    ui.before = before;
+    ui.delta = true;
+  } catch (e) {
     fail(e);
   }
 }
