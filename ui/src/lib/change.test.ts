@@ -1,29 +1,10 @@
 // The change line's wording for each view, given the views a step loads.
 import { describe, expect, it } from "vitest";
-import { agentsKitChange, aguiChange, iterateChange, projectionDelta, transcriptChange, type ChangedEvent } from "./change";
-import type { AgentsKitSnapshotAt, AgUiStep, ConversationView, ItemView, ProjectionView, RequestView } from "./types";
+import { agentsKitChange, aguiChange, iterateChange, transcriptChange, type ChangedEvent } from "./change";
+import type { AgentsKitSnapshotAt, AgUiStep, ConversationView, RequestView } from "./types";
+import { item, projection } from "./testing";
 
 const event = (offset: number, diagnostics: ChangedEvent["diagnostics"] = []): ChangedEvent => ({ offset, type: null, diagnostics });
-
-function item(offset: number, over: Partial<ItemView> = {}): ItemView {
-  return {
-    offset,
-    role: "developer",
-    actor: null,
-    refs: [],
-    files: [],
-    content: "",
-    published: false,
-    providerRoles: { openai: { role: "developer", rule: "trusted-developer" }, "workers-ai": { role: "user", rule: "external-actor-downgrade" } },
-    header: "",
-    coalesced: [],
-    ...over,
-  } as ItemView;
-}
-
-function projection(history: ItemView[], system: ItemView[] = []): ProjectionView {
-  return { at: 0, publishedThrough: null, pending: null, system, history, diagnostics: [], diagnosticCount: 0, errorCount: 0 };
-}
 
 describe("iterate change line", () => {
   it("a keyed item that replaces an unpublished one names what it replaced, its key and the request that will send it", () => {
@@ -123,18 +104,5 @@ describe("transcript change line", () => {
     expect(transcriptChange(event(3), c, true).line, "a request").toBe("@3 adds a user line · request of 3 lines");
     expect(transcriptChange(event(4), c, false).line, "a line outside the conversation").toBe("@4 not in the conversation the model sees");
     expect(transcriptChange(event(2), c, false).touched, "its card is touched").toEqual([2]);
-  });
-});
-
-describe("the delta view", () => {
-  it("lists only what is new, newly published or gone since the previous event", () => {
-    // Given @7 unpublished in its slot, then @17 replacing it and @3 published by a request
-    const before = projection([item(3), item(7, { key: "k" })], [item(4, { role: "system", published: true })]);
-    const after = projection([item(3, { published: true }), item(17, { key: "k", coalesced: [7] })], [item(4, { role: "system", published: true })]);
-    // When the delta is taken
-    const delta = projectionDelta(before, after).map((d) => `${d.lane} @${d.item.offset} ${d.change}`);
-    // Then the unchanged system item is left out, and each change is named once
-    expect(delta, "published, replaced, removed; nothing else").toEqual(["history @3 published", "history @17 replaced", "history @7 removed"]);
-    expect(projectionDelta(after, after), "no change, no delta").toEqual([]);
   });
 });

@@ -145,31 +145,3 @@ export function transcriptChange(e: ChangedEvent, conversation: ConversationView
   if (isRequest) phrases.push(`request of ${plural(conversation.history.length, "line")}`);
   return { line: sentence(e, [...phrases, ...problem(e)]), touched: mine.map((i) => i.offset), paths: [] };
 }
-
-/** One item that differs between the projection at the previous event and at this one. */
-export interface DeltaItem {
-  lane: "system" | "history";
-  item: ItemView;
-  /** added: new in the lanes; replaced: new, in place of an earlier item of its slot;
-   * published: there before, published now; removed: gone (replaced, dropped or compacted). */
-  change: "added" | "replaced" | "published" | "removed";
-}
-
-/** Only what changed from `before` to `after`, as Redux DevTools' Diff tab shows a store:
- * lanes in order, items in lane order, the removed ones after the rest of their lane. */
-export function projectionDelta(before: ProjectionView, after: ProjectionView): DeltaItem[] {
-  const out: DeltaItem[] = [];
-  for (const lane of ["system", "history"] as const) {
-    const was = new Map(before[lane].map((i) => [i.offset, i]));
-    const now = new Set(after[lane].map((i) => i.offset));
-    const elsewhere = new Set(before[lane === "system" ? "history" : "system"].map((i) => i.offset));
-    for (const item of after[lane]) {
-      const old = was.get(item.offset);
-      if (!old && !elsewhere.has(item.offset))
-        out.push({ lane, item, change: item.updatesOffset !== undefined || item.coalesced.length > 0 ? "replaced" : "added" });
-      else if (old && !old.published && item.published) out.push({ lane, item, change: "published" });
-    }
-    for (const item of before[lane]) if (!now.has(item.offset)) out.push({ lane, item, change: "removed" });
-  }
-  return out;
-}
