@@ -328,11 +328,12 @@ async function projectionBefore(seq: number): Promise<ProjectionView | null> {
 
 /** Turns the delta view on or off, reading the previous event's projection when on. */
 export async function toggleDelta() {
-  if (ui.delta || ui.selectedSeq === null) {
-    ui.delta = !ui.delta && ui.selectedSeq !== null;
+  if (ui.delta) {
+    ui.delta = false;
     ui.before = null;
     return;
   }
+  if (ui.selectedSeq === null) return;
   // Turned on once the previous projection is in, so the pane never shows a delta against
   // nothing on the way.
   const seq = ui.selectedSeq;
