@@ -100,9 +100,13 @@ describe("transcript change line", () => {
 
   it("a line the model sees is added; a request counts the lines it sends; others are said to be unseen", () => {
     const c = conversation([[1, "user"], [2, "assistant"], [3, "user"]]);
-    expect(transcriptChange(event(3), c, false).line, "a user line").toBe("@3 adds a user line");
-    expect(transcriptChange(event(3), c, true).line, "a request").toBe("@3 adds a user line · request of 3 lines");
-    expect(transcriptChange(event(4), c, false).line, "a line outside the conversation").toBe("@4 not in the conversation the model sees");
-    expect(transcriptChange(event(2), c, false).touched, "its card is touched").toEqual([2]);
+    const none = new Set<string>();
+    expect(transcriptChange(event(3), c, none).line, "a user line").toBe("@3 adds a user line");
+    expect(transcriptChange(event(3), c, new Set(["request"])).line, "a request").toBe("@3 adds a user line · request of 3 lines");
+    expect(transcriptChange(event(4), c, none).line, "a line outside the conversation").toBe("@4 not in the conversation the model sees");
+    expect(transcriptChange(event(2), c, none).touched, "its card is touched").toEqual([2]);
+    expect(transcriptChange(event(5), c, new Set(["compaction"])).line, "a compaction boundary says what it does").toBe(
+      "@5 compacts the conversation: the requests after it send its summary, not the lines before",
+    );
   });
 });

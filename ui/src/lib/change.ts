@@ -136,11 +136,14 @@ export function agentsKitChange(e: ChangedEvent, kit: AgentsKitSnapshotAt): Step
   };
 }
 
-/** A transcript line: the conversation line it adds, or why the model never saw it. */
-export function transcriptChange(e: ChangedEvent, conversation: ConversationView, isRequest: boolean): StepChange {
+/** A transcript line: the conversation line it adds, the compaction it marks, or why the model
+ * never saw it. `marks` are the line's own mark kinds. */
+export function transcriptChange(e: ChangedEvent, conversation: ConversationView, marks: ReadonlySet<string>): StepChange {
   const mine = conversation.history.filter((i) => i.offset === e.offset);
+  const isRequest = marks.has("request");
   const phrases: string[] = [];
   if (mine.length) phrases.push(`adds ${mine.map((i) => `a ${i.role} line`).join(" and ")}`);
+  else if (marks.has("compaction")) phrases.push("compacts the conversation: the requests after it send its summary, not the lines before");
   else phrases.push("not in the conversation the model sees");
   if (isRequest) phrases.push(`request of ${plural(conversation.history.length, "line")}`);
   return { line: sentence(e, [...phrases, ...problem(e)]), touched: mine.map((i) => i.offset), paths: [] };

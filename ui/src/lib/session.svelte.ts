@@ -299,7 +299,7 @@ export async function select(seq: number) {
       const conversation = await backend.conversationAt(seq);
       if (ticket !== selecting) return;
       ui.conversation = conversation;
-      ui.change = transcriptChange(detail, conversation, kinds.has("request"));
+      ui.change = transcriptChange(detail, conversation, kinds);
       if (kinds.has("request") && detail.offset !== null) {
         const request = await backend.conversationRequest(detail.offset);
         if (ticket !== selecting) return;
