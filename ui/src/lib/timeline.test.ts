@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { brushSpan, DENSITY_BASE, DENSITY_PX, denseKinds, markColumns, markRow, seqAtX, xOfSeq } from "./timeline";
+import { brushSpan, DENSITY_PX, HITS_PX, laneOf, lanesFor, markColumns, seqAtX, STRIP_PX, xOfSeq } from "./timeline";
 
 describe("timeline geometry", () => {
   const tl = { firstSeq: 0, lastSeq: 1000 };
@@ -33,21 +33,23 @@ describe("marks drawn per pixel column", () => {
   });
 });
 
-describe("a kind marked in most columns", () => {
-  it("regression_dense_request_ticks_painted_a_solid_band_over_the_density", () => {
-    const width = 800;
-    const requests = Array.from({ length: 600 }, (_, x) => ({ kind: "request", x }));
-    const compactions = Array.from({ length: 40 }, (_, i) => ({ kind: "compaction", x: i * 20 }));
-    const dense = denseKinds([...requests, ...compactions], width);
-    expect(dense.has("request"), "600 of 800 columns hold a request: too many for ticks").toBe(true);
-    expect(dense.has("compaction"), "40 compactions stay ticks").toBe(false);
-    const strip = markRow("request", true);
-    const tick = markRow("request");
-    expect(strip.h, "a dense kind is a thin strip").toBeLessThan(tick.h / 4);
-    expect(
-      strip.y + strip.h <= DENSITY_BASE - DENSITY_PX || strip.y >= DENSITY_BASE,
-      "the strip keeps clear of the density bars",
-    ).toBe(true);
+describe("the timeline's lanes", () => {
+  it("regression_dense_request_ticks_painted_a_solid_band_over_the_density: each kind has a lane of its own, clear of the histogram", () => {
+    const lanes = lanesFor(["request", "compaction", "diagnostic"]);
+    expect(lanes.map((l) => l.name), "one lane per legend kind, in its order").toEqual(["request", "compaction", "diagnostic"]);
+    let below = HITS_PX + DENSITY_PX;
+    for (const lane of lanes) {
+      expect(lane.y, `${lane.name} starts below what is above it`).toBeGreaterThanOrEqual(below);
+      expect(lane.h, `${lane.name} is tall enough to see`).toBeGreaterThanOrEqual(2);
+      below = lane.y + lane.h;
+    }
+    expect(below, "the lanes fit in the strip").toBeLessThanOrEqual(STRIP_PX);
+  });
+  it("an AG-UI journal's run lane draws run starts and ends; a name with no marks gets no lane", () => {
+    const lanes = lanesFor(["run", "diagnostic", "bookmark"]);
+    expect(laneOf(lanes, "run-start")?.name, "run starts go in the run lane").toBe("run");
+    expect(laneOf(lanes, "error")?.name, "errors go in the diagnostic lane").toBe("diagnostic");
+    expect(lanes.length, "no lane for a name that marks nothing").toBe(2);
   });
 });
 

@@ -26,33 +26,41 @@ export function seqAtX(tl: Span, x: number, width: number): number {
   return tl.firstSeq + Math.round(f * span);
 }
 
-/**
- * Requests stand tall, compactions taller, diagnostics sit as dots under the density. A kind
- * marked in most columns (a request every few events across a large journal) would paint one
- * solid band over the density: it is drawn as a thin strip at the edge instead.
- */
-export function markRow(kind: string, dense = false): { y: number; h: number; w: number } {
-  if (dense && kind === "compaction") return { y: 0, h: 3, w: 1 };
-  if (dense && kind === "request") return { y: 23, h: 3, w: 1 };
-  switch (kind) {
-    case "compaction":
-      return { y: 1, h: 24, w: 3 };
-    case "request":
-      return { y: 6, h: 19, w: 1 };
-    case "run-start":
-    case "run-end":
-      return { y: 0, h: 26, w: 1 };
-    default:
-      return { y: 30, h: 5, w: 2 };
-  }
+/** The strip's height; the top `HITS_PX` hold search hits and bookmarks, then the density
+ * histogram (`DENSITY_PX`), then one lane per kind the legend names, as in the HTML report. */
+export const STRIP_PX = 36;
+export const HITS_PX = 4;
+export const DENSITY_PX = 10;
+
+/** The mark kinds each legend lane draws. */
+const LANE_KINDS: Record<string, string[]> = {
+  request: ["request"],
+  compaction: ["compaction"],
+  diagnostic: ["diagnostic", "error"],
+  run: ["run-start", "run-end"],
+};
+
+export interface Lane {
+  /** The legend's name for it. */
+  name: string;
+  kinds: string[];
+  y: number;
+  h: number;
 }
 
-/** The strip's height, and the baseline the density bars stand on (at most `DENSITY_PX` tall). */
-export const STRIP_PX = 36;
-export const DENSITY_BASE = 22;
-export const DENSITY_PX = 16;
-/** Where the AG-UI run bars sit, between the density and the diagnostics. */
-export const RUN_BAR_Y = 25;
+/** The lanes under the density, one per `legend` kind in its order, sharing what is left of
+ * the strip; at least 3 px each. */
+export function lanesFor(legend: readonly string[], height = STRIP_PX): Lane[] {
+  const names = legend.filter((n) => n in LANE_KINDS);
+  const top = HITS_PX + DENSITY_PX + 1;
+  const h = names.length ? Math.max(3, Math.floor((height - top) / names.length)) : 0;
+  return names.map((name, i) => ({ name, kinds: LANE_KINDS[name], y: top + i * h, h: Math.max(2, h - 1) }));
+}
+
+/** The lane `kind` is drawn in, if any. */
+export function laneOf(lanes: Lane[], kind: string): Lane | undefined {
+  return lanes.find((l) => l.kinds.includes(kind));
+}
 
 /**
  * The marks to draw, one per kind and pixel column: a large journal has far more marks than the
@@ -76,13 +84,6 @@ export function markColumns(
     out.push({ kind: m.kind, x });
   }
   return out;
-}
-
-/** Kinds marked in more than a quarter of the scrubber's columns: too many for ticks. */
-export function denseKinds(columns: { kind: string }[], width: number): Set<string> {
-  const counts = new Map<string, number>();
-  for (const c of columns) counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
-  return new Set([...counts].filter(([, n]) => n > width / 4).map(([kind]) => kind));
 }
 
 /** The span a brush from `x0` to `x1` picks out of `tl`, in order; none when it covers fewer
