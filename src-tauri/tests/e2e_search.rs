@@ -117,6 +117,7 @@ async fn breakpoint(c: &Client, cache: &Path) -> Outcome {
         stops == [6, 7, 17],
         &format!("F8 stops at each change of the key: {stops:?}"),
     )?;
+    wait_for(c, "[data-testid=legend-breaks]").await?;
     let notice = text_of(c, "[data-testid=notice]").await?;
     check(
         notice.contains("breakpoint @17"),

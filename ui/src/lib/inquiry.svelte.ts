@@ -20,6 +20,10 @@ export const inquiry = $state({
   breakKind: "request" as BreakKind,
   breakArg: "",
   lastBreak: "",
+  /** Where F7/F8 stopped for the breakpoint as it is set, for the timeline's ticks. */
+  breakStops: [] as number[],
+  /** The breakpoint those stops belong to. */
+  breakStopsFor: "",
   console: false,
   sql: "SELECT type, count(*) AS n FROM events GROUP BY type ORDER BY n DESC",
   sqlAtSelection: true,
@@ -36,6 +40,7 @@ export async function resetForJournal() {
   inquiry.hits = null;
   inquiry.total = 0;
   inquiry.lastBreak = "";
+  inquiry.breakStops = [];
   inquiry.sqlResult = "";
   inquiry.sqlError = null;
   inquiry.editing = null;
@@ -121,6 +126,11 @@ export async function runBreak(forward: boolean) {
     return;
   }
   inquiry.lastBreak = hit.note;
+  // The stops of another breakpoint say nothing about this one.
+  const which = JSON.stringify(bp);
+  if (inquiry.breakStopsFor !== which) inquiry.breakStops = [];
+  inquiry.breakStopsFor = which;
+  if (!inquiry.breakStops.includes(hit.seq)) inquiry.breakStops = [...inquiry.breakStops, hit.seq];
   ui.notice = `breakpoint @${hit.offset ?? "-"}: ${hit.note}`;
   await select(hit.seq);
 }
