@@ -102,6 +102,7 @@ describe("transcript change line", () => {
     const c = conversation([[1, "user"], [2, "assistant"], [3, "user"]]);
     const none = new Set<string>();
     expect(transcriptChange(event(3), c, none).line, "a user line").toBe("@3 adds a user line");
+    expect(transcriptChange(event(2), c, none).line, "an assistant line, with its article").toBe("@2 adds an assistant line");
     expect(transcriptChange(event(3), c, new Set(["request"])).line, "a request").toBe("@3 adds a user line · request of 3 lines");
     expect(transcriptChange(event(4), c, none).line, "a line outside the conversation").toBe("@4 not in the conversation the model sees");
     expect(transcriptChange(event(2), c, none).touched, "its card is touched").toEqual([2]);

@@ -34,6 +34,11 @@ function sentence(e: ChangedEvent, phrases: string[]): string {
   return `${e.offset === null ? "this line" : `@${e.offset}`} ${phrases.join(" · ")}`;
 }
 
+/** "a user", "an assistant", "an other": the role names, whose "u" sounds like "you". */
+function withArticle(word: string): string {
+  return `${/^[aeio]/i.test(word) ? "an" : "a"} ${word}`;
+}
+
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
@@ -90,7 +95,7 @@ export function iterateChange(
         const inPlace = item.coalesced[item.coalesced.length - 1];
         if (inPlace !== undefined) phrases.push(`replaces @${inPlace} in place`);
         else if (item.updatesOffset !== undefined) phrases.push(`replaces @${item.updatesOffset}`);
-        else phrases.push(`adds a ${item.role} item to ${lane}`);
+        else phrases.push(`adds ${withArticle(item.role)} item to ${lane}`);
         if (item.key) phrases.push(`key=${item.key}`);
         if (item.published) phrases.push("published");
         else phrases.push(nextRequest === null ? "unpublished" : `unpublished · next sent by @${nextRequest}`);
@@ -142,7 +147,7 @@ export function transcriptChange(e: ChangedEvent, conversation: ConversationView
   const mine = conversation.history.filter((i) => i.offset === e.offset);
   const isRequest = marks.has("request");
   const phrases: string[] = [];
-  if (mine.length) phrases.push(`adds ${mine.map((i) => `a ${i.role} line`).join(" and ")}`);
+  if (mine.length) phrases.push(`adds ${mine.map((i) => `${withArticle(i.role)} line`).join(" and ")}`);
   else if (marks.has("compaction")) phrases.push("compacts the conversation: the requests after it send its summary, not the lines before");
   else phrases.push("not in the conversation the model sees");
   if (isRequest) phrases.push(`request of ${plural(conversation.history.length, "line")}`);
