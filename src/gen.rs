@@ -273,6 +273,9 @@ struct IterateStream<'s, 'a> {
     offset: i64,
     clock: u64,
     path: String,
+    /// The journal folded as it is written, so that a reported usage is what the request it
+    /// reports on costs, as a provider would report it.
+    fold: crate::iterate::view::Analyser,
 }
 
 impl IterateStream<'_, '_> {
@@ -304,6 +307,15 @@ impl IterateStream<'_, '_> {
             write!(line, r#","idempotencyKey":"gen-{offset}-r1""#)?;
         }
         line.push(b'}');
+        let seq = self.sink.summary.events;
+        if let Ok(value) = serde_json::from_slice(line) {
+            self.fold.feed_record(seq, seq + 1, Some(offset), value);
+        }
+        self.fold.note_read(Some(offset), &[]);
+        if seq.is_multiple_of(4_096) {
+            // What the fold found is not kept: only its counts are asked for.
+            self.fold.take_found();
+        }
         self.sink.flush_line()?;
         Ok(Some(offset))
     }
@@ -385,6 +397,7 @@ fn iterate(sink: &mut Sink<'_>, rng: &mut Rng, text: &Text, seed: u64) -> std::i
         offset: -1,
         clock: START_MILLIS + (seed % 1000) * 86_400_000,
         path: format!("/agents/gen-{seed}"),
+        fold: Default::default(),
     };
     let model = *rng.pick(MODELS);
     stream.event(rng, "created", |l| l.extend_from_slice(b"{}"))?;
@@ -466,7 +479,14 @@ fn iterate(sink: &mut Sink<'_>, rng: &mut Rng, text: &Text, seed: u64) -> std::i
         let answer = text.cut(rng, answer_size);
         let duration = rng.range(300, 40_000);
         let outcome = rng.range(0, 50);
-        let input_tokens = rng.range(2_000, 120_000);
+        // A provider bills a few tokens of its own beyond the body; an estimate's model counts
+        // with another tokenizer, so its figure runs higher.
+        let counted = stream.fold.counted_input(request).unwrap_or(0);
+        let input_tokens = if model.starts_with("gpt") {
+            counted + rng.range(0, 8)
+        } else {
+            counted + counted * rng.range(5, 15) / 100
+        };
         let output_tokens = (answer.len() / 4) as u64 + 1;
         stream.event(rng, "llm-request-settled", |l| {
             let _ = write!(

@@ -26,4 +26,5 @@ pub mod source;
 pub mod source_ends;
 pub mod store;
 pub mod tail;
+pub mod tokens;
 pub mod transcript;

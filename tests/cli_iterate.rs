@@ -417,9 +417,7 @@ fn request_renders_both_transports_and_writes_the_exact_body() {
         ]);
         assert!(said.contains("wrote"), "-o says what it wrote: {said}");
         let bytes = std::fs::read(&out).expect("the body was written");
-        let expected =
-            serde_json::to_vec(&json!({"model": value["model"], "messages": value["messages"]}))
-                .expect("serialize");
+        let expected = cli::body_of(value);
         assert_eq!(
             bytes, expected,
             "-o writes exactly the --json messages wrapped as the {transport} body"

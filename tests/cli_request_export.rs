@@ -68,9 +68,7 @@ fn request_exports_are_redacted_by_default_and_exact_on_request() {
         "--json",
     ]))
     .expect("--json");
-    let expected =
-        serde_json::to_vec(&json!({"model": view["model"], "messages": view["messages"]}))
-            .expect("serialise");
+    let expected = cli::body_of(&view);
     assert_eq!(
         exact, expected,
         "--exact writes the snapshot's body byte for byte"

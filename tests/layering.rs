@@ -83,6 +83,7 @@ fn the_store_and_what_it_keeps_name_no_dialect_and_nothing_above_them() {
         ("source", &[]),
         ("source_ends", &[]),
         ("diagnostic", &[]),
+        ("tokens", &[]),
     ];
     for (module, may) in allowed {
         let named = graph.get(*module).cloned().unwrap_or_default();

@@ -91,10 +91,23 @@ fn given_the_demo_when_sizes_are_measured_then_each_request_has_its_lanes_and_ma
             "the total is the bytes of the message contents at @{}",
             s.request_offset
         );
+        let counted = journalscope::iterate::tokens::RequestTokens::of_messages(
+            snapshot.model.as_deref(),
+            &snapshot.messages,
+        );
         assert_eq!(
-            s.estimated_tokens,
-            s.total_bytes.div_ceil(4),
-            "tokens are bytes/4"
+            s.total_tokens, counted.total,
+            "the sizes' tokens at @{} are the rendered messages counted afresh, framing included",
+            s.request_offset
+        );
+        assert_eq!(
+            s.frame_tokens
+                + s.system_tokens
+                + s.history_tokens
+                + s.summary_tokens
+                + s.framing_tokens,
+            s.total_tokens,
+            "the lanes and the framing add up to the total"
         );
         assert!(
             s.system_bytes > 0,
@@ -712,8 +725,14 @@ fn cli_sizes_prints_one_row_per_request_as_text_and_json() {
         "@29 breaks the prefix: {text}"
     );
     assert!(
-        text.contains("tokens ≈ bytes ÷ 4"),
-        "the measure is stated: {text}"
+        text.contains("counted with o200k_base, the encoding of gpt-5.1"),
+        "the tokenizer is named: {text}"
+    );
+    let columns: Vec<&str> = rows[1].split_whitespace().collect();
+    assert_eq!(
+        (columns[7], columns[8]),
+        ("578", "578"),
+        "@21 counts 578 tokens, as its provider reported: {text}"
     );
     let json = cli.json(&["sizes", "demo", "--json"]);
     let list = json.as_array().expect("a list of sizes");

@@ -125,6 +125,13 @@ async fn compaction(c: &Client) -> Outcome {
         after_has_dropped == Value::Bool(false),
         "no dropped item survives into the after column",
     )?;
+    // The threshold: @21's reported 578 input tokens reached 0.8 of its 640-token window.
+    let threshold = text_of(c, "[data-testid=compaction-threshold]").await?;
+    check(
+        threshold.starts_with("tokens: 578 reported ≥ threshold 512 (0.8 × 640) · ")
+            && threshold.contains(" after · summary "),
+        &format!("the compaction names the request's usage against its threshold: {threshold}"),
+    )?;
     Ok(())
 }
 
@@ -161,6 +168,21 @@ async fn transport(c: &Client) -> Outcome {
     check(
         folded == json!([true, 0]),
         &format!("@21's downgrades on workers-ai are folded under their count: {folded}"),
+    )?;
+    // The request's tokens against its reported input, and a count on every message.
+    let tokens = text_of(c, "[data-testid=request-tokens]").await?;
+    check(
+        tokens.contains(" tokens (o200k_base, exact) · reported 578"),
+        &format!("@21's count stands beside its reported input: {tokens}"),
+    )?;
+    let counted = js(
+        c,
+        "return [document.querySelectorAll('[data-testid=message-tokens]').length,          document.querySelectorAll('[data-testid=request-message], [data-testid=protocol-message]').length];",
+    )
+    .await?;
+    check(
+        counted[0] == counted[1] && counted[0].as_u64().unwrap_or(0) > 2,
+        &format!("every message shows its tokens: {counted}"),
     )?;
     click(c, "[data-testid=downgrades-toggle]").await?;
     wait_until(

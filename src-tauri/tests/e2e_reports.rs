@@ -64,6 +64,35 @@ async fn plot(c: &Client) -> Outcome {
         title.as_str().unwrap_or("").contains("prefix break"),
         &format!("the bar's title explains the break: {title}"),
     )?;
+    // In tokens, with the reported input drawn over the two requests that report one.
+    let unit = text_of(c, "[data-testid=context-plot-unit]").await?;
+    check(
+        unit.starts_with("tokens of the messages")
+            && unit.contains("o200k_base, the encoding of gpt-5.1"),
+        &format!("the plot names its unit and tokenizer: {unit}"),
+    )?;
+    let reported = js(
+        c,
+        "return [...document.querySelectorAll('[data-testid=context-reported]')].map(l => l.closest('[data-testid=context-bar]').dataset.offset);",
+    )
+    .await?;
+    check(
+        reported == serde_json::json!(["8", "21"]),
+        &format!("@8 and @21 have their reported input drawn; @29 reports none: {reported}"),
+    )?;
+    let title21 = js(
+        c,
+        "return document.querySelector(\"[data-testid=context-bar][data-offset='21'] title\").textContent;",
+    )
+    .await?;
+    check(
+        title21
+            .as_str()
+            .unwrap_or("")
+            .starts_with("@21 · 12 messages · 578 tokens")
+            && title21.as_str().unwrap_or("").contains("reported 578"),
+        &format!("@21's bar says its tokens and the reported input: {title21}"),
+    )?;
     screenshot(c, "reports-01a-plot").await?;
     click_at(c, "[data-testid=context-bar][data-offset='21'] rect.hit").await?;
     wait_selected(c, 21).await?;

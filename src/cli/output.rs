@@ -270,15 +270,31 @@ pub fn requests(out: &mut dyn Write, requests: &[RequestSummary], as_json: bool)
 
 pub fn request(out: &mut dyn Write, snapshot: &RequestSnapshot, as_json: bool) -> Result<()> {
     if as_json {
-        return json(out, snapshot);
+        // Each message carries its own count beside the request's totals.
+        let mut value = serde_json::to_value(snapshot)?;
+        if let Some(messages) = value
+            .get_mut("messages")
+            .and_then(serde_json::Value::as_array_mut)
+        {
+            for (message, tokens) in messages.iter_mut().zip(&snapshot.tokens.messages) {
+                if let Some(fields) = message.as_object_mut() {
+                    fields.insert("tokens".to_string(), (*tokens).into());
+                }
+            }
+        }
+        return json(out, &value);
     }
     writeln!(
         out,
-        "request @{} · model {} · transport {} · {} messages",
+        "request @{} · model {} · transport {} · {} messages · {} tokens ({} content, {} framing; {})",
         snapshot.request_offset,
         snapshot.model.as_deref().unwrap_or("-"),
         snapshot.transport.as_str(),
-        snapshot.messages.len()
+        snapshot.messages.len(),
+        snapshot.tokens.total,
+        snapshot.tokens.total - snapshot.tokens.framing,
+        snapshot.tokens.framing,
+        token_method(&snapshot.tokens.tokenizer)
     )?;
     for (index, message) in snapshot.messages.iter().enumerate() {
         // Every message after the protocol stands for an item, but the seed contract's last
@@ -308,10 +324,24 @@ pub fn request(out: &mut dyn Write, snapshot: &RequestSnapshot, as_json: bool) -
         } else {
             "request time".to_string()
         };
-        writeln!(out, "\n── {} ── {label}", message.role.as_str())?;
+        let tokens = snapshot.tokens.messages.get(index).copied().unwrap_or(0);
+        writeln!(
+            out,
+            "\n── {} ── {label} · {tokens} tokens",
+            message.role.as_str()
+        )?;
         writeln!(out, "{}", message.content)?;
     }
     Ok(())
+}
+
+/// How a count was made, in a few words: the encoding, and whether it is an estimate.
+fn token_method(tokenizer: &journalscope::tokens::Tokenizer) -> String {
+    if tokenizer.exact {
+        format!("{}, exact", tokenizer.encoding.as_str())
+    } else {
+        format!("{}, an estimate", tokenizer.encoding.as_str())
+    }
 }
 
 fn diagnostic_line(out: &mut dyn Write, d: &Diagnostic) -> Result<()> {
@@ -450,11 +480,34 @@ pub fn sizes(out: &mut dyn Write, sizes: &[ContextSizes], as_json: bool) -> Resu
     }
     writeln!(
         out,
-        "{:>8}  {:>5}  {:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {:>7}  marks",
-        "request", "msgs", "system", "history", "summary", "frame", "total", "~tokens"
+        "{:>8}  {:>5}  {:>8}  {:>8}  {:>8}  {:>6}  {:>7}  {:>8}  {:>9}  {:>9}  marks",
+        "request",
+        "msgs",
+        "system",
+        "history",
+        "summary",
+        "frame",
+        "framing",
+        "tokens",
+        "reported",
+        "bytes"
     )?;
+    let mut methods: Vec<&str> = Vec::new();
     for s in sizes {
         let mut marks = Vec::new();
+        if !s.tokenizer.exact {
+            marks.push("estimate".to_string());
+        }
+        if let Some(reported) = s.reported_input {
+            let check = journalscope::tokens::Reconciliation::of(
+                s.total_tokens,
+                reported,
+                s.tokenizer.exact,
+            );
+            if !check.within {
+                marks.push(format!("counted{:+}", check.difference));
+            }
+        }
         if s.compactions_before > 0 {
             marks.push(format!("compaction×{}", s.compactions_before));
         }
@@ -464,24 +517,35 @@ pub fn sizes(out: &mut dyn Write, sizes: &[ContextSizes], as_json: bool) -> Resu
                 s.first_changed_message.unwrap_or_default()
             ));
         }
+        if !methods.contains(&s.tokenizer.method.as_str()) {
+            methods.push(&s.tokenizer.method);
+        }
         writeln!(
             out,
-            "{:>8}  {:>5}  {:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {:>7}  {}",
+            "{:>8}  {:>5}  {:>8}  {:>8}  {:>8}  {:>6}  {:>7}  {:>8}  {:>9}  {:>9}  {}",
             format!("@{}", s.request_offset),
             s.messages,
-            s.system_bytes,
-            s.history_bytes,
-            s.summary_bytes,
-            s.frame_bytes,
+            s.system_tokens,
+            s.history_tokens,
+            s.summary_tokens,
+            s.frame_tokens,
+            s.framing_tokens,
+            s.total_tokens,
+            s.reported_input
+                .map_or_else(|| "-".to_string(), |r| r.to_string()),
             s.total_bytes,
-            s.estimated_tokens,
             marks.join(" ")
         )?;
     }
     writeln!(
         out,
-        "bytes of rendered message contents; frame = protocol and request-time messages; tokens ≈ bytes ÷ 4"
+        "tokens of the rendered messages (frame = protocol and request-time messages); framing = \
+         3 per message and its role, and 3 that prime the reply; reported = the input the \
+         journal reports; bytes = UTF-8 bytes of the message contents"
     )?;
+    for method in methods {
+        writeln!(out, "counted with {method}")?;
+    }
     Ok(())
 }
 

@@ -186,14 +186,9 @@ pub fn cache(out: &mut dyn Write, report: &CacheReport) -> Result<()> {
     )?;
     writeln!(
         out,
-        " request  previous      body    reused     ideal      lost  prefix (█ reused ▒ lost ░ new)"
+        " request  previous    tokens    reused     ideal      lost    cached     bytes  prefix in tokens (█ reused ▒ lost ░ new)"
     )?;
-    let scale = report
-        .requests
-        .iter()
-        .map(|r| r.body_bytes)
-        .max()
-        .unwrap_or(1);
+    let scale = report.requests.iter().map(|r| r.tokens).max().unwrap_or(1);
     for entry in &report.requests {
         let previous = entry
             .previous_request
@@ -205,17 +200,21 @@ pub fn cache(out: &mut dyn Write, report: &CacheReport) -> Result<()> {
         };
         writeln!(
             out,
-            "{:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {}{mark}",
+            "{:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {}{mark}",
             format!("@{}", entry.request_offset),
             previous,
+            entry.tokens,
+            entry.reused_prefix_tokens,
+            entry.ideal_prefix_tokens,
+            entry.lost_tokens,
+            entry
+                .reported_cached
+                .map_or_else(|| "-".to_string(), |c| c.to_string()),
             entry.body_bytes,
-            entry.reused_prefix_bytes,
-            entry.ideal_prefix_bytes,
-            entry.lost_bytes,
             bar(
-                entry.reused_prefix_bytes,
-                entry.lost_bytes,
-                entry.body_bytes,
+                entry.reused_prefix_tokens,
+                entry.lost_tokens,
+                entry.tokens,
                 scale,
                 30
             )
@@ -223,7 +222,12 @@ pub fn cache(out: &mut dyn Write, report: &CacheReport) -> Result<()> {
     }
     writeln!(
         out,
-        "total    body {} · reused {} · ideal {} · lost {} · {} break(s), {} unexpected",
+        "tokens   sent {} · reused {} · lost {} (cached = the cached input the journal reports)",
+        report.total_tokens, report.total_reused_tokens, report.total_lost_tokens
+    )?;
+    writeln!(
+        out,
+        "bytes    body {} · reused {} · ideal {} · lost {} · {} break(s), {} unexpected",
         report.total_body_bytes,
         report.total_reused_bytes,
         report.total_ideal_bytes,

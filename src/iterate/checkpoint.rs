@@ -18,7 +18,7 @@ use crate::store::{Store, StoreError};
 
 /// The encoding's version: a checkpoint of another one is never read, and the views fold
 /// from the records instead.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 
 /// Records between two checkpoints at least. A view folds at most this many records after
 /// its checkpoint; measured with `journalscope bench`, a few hundred keep a seek within a few
@@ -59,6 +59,8 @@ struct State {
     rules: Rules,
     #[serde(default)]
     loop_state: LoopState,
+    #[serde(default)]
+    counted: super::view::CountedRequests,
 }
 
 /// Diagnostics as a checkpoint keeps them: all counted, the latest listed.
@@ -80,15 +82,19 @@ struct ItemRef {
     /// A compaction's summary, which names no slot.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     summary: bool,
+    /// The item's message in o200k_base tokens: counted once, here, and read back after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tokens: Option<u32>,
 }
 
 impl ItemRef {
-    fn of(item: &Item) -> ItemRef {
+    fn of(item: &Item, rules: Rules) -> ItemRef {
         ItemRef {
             seq: item.seq,
             updates: item.updates_offset,
             coalesced: item.coalesced.clone(),
             summary: item.compaction.is_some() && item.key.is_none(),
+            tokens: Some(item.tokens(rules)),
         }
     }
 }
@@ -141,13 +147,22 @@ pub(super) fn encode(analyser: &mut Analyser) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) 
         sealed: sealed.len() as u64,
         open: projection.requests.open_block().to_vec(),
         unordered: projection.requests.unordered().iter().copied().collect(),
-        system: projection.system.iter().map(ItemRef::of).collect(),
-        history: projection.history.iter().map(ItemRef::of).collect(),
+        system: projection
+            .system
+            .iter()
+            .map(|item| ItemRef::of(item, projection.rules))
+            .collect(),
+        history: projection
+            .history
+            .iter()
+            .map(|item| ItemRef::of(item, projection.rules))
+            .collect(),
         checkpointing: analyser.checkpointing.clone(),
         since_request: analyser.since_request,
         contract: analyser.contract.clone(),
         rules: projection.rules,
         loop_state: projection.loop_state,
+        counted: analyser.counted.clone(),
     };
     // Serialising plain data into a vector does not fail.
     let bytes = serde_json::to_vec(&state).unwrap_or_default();
@@ -220,6 +235,7 @@ fn decode(store: &Store, journal_id: i64, bytes: &[u8]) -> Result<Option<Analyse
         checkpointing: state.checkpointing,
         since_request: state.since_request,
         contract: state.contract,
+        counted: state.counted,
         ..Analyser::default()
     }))
 }
@@ -259,6 +275,9 @@ fn items(
         item.coalesced = r.coalesced.clone();
         if r.summary {
             item.key = None;
+        }
+        if let Some(tokens) = r.tokens {
+            item.restore_tokens(rules, tokens);
         }
         items.push(item);
     }

@@ -928,6 +928,41 @@ pub struct CacheEntry {
     #[ts(type = "number")]
     pub resent_bytes: u64,
     pub prefix_break: Option<PrefixBreak>,
+    /// The body's input tokens, framing included.
+    #[ts(type = "number")]
+    pub tokens: u64,
+    /// Tokens of the messages shared from the first with the previous request: the cacheable
+    /// prefix a provider can serve.
+    #[ts(type = "number")]
+    pub reused_prefix_tokens: u64,
+    /// Tokens of the previous request up to its timestamp message.
+    #[ts(type = "number")]
+    pub ideal_prefix_tokens: u64,
+    /// Tokens sent again that the ideal would have reused: what a prefix break cost.
+    #[ts(type = "number")]
+    pub lost_tokens: u64,
+    /// The cached input the journal reports for this request, when it does.
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub reported_cached: Option<u64>,
+}
+
+/// Tokens of a request's first `messages` messages, each with its framing.
+fn prefix_tokens(snapshot: &RequestSnapshot, messages: usize) -> u64 {
+    let encoding = snapshot.tokens.tokenizer.encoding;
+    snapshot
+        .messages
+        .iter()
+        .zip(&snapshot.tokens.messages)
+        .take(messages)
+        .map(|(message, tokens)| {
+            u64::from(*tokens)
+                + u64::from(crate::tokens::message_framing(
+                    encoding,
+                    message.role.as_str(),
+                ))
+        })
+        .sum()
 }
 
 /// Prefix stability across every request of a journal, each against the one before it.
@@ -949,6 +984,28 @@ pub struct CacheReport {
     pub breaks: u64,
     #[ts(type = "number")]
     pub unexpected_breaks: u64,
+    #[ts(type = "number")]
+    pub total_tokens: u64,
+    #[ts(type = "number")]
+    pub total_reused_tokens: u64,
+    #[ts(type = "number")]
+    pub total_lost_tokens: u64,
+}
+
+impl CacheReport {
+    /// Sets each request's reported cached input, from the usage the journal reports by
+    /// request offset.
+    pub fn with_reported(
+        mut self,
+        reported: &std::collections::HashMap<i64, super::event::Usage>,
+    ) -> CacheReport {
+        for entry in &mut self.requests {
+            entry.reported_cached = reported
+                .get(&entry.request_offset)
+                .and_then(|usage| usage.cached_input);
+        }
+        self
+    }
 }
 
 impl IterateJournal {
@@ -997,7 +1054,12 @@ impl IterateJournal {
             report.add(previous.as_ref().zip(changes.as_ref()), &snapshot);
             previous = Some(snapshot);
         }
-        Ok(report.finish(transport))
+        let reported = self
+            .requests()
+            .into_iter()
+            .filter_map(|row| Some((row.offset, row.reported?)))
+            .collect();
+        Ok(report.finish(transport).with_reported(&reported))
     }
 }
 
@@ -1025,9 +1087,18 @@ impl CacheReportBuilder {
                 lost_bytes: 0,
                 resent_bytes: body_bytes,
                 prefix_break: None,
+                tokens: snapshot.tokens.total,
+                reused_prefix_tokens: 0,
+                ideal_prefix_tokens: 0,
+                lost_tokens: 0,
+                reported_cached: None,
             },
             Some((before, changes)) => {
                 let diff = diff_snapshots(before, snapshot, changes);
+                let reused_prefix_tokens =
+                    prefix_tokens(snapshot, diff.common_prefix_messages as usize);
+                let ideal_prefix_tokens =
+                    prefix_tokens(before, before.messages.len().saturating_sub(1));
                 CacheEntry {
                     request_offset: offset,
                     previous_request: Some(before.request_offset),
@@ -1040,6 +1111,11 @@ impl CacheReportBuilder {
                     lost_bytes: diff.ideal_prefix_bytes - diff.reused_prefix_bytes,
                     resent_bytes: body_bytes - diff.reused_prefix_bytes,
                     prefix_break: diff.prefix_break,
+                    tokens: snapshot.tokens.total,
+                    reused_prefix_tokens,
+                    ideal_prefix_tokens,
+                    lost_tokens: ideal_prefix_tokens.saturating_sub(reused_prefix_tokens),
+                    reported_cached: None,
                 }
             }
         };
@@ -1059,6 +1135,9 @@ impl CacheReportBuilder {
             unexpected_breaks: sum(|e| {
                 u64::from(e.prefix_break.as_ref().is_some_and(|b| !b.expected))
             }),
+            total_tokens: sum(|e| e.tokens),
+            total_reused_tokens: sum(|e| e.reused_prefix_tokens),
+            total_lost_tokens: sum(|e| e.lost_tokens),
             requests: entries,
         }
     }
@@ -1306,6 +1385,7 @@ mod tests {
             request_offset: request,
             transport: Transport::Openai,
             model: Some("m".to_string()),
+            tokens: crate::iterate::tokens::RequestTokens::of_messages(Some("m"), &messages),
             messages,
             items: rendered,
         }

@@ -134,8 +134,27 @@ pub enum EventKind {
     },
     Paused,
     Resumed,
+    /// What the provider reported a request cost; it changes nothing the model sees.
+    UsageReported(Usage),
     /// Known or unknown events that do not change the projection.
     Other,
+}
+
+/// A `token-usage-reported` payload: each figure as the provider gave it, if it did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Usage {
+    #[ts(type = "number | null")]
+    pub request: Option<i64>,
+    #[ts(type = "number | null")]
+    pub input: Option<u64>,
+    #[ts(type = "number | null")]
+    pub cached_input: Option<u64>,
+    #[ts(type = "number | null")]
+    pub output: Option<u64>,
+    #[ts(type = "number | null")]
+    pub max_context: Option<u64>,
 }
 
 /// One iterate event as the fold sees it.
@@ -228,6 +247,19 @@ pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<D
         }
         Some("paused") => EventKind::Paused,
         Some("resumed") => EventKind::Resumed,
+        Some("token-usage-reported") => {
+            let payload = object.get("payload");
+            let number = |field: &str| payload.and_then(|p| p.get(field)).and_then(Value::as_u64);
+            EventKind::UsageReported(Usage {
+                request: payload
+                    .and_then(|p| p.get("llmRequestOffset").or_else(|| p.get("requestOffset")))
+                    .and_then(Value::as_i64),
+                input: number("inputTokens"),
+                cached_input: number("cachedInputTokens"),
+                output: number("outputTokens"),
+                max_context: number("maxContextTokens"),
+            })
+        }
         _ => EventKind::Other,
     };
     (

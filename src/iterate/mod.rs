@@ -12,6 +12,7 @@ pub mod roles;
 pub mod section_text;
 pub mod sections;
 pub mod stored;
+pub mod tokens;
 pub mod view;
 
 pub use reader::{looks_like, one_line, short_type, Reader};

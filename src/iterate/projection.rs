@@ -57,6 +57,8 @@ pub struct Item {
     pub coalesced: Vec<i64>,
     /// A sections-contract request stamp: `content` is the request's `createdAt`.
     pub stamp: bool,
+    /// The item's message counted once (see [`Item::tokens`]).
+    pub tokens: super::tokens::TokenMemo,
 }
 
 impl Item {
@@ -75,6 +77,7 @@ impl Item {
             llm_request_offset: context.llm_request_offset,
             coalesced: Vec::new(),
             stamp: false,
+            tokens: Default::default(),
         }
     }
 

@@ -108,6 +108,8 @@ pub struct RequestSnapshot {
     pub model: Option<String>,
     pub messages: Vec<Message>,
     pub items: Vec<RenderedItem>,
+    /// What the body costs in tokens: `tokens.messages[i]` counts `messages[i]`.
+    pub tokens: super::tokens::RequestTokens,
 }
 
 /// The provider body as it goes on the wire.
@@ -220,12 +222,14 @@ pub fn render(
         role: transport.trusted_developer_role(),
         content: timestamp_message(created_at),
     });
+    let tokens = super::tokens::count_request(projection, model.as_deref(), created_at, transport);
     RequestSnapshot {
         request_offset,
         transport,
         model,
         messages,
         items,
+        tokens,
     }
 }
 

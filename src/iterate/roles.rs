@@ -180,6 +180,7 @@ mod tests {
                         llm_request_offset: None,
                         coalesced: Vec::new(),
                         stamp: false,
+                        tokens: Default::default(),
                     };
                     let downgraded: Vec<bool> = Transport::ALL
                         .iter()

@@ -187,11 +187,13 @@ pub fn render(
             rule,
         });
     }
+    let tokens = super::tokens::count_request(projection, model.as_deref(), None, transport);
     RequestSnapshot {
         request_offset,
         transport,
         model,
         messages,
         items,
+        tokens,
     }
 }

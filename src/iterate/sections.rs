@@ -47,6 +47,7 @@ impl Item {
             llm_request_offset: None,
             coalesced: Vec::new(),
             stamp: false,
+            tokens: Default::default(),
         }
     }
 
@@ -66,6 +67,7 @@ impl Item {
             llm_request_offset: None,
             coalesced: Vec::new(),
             stamp: true,
+            tokens: Default::default(),
         }
     }
 
@@ -131,7 +133,7 @@ impl Projection {
                 }
             }
             EventKind::Resumed => self.loop_state.paused = false,
-            EventKind::Other => {}
+            EventKind::UsageReported(_) | EventKind::Other => {}
         }
     }
 

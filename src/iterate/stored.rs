@@ -13,7 +13,7 @@ use super::projection::Projection;
 use super::render::RequestSnapshot;
 use super::view::{
     compaction_view_of, cutoff_of, request_view_of, CompactionSides, CompactionView, IterateError,
-    ProjectionView, RequestView,
+    ProjectionView, RequestSummary, RequestView, TriggerFacts,
 };
 use super::Transport;
 use crate::store::{Store, StoreError};
@@ -110,19 +110,62 @@ pub fn compaction_at(
         analyser.feed_stored(record);
     }
     let after = analyser.view_at(offset);
-    let cutoff_is_request = match cutoff_of(&event) {
-        Some(cutoff) => request_event(store, journal_id, cutoff)?.is_ok(),
-        None => false,
+    let request = match cutoff_of(&event) {
+        Some(cutoff) => request_event(store, journal_id, cutoff)?.ok(),
+        None => None,
     };
+    let trigger = trigger_facts(store, journal_id, request.as_ref(), event.seq)?;
     Ok(compaction_view_of(
         &event,
         CompactionSides {
             before,
             after,
             projection_after: &analyser.projection,
+            trigger,
         },
-        |_| cutoff_is_request,
+        |_| request.is_some(),
     ))
+}
+
+/// What the store says of a compaction's trigger: the request's row (its count, as the fold
+/// kept it, and the usage reported for it), and the trigger fraction configured before `seq`.
+fn trigger_facts(
+    store: &Store,
+    journal_id: i64,
+    request: Option<&IterateEvent>,
+    seq: u64,
+) -> Result<TriggerFacts, StoreError> {
+    let Some(request) = request else {
+        return Ok(TriggerFacts::default());
+    };
+    let row = store
+        .request_rows_before(journal_id, request.seq + 1, 1)?
+        .into_iter()
+        .find(|(row_seq, _)| *row_seq == request.seq)
+        .and_then(|(_, row)| serde_json::from_str::<RequestSummary>(&row).ok());
+    let configured: Vec<String> = ["agent", "agents"]
+        .iter()
+        .map(|family| format!("events.iterate.com/{family}/configured"))
+        .collect();
+    let mut fraction = None;
+    if let Some(&last) = store
+        .seqs_of_types(journal_id, &configured)?
+        .iter()
+        .rev()
+        .find(|&&configured_seq| configured_seq < seq)
+    {
+        fraction = store
+            .events_between(journal_id, last, last + 1)?
+            .iter()
+            .filter_map(|record| record.json())
+            .find_map(|value| TriggerFacts::fraction_of(&value));
+    }
+    Ok(TriggerFacts {
+        counted: row.as_ref().and_then(|row| row.tokens),
+        usage: row.as_ref().and_then(|row| row.reported),
+        model: row.and_then(|row| row.model),
+        fraction,
+    })
 }
 
 /// Records a walk reads from the store at a time.
@@ -269,4 +312,20 @@ pub fn requests_around(
             .or(Some(request_offset)),
     };
     Ok((first, last))
+}
+
+/// The usage the journal reports for each request with an offset in `range` (either end
+/// open), by request offset: read from the request rows, which the fold fills in as the
+/// reports come.
+pub fn reported_usage(
+    store: &Store,
+    journal_id: i64,
+    (from, to): (Option<i64>, Option<i64>),
+) -> Result<std::collections::HashMap<i64, super::event::Usage>, StoreError> {
+    Ok(store
+        .request_rows_in(journal_id, from, to)?
+        .into_iter()
+        .filter_map(|(_, row)| serde_json::from_str::<RequestSummary>(&row).ok())
+        .filter_map(|row| Some((row.offset, row.reported?)))
+        .collect())
 }

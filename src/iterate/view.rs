@@ -92,10 +92,13 @@ pub struct ItemView {
     /// Offsets this slot replaced in place while unpublished, oldest first.
     #[ts(type = "number[]")]
     pub coalesced: Vec<i64>,
+    /// The item's message (header and content) in o200k_base tokens, framing aside.
+    #[serde(default)]
+    pub tokens: u32,
 }
 
 impl ItemView {
-    pub fn of(item: &Item, published_through: Option<i64>) -> ItemView {
+    pub fn of(item: &Item, published_through: Option<i64>, rules: Rules) -> ItemView {
         ItemView {
             offset: item.offset,
             role: item.role,
@@ -114,6 +117,7 @@ impl ItemView {
             },
             header: header_line(item),
             coalesced: item.coalesced.clone(),
+            tokens: item.tokens(rules),
         }
     }
 }
@@ -186,6 +190,7 @@ impl ProjectionView {
             llm_request_offset: view.llm_request_offset,
             coalesced: view.coalesced,
             stamp: false,
+            tokens: Default::default(),
         };
         let mut projection = Projection {
             system: self.system.into_iter().map(item).collect(),
@@ -361,6 +366,17 @@ pub struct RequestSummary {
     /// Items in the request body.
     #[ts(type = "number")]
     pub items: u64,
+    /// Input tokens the body costs, framing included, on the openai transport.
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub tokens: Option<u64>,
+    /// Whether `tokens` is counted with the model's own encoding (else an estimate).
+    #[serde(default)]
+    pub tokens_exact: bool,
+    /// What the journal reports the request cost, once it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reported: Option<super::event::Usage>,
 }
 
 /// One item whose provider role differs from its product role on a transport.
@@ -398,6 +414,10 @@ pub struct RequestView {
     #[ts(type = "number[]")]
     pub unpublished: Vec<i64>,
     pub downgrades: Vec<Downgrade>,
+    /// What the journal reports this request cost, when it does.
+    pub reported: Option<super::event::Usage>,
+    /// The request's count (on the openai transport) set against the reported input.
+    pub reconciliation: Option<crate::tokens::Reconciliation>,
 }
 
 /// Step-debugging one compaction.
@@ -424,6 +444,86 @@ pub struct CompactionView {
     pub collapsed: Vec<i64>,
     #[ts(type = "number | null")]
     pub request_at_cutoff: Option<i64>,
+    pub tokens: CompactionTokens,
+}
+
+/// A compaction in tokens: the request whose usage crossed the threshold, what it cost, and
+/// what the context costs once compacted.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct CompactionTokens {
+    pub tokenizer: crate::tokens::Tokenizer,
+    /// The request at the cutoff, counted (framing included) and as its provider reported it.
+    #[ts(type = "number | null")]
+    pub before_counted: Option<u64>,
+    #[ts(type = "number | null")]
+    pub before_reported: Option<u64>,
+    /// The context window the provider reported for that request.
+    #[ts(type = "number | null")]
+    pub max_context: Option<u64>,
+    /// The share of the window that triggers a compaction, as the agent was configured.
+    pub trigger_fraction: Option<f64>,
+    /// `trigger_fraction × max_context`, rounded down.
+    #[ts(type = "number | null")]
+    pub threshold: Option<u64>,
+    /// Whether the request's input (reported, else counted) reached the threshold.
+    pub crossed: Option<bool>,
+    /// What a request right after the compaction costs: the projection it leaves.
+    #[ts(type = "number")]
+    pub after: u64,
+    /// The summary's own message.
+    #[ts(type = "number | null")]
+    pub summary: Option<u64>,
+}
+
+/// What the journal says of a compaction's trigger: the request at its cutoff as the fold
+/// counted it, the usage reported for it, and the configured trigger fraction.
+#[derive(Debug, Default, Clone)]
+pub(super) struct TriggerFacts {
+    pub counted: Option<u64>,
+    pub model: Option<String>,
+    pub usage: Option<super::event::Usage>,
+    pub fraction: Option<f64>,
+}
+
+impl TriggerFacts {
+    /// The trigger fraction an agent's `configured` payload sets, if it does.
+    pub(super) fn fraction_of(value: &Value) -> Option<f64> {
+        let kind = value.get("type")?.as_str()?;
+        if super::reader::short_type(kind) != Some("configured") {
+            return None;
+        }
+        value
+            .get("payload")?
+            .get("config")?
+            .get("compactionTriggerFraction")?
+            .as_f64()
+    }
+
+    fn tokens(&self, after: &Projection, summary: Option<&Item>) -> CompactionTokens {
+        let counted_after =
+            super::tokens::count_request(after, self.model.as_deref(), None, Transport::Openai);
+        let max_context = self.usage.and_then(|u| u.max_context);
+        let threshold = match (self.fraction, max_context) {
+            (Some(fraction), Some(max)) => Some((fraction * max as f64).floor() as u64),
+            _ => None,
+        };
+        let before_reported = self.usage.and_then(|u| u.input);
+        CompactionTokens {
+            tokenizer: counted_after.tokenizer,
+            before_counted: self.counted,
+            before_reported,
+            max_context,
+            trigger_fraction: self.fraction,
+            threshold,
+            crossed: threshold
+                .zip(before_reported.or(self.counted))
+                .map(|(threshold, used)| used >= threshold),
+            after: counted_after.total,
+            summary: summary.map(|item| u64::from(item.tokens(after.rules))),
+        }
+    }
 }
 
 /// An iterate journal parsed whole and folded from its first event for every view: the plain
@@ -439,6 +539,8 @@ pub struct IterateJournal {
     parse_diagnostics: Vec<(u64, Diagnostic)>,
     /// Records read, events or not: the count an analysis's tip describes.
     records: u64,
+    /// The compaction trigger fraction each record that sets one sets, by seq.
+    fraction: Vec<(u64, Option<f64>)>,
 }
 
 impl IterateJournal {
@@ -469,6 +571,7 @@ impl IterateJournal {
         self.read_diagnostics.extend(parsed.read_diagnostics);
         self.parse_diagnostics.extend(parsed.parse_diagnostics);
         self.records += parsed.records;
+        self.fraction.extend(parsed.fraction);
     }
 
     /// Records read into this journal, events or not.
@@ -594,6 +697,17 @@ impl IterateJournal {
                         .count() as u64
                 };
                 added_since = 0;
+                // Counted afresh from the rendered text: the plain way the fold's kept counts
+                // are checked against.
+                let rendered = super::render::render(
+                    &projection,
+                    event.offset,
+                    model.clone(),
+                    event.created_at.as_deref(),
+                    Transport::Openai,
+                );
+                let tokens =
+                    super::tokens::RequestTokens::of_messages(model.as_deref(), &rendered.messages);
                 summaries.push(RequestSummary {
                     offset: event.offset,
                     model: model.clone(),
@@ -602,8 +716,22 @@ impl IterateJournal {
                     newly_published: newly,
                     compactions_before: compactions,
                     items: (projection.system.len() + projection.history.len()) as u64,
+                    tokens: Some(tokens.total),
+                    tokens_exact: tokens.tokenizer.exact,
+                    reported: None,
                 });
                 compactions = 0;
+            }
+            // As the fold does: a report reaches the row of one of the latest requests.
+            if let EventKind::UsageReported(usage) = &event.kind {
+                if let Some(summary) = summaries
+                    .iter_mut()
+                    .rev()
+                    .take(COUNTED_KEPT)
+                    .find(|summary| Some(summary.offset) == usage.request)
+                {
+                    summary.reported = Some(*usage);
+                }
             }
         }
         summaries
@@ -654,9 +782,36 @@ impl IterateJournal {
                     diagnostics_through(&read_after, &after, offset),
                 ),
                 projection_after: &after,
+                trigger: self.trigger_facts(event),
             },
             |cutoff| self.request_event(cutoff).is_some(),
         )
+    }
+
+    /// The trigger of the compaction `event`, from the events in memory: the request's row as
+    /// the plain fold builds it (its count taken afresh from its rendered text).
+    fn trigger_facts(&self, event: &IterateEvent) -> TriggerFacts {
+        let Some(request) = cutoff_of(event).and_then(|cutoff| self.request_event(cutoff)) else {
+            return TriggerFacts::default();
+        };
+        let Some(row) = self
+            .requests()
+            .into_iter()
+            .find(|row| row.offset == request.offset)
+        else {
+            return TriggerFacts::default();
+        };
+        TriggerFacts {
+            counted: row.tokens,
+            usage: row.reported,
+            model: row.model,
+            fraction: self
+                .fraction
+                .iter()
+                .rev()
+                .find(|(seq, _)| *seq < event.seq)
+                .and_then(|(_, f)| *f),
+        }
     }
 
     /// One pass over the whole journal: fold diagnostics and the marks behind badges and the
@@ -747,6 +902,9 @@ pub(super) fn request_view_of(
         earlier_published,
         unpublished,
         downgrades,
+        // The journal's layer reads these from the request's row.
+        reported: None,
+        reconciliation: None,
     }
 }
 
@@ -768,6 +926,7 @@ pub(super) struct CompactionSides<'a> {
     pub before: ProjectionView,
     pub after: ProjectionView,
     pub projection_after: &'a Projection,
+    pub trigger: TriggerFacts,
 }
 
 /// The compaction pane for the event `event`, from the views on either side of it;
@@ -792,11 +951,12 @@ pub(super) fn compaction_view_of(
     let cutoff = cutoff_of(event);
     let validity = compaction_cutoff(offset, compaction);
     let applied = after.last_compaction.clone();
-    let summary = after
+    let summary_item = after
         .history
         .first()
-        .filter(|item| item.offset == offset && applied.is_some())
-        .map(|item| ItemView::of(item, after.published_through));
+        .filter(|item| item.offset == offset && applied.is_some());
+    let summary = summary_item.map(|item| ItemView::of(item, after.published_through, after.rules));
+    let tokens = sides.trigger.tokens(after, summary_item);
     let request_at_cutoff = cutoff.filter(|c| is_request(*c));
     Ok(CompactionView {
         offset,
@@ -814,6 +974,7 @@ pub(super) fn compaction_view_of(
         kept: applied.as_ref().map(|a| a.kept.clone()).unwrap_or_default(),
         collapsed: applied.map(|a| a.collapsed).unwrap_or_default(),
         request_at_cutoff,
+        tokens,
     })
 }
 
@@ -836,6 +997,29 @@ pub struct Analyser {
     pub(super) since_request: SinceRequest,
     /// What the events so far showed of the journal's contract.
     pub(super) contract: super::contract::ContractSeen,
+    /// The latest requests' counted input, for the usage reported after them.
+    pub(super) counted: CountedRequests,
+}
+
+/// How many requests back a reported usage is set against its request's count: reports come
+/// right after their request's settlement, so a few suffice.
+const COUNTED_KEPT: usize = 64;
+
+/// The latest requests' rows, newest last, with the seq of each request's record.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct CountedRequests(std::collections::VecDeque<(u64, RequestSummary)>);
+
+impl CountedRequests {
+    fn note(&mut self, seq: u64, request: RequestSummary) {
+        if self.0.len() == COUNTED_KEPT {
+            self.0.pop_front();
+        }
+        self.0.push_back((seq, request));
+    }
+
+    fn of(&mut self, offset: i64) -> Option<&mut (u64, RequestSummary)> {
+        self.0.iter_mut().rev().find(|(_, r)| r.offset == offset)
+    }
 }
 
 /// Counted for a request's row since the request before it.
@@ -967,6 +1151,12 @@ impl Analyser {
                     .filter(|(_, item)| !item.is_published(published_before))
                     .count() as u64
             };
+            let tokens = super::tokens::count_request(
+                projection,
+                model.as_deref(),
+                event.created_at.as_deref(),
+                Transport::Openai,
+            );
             let summary = RequestSummary {
                 offset: event.offset,
                 model: model.clone(),
@@ -975,11 +1165,15 @@ impl Analyser {
                 newly_published,
                 compactions_before: self.since_request.compactions,
                 items: (projection.system.len() + projection.history.len()) as u64,
+                tokens: Some(tokens.total),
+                tokens_exact: tokens.tokenizer.exact,
+                reported: None,
             };
             self.since_request = SinceRequest::default();
             if let Ok(row) = serde_json::to_string(&summary) {
                 self.analysis.requests.push((event.seq, row));
             }
+            self.counted.note(event.seq, summary);
         }
         for d in &self.projection.diagnostics[known..] {
             self.analysis.diagnostics.push((event.seq, d.clone()));
@@ -1013,6 +1207,7 @@ impl Analyser {
                 "request",
                 format!("request {}", model.as_deref().unwrap_or("(no model)")),
             )),
+            EventKind::UsageReported(usage) => self.reconcile(event, usage),
             EventKind::ContextAdded(context) => {
                 if let Some(compaction) = context
                     .compaction
@@ -1066,6 +1261,59 @@ impl Analyser {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The input tokens counted for the request at `offset`, among the latest requests.
+    pub fn counted_input(&self, offset: i64) -> Option<u64> {
+        self.counted
+            .0
+            .iter()
+            .rev()
+            .find(|(_, r)| r.offset == offset)
+            .and_then(|(_, r)| r.tokens)
+    }
+
+    /// Sets a reported usage against its request's count: the request's row takes the usage,
+    /// and a difference beyond the tolerance is said.
+    fn reconcile(&mut self, event: &IterateEvent, usage: &super::event::Usage) {
+        let Some((request_seq, request)) = usage.request.and_then(|offset| self.counted.of(offset))
+        else {
+            return;
+        };
+        let request_seq = *request_seq;
+        request.reported = Some(*usage);
+        if let Ok(row) = serde_json::to_string(&request) {
+            self.analysis.requests.push((request_seq, row));
+        }
+        let (offset, counted, exact) = (request.offset, request.tokens, request.tokens_exact);
+        let (Some(reported), Some(counted)) = (usage.input, counted) else {
+            return;
+        };
+        let check = crate::tokens::Reconciliation::of(counted, reported, exact);
+        if !check.within {
+            let (how, way) = match (exact, check.difference < 0) {
+                (true, true) => ("exact", "fewer"),
+                (true, false) => ("exact", "more"),
+                (false, true) => ("an estimate", "fewer"),
+                (false, false) => ("an estimate", "more"),
+            };
+            self.analysis.diagnostics.push((
+                event.seq,
+                Diagnostic::warning(
+                    event.line,
+                    Some(event.offset),
+                    "token-count-differs",
+                    format!(
+                        "request @{} counts {} input tokens ({how}); its provider reported {}: {} {way}, beyond the tolerance of {}",
+                        offset,
+                        counted,
+                        reported,
+                        check.difference.unsigned_abs(),
+                        check.tolerance
+                    ),
+                ),
+            ));
         }
     }
 
@@ -1156,6 +1404,9 @@ fn parse_records(stored: &[StoredEvent]) -> IterateJournal {
     };
     for record in stored {
         let event = record.json().and_then(|value| {
+            if let Some(fraction) = TriggerFacts::fraction_of(&value) {
+                parsed.fraction.push((record.seq, Some(fraction)));
+            }
             let (event, found) = event::parse_owned(record.seq, record.line, value);
             for d in found {
                 parsed.read_diagnostics.push((record.offset, d.clone()));
@@ -1197,7 +1448,7 @@ fn view_of(projection: &Projection, at: i64, diagnostics: ViewDiagnostics) -> Pr
         }
     };
     let item_view = |item: &Item| {
-        let mut view = ItemView::of(item, through);
+        let mut view = ItemView::of(item, through, projection.rules);
         if projection.rules != Rules::Seed {
             view.header = super::section_text::item_header(item);
             let wire = |transport| {

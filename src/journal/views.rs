@@ -95,12 +95,30 @@ impl Journal {
     ) -> Result<RequestView, JournalError> {
         self.offer(View::Requests)?;
         self.not_folded_request(request_offset)?;
-        Ok(crate::iterate::stored::request_view_at(
+        let mut view = crate::iterate::stored::request_view_at(
             &self.store,
             self.row.id,
             request_offset,
             transport,
-        )??)
+        )??;
+        let row = self
+            .store
+            .request_rows_in(self.row.id, Some(request_offset), Some(request_offset))?
+            .into_iter()
+            .filter_map(|(_, row)| serde_json::from_str::<RequestSummary>(&row).ok())
+            .find(|row| row.offset == request_offset);
+        if let Some(row) = row {
+            view.reported = row.reported;
+            view.reconciliation = match (row.tokens, row.reported.and_then(|u| u.input)) {
+                (Some(counted), Some(reported)) => Some(crate::tokens::Reconciliation::of(
+                    counted,
+                    reported,
+                    row.tokens_exact,
+                )),
+                _ => None,
+            };
+        }
+        Ok(view)
     }
 
     /// The exact provider body, as `request -o` writes it.
@@ -411,11 +429,9 @@ impl Journal {
         range: (Option<i64>, Option<i64>),
     ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
         self.offer(View::Requests)?;
-        Ok(crate::iterate::diff::cache_report_stored(
-            &self.store,
-            self.row.id,
-            transport,
-            range,
-        )?)
+        let report =
+            crate::iterate::diff::cache_report_stored(&self.store, self.row.id, transport, range)?;
+        let reported = crate::iterate::stored::reported_usage(&self.store, self.row.id, range)?;
+        Ok(report.with_reported(&reported))
     }
 }

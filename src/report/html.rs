@@ -139,7 +139,8 @@ pub fn render(report: &Report) -> String {
     }
     h.push_str(
         "<footer>Written by journalscope. Sizes are UTF-8 bytes of the rendered message contents \
-         on the openai transport; tokens ≈ bytes ÷ 4. A prefix break: the request does not start \
+         on the openai transport; tokens are counted with the model's tokenizer where it is public \
+         (o200k_base as an estimate elsewhere), framing included. A prefix break: the request does not start \
          with the previous request's messages.</footer>\n</body>\n</html>\n",
     );
     h
@@ -313,7 +314,7 @@ fn timeline(h: &mut String, r: &Report) {
 
 fn bar_title(s: &ContextSizes) -> String {
     let mut t = format!(
-        "@{} · {} messages · system {} B · history {} B · summary {} B · protocol and time {} B · total {} B (~{} tokens)",
+        "@{} · {} messages · system {} B · history {} B · summary {} B · protocol and time {} B · total {} B · {} tokens{}",
         s.request_offset,
         s.messages,
         group(s.system_bytes),
@@ -321,8 +322,12 @@ fn bar_title(s: &ContextSizes) -> String {
         group(s.summary_bytes),
         group(s.frame_bytes),
         group(s.total_bytes),
-        group(s.estimated_tokens)
+        group(s.total_tokens),
+        if s.tokenizer.exact { "" } else { " (estimate)" }
     );
+    if let Some(reported) = s.reported_input {
+        let _ = write!(t, " · {} reported", group(reported));
+    }
     if s.compactions_before > 0 {
         let _ = write!(t, " · {} compaction(s) before it", s.compactions_before);
     }
@@ -453,7 +458,7 @@ fn requests(h: &mut String, r: &Report) {
         h.push_str("<p class=\"muted\">none</p>\n</section>\n");
         return;
     }
-    h.push_str("<table><thead><tr><th>offset</th><th>model</th><th class=\"num\">messages</th><th class=\"num\">bytes</th><th class=\"num\">~tokens</th><th class=\"num\">system</th><th class=\"num\">history</th><th class=\"num\">summary</th><th class=\"num\">newly published</th><th class=\"num\">compactions before</th><th>prefix break</th></tr></thead><tbody>\n");
+    h.push_str("<table><thead><tr><th>offset</th><th>model</th><th class=\"num\">messages</th><th class=\"num\">bytes</th><th class=\"num\">tokens</th><th class=\"num\">system</th><th class=\"num\">history</th><th class=\"num\">summary</th><th class=\"num\">newly published</th><th class=\"num\">compactions before</th><th>prefix break</th></tr></thead><tbody>\n");
     for q in r.requests.iter().take(MAX_ROWS) {
         let s = &q.sizes;
         let _ = writeln!(
@@ -464,7 +469,7 @@ fn requests(h: &mut String, r: &Report) {
             escape(q.summary.model.as_deref().unwrap_or("–")),
             s.messages,
             group(s.total_bytes),
-            group(s.estimated_tokens),
+            group(s.total_tokens),
             group(s.system_bytes),
             group(s.history_bytes),
             group(s.summary_bytes),

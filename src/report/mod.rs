@@ -110,9 +110,34 @@ pub struct ContextSizes {
     pub summary_bytes: u64,
     #[ts(type = "number")]
     pub total_bytes: u64,
-    /// `total_bytes / 4`, rounded up: a rough figure, not a tokenizer's count.
+    /// The same lanes in tokens, counted with `tokenizer`: message content only.
     #[ts(type = "number")]
-    pub estimated_tokens: u64,
+    pub frame_tokens: u64,
+    #[ts(type = "number")]
+    pub system_tokens: u64,
+    #[ts(type = "number")]
+    pub history_tokens: u64,
+    #[ts(type = "number")]
+    pub summary_tokens: u64,
+    /// What the chat format adds: per message its markers and role, once the reply's priming.
+    #[ts(type = "number")]
+    pub framing_tokens: u64,
+    /// Every lane and the framing: the input the provider bills for this body.
+    #[ts(type = "number")]
+    pub total_tokens: u64,
+    pub tokenizer: crate::tokens::Tokenizer,
+    /// The input and cached input the journal reports for this request, when it does.
+    #[ts(type = "number | null")]
+    pub reported_input: Option<u64>,
+    #[ts(type = "number | null")]
+    pub reported_cached: Option<u64>,
+    /// The context window the journal reports for this request's model.
+    #[ts(type = "number | null")]
+    pub max_context: Option<u64>,
+    /// Tokens of the messages this body shares, from the first, with the previous one: what a
+    /// provider's prefix cache can serve.
+    #[ts(type = "number")]
+    pub common_prefix_tokens: u64,
     /// Valid compactions folded in since the previous request.
     #[ts(type = "number")]
     pub compactions_before: u64,
@@ -130,12 +155,12 @@ pub struct ContextSizes {
     pub first_changed_message: Option<u64>,
 }
 
-/// Measures each lane of one rendered request.
-fn lane_bytes(snapshot: &RequestSnapshot) -> (u64, u64, u64, u64) {
+/// Measures each lane of one rendered request, by `size` of each message.
+fn lanes(snapshot: &RequestSnapshot, size: impl Fn(usize) -> u64) -> (u64, u64, u64, u64) {
     let (mut frame, mut system, mut history, mut summary) = (0u64, 0u64, 0u64, 0u64);
     let last = snapshot.messages.len().saturating_sub(1);
-    for (index, message) in snapshot.messages.iter().enumerate() {
-        let bytes = message.content.len() as u64;
+    for index in 0..snapshot.messages.len() {
+        let bytes = size(index);
         // `items[i]` describes `messages[i + 1]`; the first and last messages are the frame.
         let item = index
             .checked_sub(1)
@@ -202,22 +227,41 @@ fn measure(
     body: &[u8],
     previous: Option<&(i64, RequestSnapshot, Vec<u8>)>,
 ) -> ContextSizes {
-    let (frame, system, history, summary_bytes) = lane_bytes(snapshot);
+    let (frame, system, history, summary_bytes) =
+        lanes(snapshot, |i| snapshot.messages[i].content.len() as u64);
+    let tokens = &snapshot.tokens;
+    let usage = summary.reported;
+    let (frame_tokens, system_tokens, history_tokens, summary_tokens) = lanes(snapshot, |i| {
+        u64::from(tokens.messages.get(i).copied().unwrap_or(0))
+    });
     let total = frame + system + history + summary_bytes;
+    let shared_messages = previous.map_or(0, |(_, before, _)| {
+        before
+            .messages
+            .iter()
+            .zip(&snapshot.messages)
+            .take_while(|(a, b)| a == b)
+            .count()
+    });
+    let encoding = tokens.tokenizer.encoding;
+    let common_prefix_tokens = snapshot.messages[..shared_messages]
+        .iter()
+        .zip(&tokens.messages)
+        .map(|(message, content)| {
+            u64::from(*content)
+                + u64::from(crate::tokens::message_framing(
+                    encoding,
+                    message.role.as_str(),
+                ))
+        })
+        .sum();
     let (common, prefix_break, first_changed) = match previous {
         None => (0, false, None),
         Some((_, before, before_body)) => {
             let common = common_prefix(before_body, body) as u64;
             let stable = stable_prefix(before);
             let broken = !body.starts_with(&stable);
-            let changed = broken.then(|| {
-                before
-                    .messages
-                    .iter()
-                    .zip(&snapshot.messages)
-                    .take_while(|(a, b)| a == b)
-                    .count() as u64
-            });
+            let changed = broken.then_some(shared_messages as u64);
             (common, broken, changed)
         }
     };
@@ -230,7 +274,17 @@ fn measure(
         history_bytes: history,
         summary_bytes,
         total_bytes: total,
-        estimated_tokens: total.div_ceil(4),
+        frame_tokens,
+        system_tokens,
+        history_tokens,
+        summary_tokens,
+        framing_tokens: tokens.framing,
+        total_tokens: tokens.total,
+        tokenizer: tokens.tokenizer.clone(),
+        reported_input: usage.and_then(|u| u.input),
+        reported_cached: usage.and_then(|u| u.cached_input),
+        max_context: usage.and_then(|u| u.max_context),
+        common_prefix_tokens,
         compactions_before: summary.compactions_before,
         previous_request: previous.map(|(offset, _, _)| *offset),
         common_prefix_bytes: common,

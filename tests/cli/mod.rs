@@ -52,3 +52,22 @@ impl Cli {
             .unwrap_or_else(|e| panic!("`{}` prints JSON ({e}): {text}", args.join(" ")))
     }
 }
+
+/// The provider body `request --json` describes: its model and each message's role and
+/// content, compact, as `request -o` writes it (`--json` adds each message's `tokens`).
+pub fn body_of(view: &serde_json::Value) -> Vec<u8> {
+    let messages: Vec<serde_json::Value> = view["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| {
+            assert!(
+                m["tokens"].as_u64().is_some(),
+                "every --json message has tokens"
+            );
+            serde_json::json!({"role": m["role"], "content": m["content"]})
+        })
+        .collect();
+    serde_json::to_vec(&serde_json::json!({"model": view["model"], "messages": messages}))
+        .expect("serialise")
+}

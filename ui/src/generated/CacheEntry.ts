@@ -20,4 +20,25 @@ lostBytes: number,
 /**
  * Bytes not covered by the reused prefix.
  */
-resentBytes: number, prefixBreak: PrefixBreak | null, };
+resentBytes: number, prefixBreak: PrefixBreak | null, 
+/**
+ * The body's input tokens, framing included.
+ */
+tokens: number, 
+/**
+ * Tokens of the messages shared from the first with the previous request: the cacheable
+ * prefix a provider can serve.
+ */
+reusedPrefixTokens: number, 
+/**
+ * Tokens of the previous request up to its timestamp message.
+ */
+idealPrefixTokens: number, 
+/**
+ * Tokens sent again that the ideal would have reused: what a prefix break cost.
+ */
+lostTokens: number, 
+/**
+ * The cached input the journal reports for this request, when it does.
+ */
+reportedCached: number | null, };

@@ -5,4 +5,4 @@ import type { Transport } from "./Transport";
 /**
  * Prefix stability across every request of a journal, each against the one before it.
  */
-export type CacheReport = { transport: Transport, requests: Array<CacheEntry>, totalBodyBytes: number, totalReusedBytes: number, totalIdealBytes: number, totalLostBytes: number, breaks: number, unexpectedBreaks: number, };
+export type CacheReport = { transport: Transport, requests: Array<CacheEntry>, totalBodyBytes: number, totalReusedBytes: number, totalIdealBytes: number, totalLostBytes: number, breaks: number, unexpectedBreaks: number, totalTokens: number, totalReusedTokens: number, totalLostTokens: number, };

@@ -13,4 +13,8 @@ header: string,
 /**
  * Offsets this slot replaced in place while unpublished, oldest first.
  */
-coalesced: number[], };
+coalesced: number[], 
+/**
+ * The item's message (header and content) in o200k_base tokens, framing aside.
+ */
+tokens: number, };

@@ -4,17 +4,28 @@ import type { ContextSizes } from "./types";
 
 function sizes(offset: number, system: number, history: number, summary = 0, extra: Partial<ContextSizes> = {}): ContextSizes {
   const frame = 10;
+  const framing = 6;
   const total = frame + system + history + summary;
   return {
     requestOffset: offset,
     model: "m",
     messages: 3,
-    frameBytes: frame,
-    systemBytes: system,
-    historyBytes: history,
-    summaryBytes: summary,
-    totalBytes: total,
-    estimatedTokens: Math.ceil(total / 4),
+    frameBytes: frame * 4,
+    systemBytes: system * 4,
+    historyBytes: history * 4,
+    summaryBytes: summary * 4,
+    totalBytes: total * 4,
+    frameTokens: frame - framing,
+    systemTokens: system,
+    historyTokens: history,
+    summaryTokens: summary,
+    framingTokens: framing,
+    totalTokens: total,
+    tokenizer: { encoding: "o200k_base", exact: true, method: "o200k_base", bias: null },
+    reportedInput: null,
+    reportedCached: null,
+    maxContext: null,
+    commonPrefixTokens: 0,
     compactionsBefore: 0,
     previousRequest: null,
     commonPrefixBytes: 0,
@@ -44,6 +55,14 @@ describe("context plot layout", () => {
     expect(g.bars[0].compaction, "a compaction before the request is marked").toBe(true);
     expect(g.bars[0].prefixBreak, "a prefix break is marked").toBe(true);
     expect(g.bars[0].title, "the title explains the break").toContain("prefix break");
+  });
+  it("draws the reported input over the counted bar, on the same scale", () => {
+    const g = layout([sizes(8, 40, 50, 0, { reportedInput: 200 })], 300, 200);
+    expect(g.max, "the scale reaches the reported input when it is the larger").toBe(200);
+    expect(g.bars[0].reportedY, "the reported input reaches the top").toBeCloseTo(g.top);
+    const stacked = g.bars[0].segments.reduce((sum, s) => sum + s.height, 0);
+    expect(stacked, "the counted 100 tokens fill half the plot").toBeCloseTo(g.plotHeight / 2);
+    expect(layout([sizes(8, 40, 50)], 300, 200).bars[0].reportedY, "no report, no tick").toBeNull();
   });
   it("keeps bars at least a pixel wide and labels a bounded number", () => {
     const many = Array.from({ length: 2000 }, (_, i) => sizes(i, 1, 1));

@@ -1,13 +1,14 @@
-// Context-size plot geometry: one stacked bar per request (protocol and time, system lane,
-// compaction summary, history), a dashed line where compactions happened since the previous
-// request, a triangle over a request that breaks the prefix. Pure, so tests pin it down.
+// Context-size plot geometry, in tokens: one stacked bar per request (protocol, time and the
+// chat format's framing, system lane, compaction summary, history), a tick at the input the
+// journal reports for it, a dashed line where compactions happened since the previous request,
+// a triangle over a request that breaks the prefix. Pure, so tests pin it down.
 
 import type { ContextSizes } from "./types";
 
 export type Lane = "frame" | "system" | "summary" | "history";
 
 export const LANES: { lane: Lane; label: string }[] = [
-  { lane: "frame", label: "protocol and time" },
+  { lane: "frame", label: "protocol, time and framing" },
   { lane: "system", label: "system lane" },
   { lane: "summary", label: "compaction summary" },
   { lane: "history", label: "history" },
@@ -25,6 +26,8 @@ export interface Bar {
   width: number;
   top: number;
   segments: Segment[];
+  /** Where the reported input reaches, when the journal reports one. */
+  reportedY: number | null;
   compaction: boolean;
   prefixBreak: boolean;
   title: string;
@@ -40,23 +43,25 @@ export interface Geometry {
   bars: Bar[];
 }
 
-function bytesOf(s: ContextSizes, lane: Lane): number {
+function tokensOf(s: ContextSizes, lane: Lane): number {
   switch (lane) {
     case "frame":
-      return s.frameBytes;
+      return s.frameTokens + s.framingTokens;
     case "system":
-      return s.systemBytes;
+      return s.systemTokens;
     case "summary":
-      return s.summaryBytes;
+      return s.summaryTokens;
     case "history":
-      return s.historyBytes;
+      return s.historyTokens;
   }
 }
 
 export function barTitle(s: ContextSizes): string {
   let t =
-    `@${s.requestOffset} · ${s.messages} messages · system ${s.systemBytes} B · history ${s.historyBytes} B` +
-    ` · summary ${s.summaryBytes} B · protocol and time ${s.frameBytes} B · total ${s.totalBytes} B (~${s.estimatedTokens} tokens)`;
+    `@${s.requestOffset} · ${s.messages} messages · ${s.totalTokens} tokens${s.tokenizer.exact ? "" : " (estimate)"}` +
+    ` · system ${s.systemTokens} · history ${s.historyTokens} · summary ${s.summaryTokens}` +
+    ` · protocol and time ${s.frameTokens} · framing ${s.framingTokens} · ${s.totalBytes} B`;
+  if (s.reportedInput !== null) t += ` · reported ${s.reportedInput}`;
   if (s.compactionsBefore > 0) t += ` · ${s.compactionsBefore} compaction(s) before it`;
   if (s.prefixBreak)
     t += ` · prefix break: does not start with @${s.previousRequest}'s messages (first change at message ${s.firstChangedMessage}, ${s.commonPrefixBytes} common bytes)`;
@@ -70,7 +75,7 @@ export function layout(sizes: ContextSizes[], width: number, height: number): Ge
   const bottom = 22;
   const plotWidth = Math.max(1, width - left - 8);
   const plotHeight = Math.max(1, height - top - bottom);
-  const max = Math.max(1, ...sizes.map((s) => s.totalBytes));
+  const max = Math.max(1, ...sizes.map((s) => Math.max(s.totalTokens, s.reportedInput ?? 0)));
   const slot = plotWidth / Math.max(1, sizes.length);
   const barWidth = Math.max(1, Math.min(48, slot * 0.7));
   const bars = sizes.map((s, i) => {
@@ -78,9 +83,9 @@ export function layout(sizes: ContextSizes[], width: number, height: number): Ge
     let y = top + plotHeight;
     const segments: Segment[] = [];
     for (const { lane } of LANES) {
-      const bytes = bytesOf(s, lane);
-      if (bytes <= 0) continue;
-      const h = (plotHeight * bytes) / max;
+      const tokens = tokensOf(s, lane);
+      if (tokens <= 0) continue;
+      const h = (plotHeight * tokens) / max;
       y -= h;
       segments.push({ lane, y, height: h });
     }
@@ -90,6 +95,7 @@ export function layout(sizes: ContextSizes[], width: number, height: number): Ge
       width: barWidth,
       top: y,
       segments,
+      reportedY: s.reportedInput === null ? null : top + plotHeight - (plotHeight * s.reportedInput) / max,
       compaction: s.compactionsBefore > 0,
       prefixBreak: s.prefixBreak,
       title: barTitle(s),

@@ -15,6 +15,11 @@ function entry(offset: number, previous: number | null, body: number, reused: nu
     lostBytes: lost,
     resentBytes: body - reused,
     prefixBreak: broke,
+    tokens: body / 4,
+    reusedPrefixTokens: reused / 4,
+    idealPrefixTokens: (reused + lost) / 4,
+    lostTokens: lost / 4,
+    reportedCached: null,
   };
 }
 
@@ -37,6 +42,9 @@ const report: CacheReport = {
   totalLostBytes: 50,
   breaks: 1,
   unexpectedBreaks: 0,
+  totalTokens: 75,
+  totalReusedTokens: 12.5,
+  totalLostTokens: 12.5,
 };
 
 describe("prefix chart bars", () => {

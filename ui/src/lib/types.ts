@@ -97,3 +97,7 @@ export type { SearchResult } from "../generated/SearchResult";
 export type { ContextSizes } from "../generated/ContextSizes";
 export type { OffsetRange } from "../generated/OffsetRange";
 export type { ExportKind } from "../generated/ExportKind";
+export type { CompactionTokens } from "../generated/CompactionTokens";
+export type { Reconciliation } from "../generated/Reconciliation";
+export type { RequestTokens } from "../generated/RequestTokens";
+export type { Tokenizer } from "../generated/Tokenizer";

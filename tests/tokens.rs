@@ -1,0 +1,426 @@
+//! Token counts: the same counts as an independent implementation of each encoding (the npm
+//! package js-tiktoken, which `make test` installs with the UI's packages), reported usage
+//! reconciled with what is counted, and the compaction threshold view.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use journalscope::import::ImportControl;
+use journalscope::iterate::tokens::RequestTokens;
+use journalscope::iterate::Transport;
+use journalscope::journal::{Demo, Journal};
+use journalscope::report::{context_sizes, OffsetRange};
+use journalscope::tokens::{tolerance, Encoding};
+use serde_json::{json, Value};
+
+mod common;
+use common::{event, system_prompt, user};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn open(dir: &Path, name: &str, bytes: &[u8]) -> Journal {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write the journal");
+    let mut quiet = |_| {};
+    Journal::open(
+        &path,
+        Some(&dir.join(format!("{name}.sqlite"))),
+        &mut ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )
+    .expect("the journal opens")
+}
+
+/// A small deterministic generator, so a failure names a text that can be made again.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Texts where tokenizers go wrong: every script, emoji with joiners and modifiers, combining
+/// marks, code, whitespace runs, numbers, long repetitive runs, and strings that look like
+/// special tokens (content, so never special).
+fn random_texts(count: usize) -> Vec<String> {
+    const PIECES: &[&str] = &[
+        "hello",
+        " world",
+        "Grüße",
+        "naïve café",
+        "日本語のテキスト",
+        "中文分词",
+        "한국어",
+        "العربية",
+        "עברית",
+        "हिन्दी",
+        "Ελληνικά",
+        "кириллица",
+        "👩‍👩‍👧‍👦",
+        "👍🏽",
+        "🇯🇵",
+        "e\u{301}",
+        "\u{200b}",
+        "fn main() { println!(\"{}\", x); }",
+        "for (let i = 0; i < n; i++) {}",
+        "    indented\n\tand tabbed",
+        "\r\n",
+        "   ",
+        "1234567890",
+        "3.14159e-10",
+        "<|endoftext|>",
+        "<|im_start|>user",
+        "<|fim_prefix|>",
+        "<|endofprompt|>",
+        "{\"key\": [1, 2, {\"nested\": null}]}",
+        "https://example.com/a?b=c&d=e",
+        "'s 't 're 've 'm 'll 'd",
+        "ALLCAPS",
+        "snake_case_identifier",
+        "CamelCaseIdentifier",
+        "\\n\\t\\\\",
+    ];
+    let mut rng = Rng(0x5eed_70c3_u64);
+    let mut texts = Vec::with_capacity(count);
+    for _ in 0..count {
+        let mut text = String::new();
+        match rng.below(10) {
+            // A run of one character, or of one piece, with no break: js-tiktoken's time grows
+            // with the square of such a run, so they stay a few hundred bytes long.
+            0 => {
+                let piece = PIECES[rng.below(PIECES.len() as u64) as usize];
+                let times = 1 + rng.below(400) as usize / piece.len().max(1);
+                text = piece.repeat(times);
+            }
+            1 => text = "a".repeat(1 + rng.below(400) as usize),
+            // A long line of words: thousands of characters.
+            2 if rng.below(2) == 0 => {
+                while text.len() < 6_000 {
+                    text.push_str(PIECES[rng.below(PIECES.len() as u64) as usize]);
+                    text.push(' ');
+                }
+            }
+            // Arbitrary code points, surrogates aside.
+            2 => {
+                for _ in 0..rng.below(200) {
+                    let c = char::from_u32(rng.below(0x2_0000) as u32).unwrap_or('?');
+                    text.push(c);
+                }
+            }
+            _ => {
+                for _ in 0..1 + rng.below(60) {
+                    text.push_str(PIECES[rng.below(PIECES.len() as u64) as usize]);
+                    if rng.below(3) == 0 {
+                        text.push(' ');
+                    }
+                }
+            }
+        }
+        texts.push(text);
+    }
+    texts
+}
+
+/// The texts of every bundled demo: each rendered message of every iterate request, and every
+/// line of the other demos (their JSON is mostly text a model reads).
+fn demo_texts(dir: &Path) -> Vec<String> {
+    let journal = open(dir, "iterate-demo.jsonl", Demo::Iterate.bytes());
+    let mut texts = Vec::new();
+    for request in journal.requests().expect("requests") {
+        for transport in Transport::ALL {
+            let snapshot = journal
+                .request(request.offset, transport)
+                .expect("the request renders");
+            texts.extend(snapshot.messages.into_iter().map(|m| m.content));
+        }
+    }
+    for demo in [Demo::AgUi, Demo::AgentsKit] {
+        let text = String::from_utf8_lossy(demo.bytes()).into_owned();
+        texts.extend(text.lines().map(str::to_string));
+    }
+    let claude = root().join("tests/fixtures/claude-code");
+    for entry in std::fs::read_dir(&claude).expect("the Claude Code fixtures") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            let text = std::fs::read_to_string(&path).expect("a fixture");
+            texts.extend(text.lines().map(str::to_string));
+        }
+    }
+    texts
+}
+
+/// Counts `texts` in each encoding with js-tiktoken, in one `node` process.
+fn js_tiktoken(dir: &Path, texts: &[String]) -> Value {
+    let input = dir.join("texts.json");
+    let request = json!({"o200k_base": texts, "cl100k_base": texts});
+    std::fs::write(&input, request.to_string()).expect("write the texts");
+    let output = Command::new("node")
+        .arg(root().join("tests/tokens/count.mjs"))
+        .arg(&input)
+        .output()
+        .expect("node runs (make test installs it, with js-tiktoken under ui/node_modules)");
+    assert!(
+        output.status.success(),
+        "js-tiktoken counted: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("js-tiktoken's counts are JSON")
+}
+
+#[test]
+fn counts_equal_js_tiktoken_on_the_demos_and_on_random_text() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut texts = demo_texts(dir.path());
+    let from_demos = texts.len();
+    texts.extend(random_texts(1_500));
+    let theirs = js_tiktoken(dir.path(), &texts);
+    for (encoding, name) in [
+        (Encoding::O200kBase, "o200k_base"),
+        (Encoding::Cl100kBase, "cl100k_base"),
+    ] {
+        let counts = theirs[name].as_array().expect("a count per text");
+        assert_eq!(counts.len(), texts.len(), "js-tiktoken counted every text");
+        let mut total = 0u64;
+        for (index, (text, count)) in texts.iter().zip(counts).enumerate() {
+            let ours = encoding.count(text);
+            total += u64::from(ours);
+            assert_eq!(
+                Some(u64::from(ours)),
+                count.as_u64(),
+                "{name}: text {index} ({} from the demos) counts the same in both \
+                 implementations: {text:?}",
+                if index < from_demos { "one" } else { "not one" }
+            );
+        }
+        assert!(
+            total > 100_000,
+            "the texts are not trivially small ({total} tokens)"
+        );
+    }
+}
+
+const MODEL: &str = "gpt-5.1";
+
+/// A journal of one request to an OpenAI model, and the count of that request.
+fn one_request() -> (Vec<String>, u64) {
+    let lines = vec![
+        system_prompt(1, "You review pull requests. Say what you checked."),
+        user(
+            2,
+            "Please review PR #7: it renames `ledger_rows` to `ledger_entries` 📒.",
+        ),
+        event(3, "llm-request-requested", json!({"model": MODEL})),
+    ];
+    let journal = common::journal(&lines);
+    let counted = journal.requests()[0]
+        .tokens
+        .expect("the request is counted");
+    (lines, counted)
+}
+
+fn usage(offset: i64, input: u64) -> String {
+    event(
+        offset,
+        "token-usage-reported",
+        json!({"llmRequestOffset": 3, "model": MODEL, "maxContextTokens": 400000,
+               "inputTokens": input, "outputTokens": 12, "cachedInputTokens": 0}),
+    )
+}
+
+fn token_diagnostics(lines: &[String]) -> Vec<String> {
+    common::diagnostics(lines)
+        .into_iter()
+        .filter(|d| d.code == "token-count-differs")
+        .map(|d| d.message)
+        .collect()
+}
+
+#[test]
+fn given_reported_usage_within_the_tolerance_then_it_is_shown_beside_the_count_and_nothing_is_said()
+{
+    let (mut lines, counted) = one_request();
+    // A provider bills a few tokens of its own.
+    lines.push(usage(4, counted + 3));
+    assert_eq!(
+        token_diagnostics(&lines),
+        Vec::<String>::new(),
+        "3 tokens apart is within the tolerance of {}",
+        tolerance(counted + 3, true)
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = open(dir.path(), "match.jsonl", lines.join("\n").as_bytes());
+    let sizes = context_sizes(&journal, OffsetRange::default(), Transport::Openai).expect("sizes");
+    assert_eq!(
+        sizes[0].total_tokens, counted,
+        "sizes count as the fold did"
+    );
+    assert_eq!(
+        sizes[0].reported_input,
+        Some(counted + 3),
+        "the reported input stands beside the count"
+    );
+    assert!(sizes[0].tokenizer.exact, "{MODEL} is counted exactly");
+    let row = &journal.requests().expect("requests")[0];
+    assert_eq!(
+        row.reported.and_then(|u| u.input),
+        Some(counted + 3),
+        "the request's row holds its reported usage"
+    );
+}
+
+#[test]
+fn given_reported_usage_beyond_the_tolerance_then_a_diagnostic_names_both_figures() {
+    let (mut lines, counted) = one_request();
+    lines.push(usage(4, counted * 3));
+    let said = token_diagnostics(&lines);
+    assert_eq!(said.len(), 1, "one diagnostic for the one report: {said:?}");
+    assert!(
+        said[0].contains(&format!("counts {counted} input tokens (exact)"))
+            && said[0].contains(&format!("reported {}", counted * 3)),
+        "the diagnostic names the count and the report: {}",
+        said[0]
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = open(dir.path(), "differs.jsonl", lines.join("\n").as_bytes());
+    let stored: Vec<_> = journal
+        .diagnostics()
+        .expect("diagnostics")
+        .into_iter()
+        .filter(|d| d.code == "token-count-differs")
+        .collect();
+    assert_eq!(stored.len(), 1, "the import stores the same diagnostic");
+    assert_eq!(stored[0].offset, Some(4), "it sits on the usage report");
+}
+
+#[test]
+fn given_no_reported_usage_then_the_count_stands_alone() {
+    let (lines, counted) = one_request();
+    assert_eq!(
+        token_diagnostics(&lines),
+        Vec::<String>::new(),
+        "nothing to reconcile"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = open(dir.path(), "none.jsonl", lines.join("\n").as_bytes());
+    let sizes = context_sizes(&journal, OffsetRange::default(), Transport::Openai).expect("sizes");
+    assert_eq!(sizes[0].total_tokens, counted);
+    assert_eq!(sizes[0].reported_input, None, "no report, no figure");
+}
+
+#[test]
+fn an_estimate_is_marked_and_held_to_the_wider_tolerance() {
+    let lines = vec![
+        user(1, "Bonjour, pouvez-vous résumer ce fichier ?"),
+        event(
+            2,
+            "llm-request-requested",
+            json!({"model": "claude-sonnet-4-5"}),
+        ),
+    ];
+    let journal = common::journal(&lines);
+    let row = &journal.requests()[0];
+    assert!(!row.tokens_exact, "no public tokenizer: an estimate");
+    let counted = row.tokens.expect("counted");
+    let mut within = lines.clone();
+    within.push(event(
+        3,
+        "token-usage-reported",
+        json!({"llmRequestOffset": 2, "inputTokens": counted + counted / 5}),
+    ));
+    assert_eq!(
+        token_diagnostics(&within),
+        Vec::<String>::new(),
+        "20% over is within an estimate's 25%"
+    );
+}
+
+#[test]
+fn kept_counts_equal_counting_the_rendered_messages_afresh() {
+    // Every fixture journal: the counts the fold keeps per item (and in its checkpoints) give
+    // the same request totals as counting each rendered message's text.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fixtures = root().join("tests/fixtures/iterate");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&fixtures).expect("the fixtures") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let name = path
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
+        let bytes = std::fs::read(&path).expect("a fixture");
+        let journal = open(dir.path(), &name, &bytes);
+        let Ok(requests) = journal.requests() else {
+            continue;
+        };
+        for request in requests {
+            for transport in Transport::ALL {
+                let Ok(snapshot) = journal.request(request.offset, transport) else {
+                    continue;
+                };
+                let afresh =
+                    RequestTokens::of_messages(snapshot.model.as_deref(), &snapshot.messages);
+                assert_eq!(
+                    snapshot.tokens,
+                    afresh,
+                    "{name} @{} on {}: kept counts and counting afresh agree",
+                    request.offset,
+                    transport.as_str()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 20, "enough requests were checked: {checked}");
+}
+
+#[test]
+fn the_compaction_threshold_view_names_the_request_that_crossed_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = root().join("tests/fixtures/iterate/threshold.jsonl");
+    let journal = open(
+        dir.path(),
+        "threshold.jsonl",
+        &std::fs::read(&path).expect("the fixture"),
+    );
+    let view = journal.compaction(9).expect("the compaction at @9");
+    let actual = serde_json::to_value(&view.tokens).expect("tokens serialise");
+    let expected_path = root().join("tests/fixtures/iterate/expected/threshold.compaction.9.json");
+    if std::env::var_os("JOURNALSCOPE_BLESS").is_some() {
+        let text = serde_json::to_string_pretty(&actual).expect("pretty") + "\n";
+        std::fs::write(&expected_path, text).expect("bless");
+    }
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(&expected_path).expect("the expected view"))
+            .expect("expected JSON");
+    assert_eq!(
+        actual, expected,
+        "the threshold view of @9 (JOURNALSCOPE_BLESS=1 rewrites it)"
+    );
+    let tokens = &view.tokens;
+    assert_eq!(tokens.threshold, Some(800), "0.8 of a 1,000-token window");
+    assert_eq!(tokens.crossed, Some(true), "@6's reported input reached it");
+    assert!(
+        tokens.after < tokens.before_counted.expect("the request is counted"),
+        "the compacted context costs less than the request that crossed"
+    );
+    assert!(
+        tokens.summary.is_some_and(|s| s > 0),
+        "the summary costs tokens too"
+    );
+}
