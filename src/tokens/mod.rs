@@ -5,6 +5,8 @@
 //! most Workers AI models publish none here: their counts are o200k_base counts marked as
 //! estimates, with the method and the known bias named, so no figure passes for what it is not.
 
+mod pieces;
+
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -28,11 +30,7 @@ impl Encoding {
     /// Tokens in `text`, as the provider counts message content: special-token lookalikes such
     /// as `<|endoftext|>` are ordinary text there.
     pub fn count(self, text: &str) -> u32 {
-        let tokenizer = match self {
-            Encoding::O200kBase => bpe_openai::o200k_base(),
-            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
-        };
-        u32::try_from(tokenizer.count(text)).unwrap_or(u32::MAX)
+        u32::try_from(pieces::count(self, text)).unwrap_or(u32::MAX)
     }
 }
 
@@ -126,7 +124,19 @@ pub const REPLY_PRIMING: u32 = 3;
 
 /// The framing one message costs beyond its content.
 pub fn message_framing(encoding: Encoding, role: &str) -> u32 {
-    MESSAGE_OVERHEAD + encoding.count(role)
+    MESSAGE_OVERHEAD + role_tokens(encoding, role)
+}
+
+/// The chat roles, each one token in both encodings: a request's framing is counted per
+/// message, so these are known rather than counted again each time.
+const ROLES: &[&str] = &["system", "developer", "user", "assistant", "tool"];
+
+fn role_tokens(encoding: Encoding, role: &str) -> u32 {
+    if ROLES.contains(&role) {
+        1
+    } else {
+        encoding.count(role)
+    }
 }
 
 /// How far a counted request may be from the input its provider reported before the
@@ -192,6 +202,20 @@ mod tests {
         assert!(!claude.exact, "no public tokenizer: an estimate");
         assert!(claude.bias.is_some_and(|b| b.contains("fall short")));
         assert!(!tokenizer_for(None).exact);
+    }
+
+    #[test]
+    fn each_chat_role_is_one_token_in_both_encodings() {
+        // Protects the framing's shortcut: a role taken as one token must be one.
+        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            for role in ROLES {
+                assert_eq!(encoding.count(role), 1, "{role} in {}", encoding.as_str());
+            }
+        }
+        assert_eq!(
+            message_framing(Encoding::O200kBase, "critic"),
+            3 + Encoding::O200kBase.count("critic")
+        );
     }
 
     #[test]

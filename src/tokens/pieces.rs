@@ -1,0 +1,389 @@
+//! Counting a text: cutting it into the pieces the encoding's pattern cuts (byte-pair merges
+//! never cross a piece), and counting each piece once per thread.
+//!
+//! The patterns' regular expression is most of a count's cost, and almost every message is
+//! ASCII, where the patterns' Unicode classes reduce to a few byte tests. So ASCII text is cut
+//! here, by the same rules, and any other text by the encoding's own expression. Pieces repeat
+//! (words, indentation, punctuation), so each thread keeps the counts of the pieces it met.
+
+use std::cell::RefCell;
+
+use bpe_openai::Tokenizer;
+
+use super::Encoding;
+
+/// Pieces up to this long are packed into a key and kept; longer ones are rare enough to
+/// count each time.
+const LONGEST_KEPT: usize = 15;
+
+/// Slots of a thread's piece counts per encoding, a power of two: 16,384 slots of 32 bytes
+/// stay in a core's cache.
+const SLOT_BITS: u32 = 14;
+
+/// Counts of the pieces a thread met, in slots chosen by a hash of the piece, each holding the
+/// latest piece that landed there: a lookup is one hash, one load and one compare, and a piece
+/// pushed out is counted again when it comes back.
+struct PieceCounts {
+    /// The piece's bytes and its length (in the top byte) packed into one number, and its count.
+    /// A key of zero is an empty piece, which is never looked up, so zeroed slots are empty.
+    slots: Box<[(u128, u32)]>,
+}
+
+impl PieceCounts {
+    fn new() -> PieceCounts {
+        PieceCounts {
+            slots: vec![(0, 0); 1 << SLOT_BITS].into_boxed_slice(),
+        }
+    }
+
+    /// The key of `text[at..end]`, a piece of at most [`LONGEST_KEPT`] bytes.
+    fn key(text: &[u8], at: usize, end: usize) -> u128 {
+        let len = end - at;
+        let packed = match text.get(at..at + 16) {
+            // Most pieces have 16 bytes of text after their start: load them and mask.
+            Some(window) => {
+                let mut word = [0u8; 16];
+                word.copy_from_slice(window);
+                u128::from_le_bytes(word) & ((1u128 << (8 * len)) - 1)
+            }
+            None => {
+                let mut word = [0u8; 16];
+                word[..len].copy_from_slice(&text[at..end]);
+                u128::from_le_bytes(word)
+            }
+        };
+        packed | ((len as u128) << 120)
+    }
+
+    fn slot(key: u128) -> usize {
+        let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+        (folded.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SLOT_BITS)) as usize
+    }
+}
+
+thread_local! {
+    static KEPT: RefCell<[PieceCounts; 2]> = RefCell::new([PieceCounts::new(), PieceCounts::new()]);
+}
+
+/// Tokens of `text` in `encoding`.
+pub(super) fn count(encoding: Encoding, text: &str) -> usize {
+    let tokenizer = match encoding {
+        Encoding::O200kBase => bpe_openai::o200k_base(),
+        Encoding::Cl100kBase => bpe_openai::cl100k_base(),
+    };
+    KEPT.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        let kept = &mut kept[encoding as usize];
+        let bytes = text.as_bytes();
+        let mut tokens = 0;
+        if text.is_ascii() {
+            let mut at = 0;
+            while at < bytes.len() {
+                let end = ascii_piece_end(encoding, bytes, at);
+                tokens += piece_tokens(tokenizer, kept, bytes, at, end);
+                at = end;
+            }
+        } else {
+            for piece in tokenizer.split(text) {
+                let at = piece.as_ptr() as usize - text.as_ptr() as usize;
+                tokens += piece_tokens(tokenizer, kept, bytes, at, at + piece.len());
+            }
+        }
+        tokens
+    })
+}
+
+/// Tokens of the piece `text[at..end]`.
+fn piece_tokens(
+    tokenizer: &Tokenizer,
+    kept: &mut PieceCounts,
+    text: &[u8],
+    at: usize,
+    end: usize,
+) -> usize {
+    let len = end - at;
+    // Every byte is a token of both vocabularies.
+    if len <= 1 {
+        return len;
+    }
+    if len > LONGEST_KEPT {
+        return tokenizer.bpe.count(&text[at..end]);
+    }
+    let key = PieceCounts::key(text, at, end);
+    let slot = &mut kept.slots[PieceCounts::slot(key)];
+    if slot.0 == key {
+        return slot.1 as usize;
+    }
+    let tokens = tokenizer.bpe.count(&text[at..end]);
+    *slot = (key, u32::try_from(tokens).unwrap_or(u32::MAX));
+    tokens
+}
+
+/// `\s` of the patterns, within ASCII.
+fn is_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ')
+}
+
+fn is_newline(b: u8) -> bool {
+    b == b'\r' || b == b'\n'
+}
+
+/// `[^\s\p{L}\p{N}]` within ASCII: punctuation, symbols and the control characters that are not
+/// white space.
+fn is_other(b: u8) -> bool {
+    !b.is_ascii_alphanumeric() && !is_space(b)
+}
+
+/// `[^\r\n\p{L}\p{N}]`: what may lead a word.
+fn may_lead_word(b: u8) -> bool {
+    !b.is_ascii_alphanumeric() && !is_newline(b)
+}
+
+fn run(bytes: &[u8], from: usize, class: impl Fn(u8) -> bool) -> usize {
+    bytes[from..].iter().take_while(|&&b| class(b)).count()
+}
+
+/// `(?i:'s|'t|'re|'ve|'m|'ll|'d)` at `at`: its length, or 0.
+fn contraction(bytes: &[u8], at: usize) -> usize {
+    if bytes.get(at) != Some(&b'\'') {
+        return 0;
+    }
+    let next = |i: usize| bytes.get(at + i).map(u8::to_ascii_lowercase);
+    match (next(1), next(2)) {
+        (Some(b's' | b't' | b'm' | b'd'), _) => 2,
+        (Some(b'r' | b'v'), Some(b'e')) | (Some(b'l'), Some(b'l')) => 3,
+        _ => 0,
+    }
+}
+
+/// Where the piece that starts at `at` ends, as the encoding's pattern cuts ASCII text: the
+/// first alternative that matches wins, each taking as much as it can.
+fn ascii_piece_end(encoding: Encoding, bytes: &[u8], at: usize) -> usize {
+    let first = bytes[at];
+    let lead = usize::from(may_lead_word(first));
+    let word_at = at + lead;
+    match encoding {
+        Encoding::O200kBase => {
+            // [^\r\n\p{L}\p{N}]?[\p{Lu}…]*[\p{Ll}…]+('s…)? then [^\r\n\p{L}\p{N}]?[\p{Lu}…]+[\p{Ll}…]*('s…)?
+            if bytes.get(word_at).is_some_and(u8::is_ascii_alphabetic) {
+                let upper = run(bytes, word_at, |b| b.is_ascii_uppercase());
+                let lower = run(bytes, word_at + upper, |b| b.is_ascii_lowercase());
+                let end = word_at + upper + lower;
+                return end + contraction(bytes, end);
+            }
+        }
+        Encoding::Cl100kBase => {
+            let contracted = contraction(bytes, at);
+            if contracted > 0 {
+                return at + contracted;
+            }
+            // [^\r\n\p{L}\p{N}]?\p{L}+
+            if bytes.get(word_at).is_some_and(u8::is_ascii_alphabetic) {
+                return word_at + run(bytes, word_at, |b| b.is_ascii_alphabetic());
+            }
+        }
+    }
+    // \p{N}{1,3}
+    if first.is_ascii_digit() {
+        return at + run(bytes, at, |b| b.is_ascii_digit()).min(3);
+    }
+    // ` ?[^\s\p{L}\p{N}]+[\r\n/]*` (o200k_base) or `…[\r\n]*` (cl100k_base)
+    let symbols_at = if first == b' ' { at + 1 } else { at };
+    if bytes.get(symbols_at).is_some_and(|&b| is_other(b)) {
+        let end = symbols_at + run(bytes, symbols_at, is_other);
+        let trailing = match encoding {
+            Encoding::O200kBase => run(bytes, end, |b| is_newline(b) || b == b'/'),
+            Encoding::Cl100kBase => run(bytes, end, is_newline),
+        };
+        return end + trailing;
+    }
+    // What is left starts with white space.
+    let space = run(bytes, at, is_space);
+    let end = at + space;
+    // \s*[\r\n]+ : up to the last line break of the run.
+    if let Some(last_break) = bytes[at..end].iter().rposition(|&b| is_newline(b)) {
+        return at + last_break + 1;
+    }
+    // \s+$ , then \s+(?!\S) : the run to the end, or all of it but the space before the next
+    // word, which leads that word.
+    if end == bytes.len() || space == 1 {
+        end
+    } else {
+        end - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces(encoding: Encoding, text: &str) -> Vec<String> {
+        let mut cut = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            let end = ascii_piece_end(encoding, text.as_bytes(), at);
+            cut.push(text[at..end].to_string());
+            at = end;
+        }
+        cut
+    }
+
+    fn regex_pieces(encoding: Encoding, text: &str) -> Vec<String> {
+        let tokenizer = match encoding {
+            Encoding::O200kBase => bpe_openai::o200k_base(),
+            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
+        };
+        tokenizer.split(text).map(str::to_string).collect()
+    }
+
+    /// A small deterministic generator, so a failure names a seed that reproduces it.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// Text made of the fragments the patterns treat differently, so every alternative and
+    /// every boundary between two of them comes up.
+    fn ascii_text(rng: &mut Rng) -> String {
+        const FRAGMENTS: &[&str] = &[
+            " ",
+            "  ",
+            "   ",
+            "\t",
+            "\n",
+            "\r\n",
+            "\n\n",
+            " \n",
+            "\x0b",
+            "\x0c",
+            "a",
+            "hello",
+            "World",
+            "HTTP",
+            "HTTPServer",
+            "camelCase",
+            "x",
+            "Z",
+            "'s",
+            "'S",
+            "'re",
+            "'LL",
+            "'d",
+            "'ve",
+            "'m",
+            "'t",
+            "'",
+            "''",
+            "0",
+            "12",
+            "1234567",
+            "3.14",
+            ".",
+            "...",
+            "/",
+            "//",
+            "/usr/bin",
+            "{",
+            "}",
+            "()",
+            "=>",
+            "#",
+            "!",
+            "?",
+            "-",
+            "_",
+            "__init__",
+            "\"",
+            "<|",
+            "|>",
+            "<|endoftext|>",
+            "\x00",
+            "\x01",
+            "\x1f",
+            "\x7f",
+            "~",
+            "@",
+            "$",
+            "%",
+            "^",
+            "&",
+            "*",
+            ";",
+            ":",
+            ",",
+            "`",
+            "\\",
+            "[",
+            "]",
+        ];
+        let len = (rng.next() % 40) as usize;
+        (0..len)
+            .map(|_| FRAGMENTS[(rng.next() % FRAGMENTS.len() as u64) as usize])
+            .collect()
+    }
+
+    #[test]
+    fn ascii_text_is_cut_as_the_encodings_expression_cuts_it() {
+        // Protects exactness: the hand-written cut must equal the regular expression's on
+        // every arrangement of the classes the patterns distinguish.
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for case in 0..20_000 {
+            let text = ascii_text(&mut rng);
+            for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+                assert_eq!(
+                    pieces(encoding, &text),
+                    regex_pieces(encoding, &text),
+                    "case {case} in {}: {text:?}",
+                    encoding.as_str()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_ascii_byte_pair_and_triple_is_cut_as_the_expression_cuts_it() {
+        // Protects the classes: each byte lands in the same class as the expression puts it.
+        for a in 0u8..128 {
+            for b in 0u8..128 {
+                let text = String::from_utf8(vec![a, b, b' ', a]).expect("ASCII");
+                for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+                    assert_eq!(
+                        pieces(encoding, &text),
+                        regex_pieces(encoding, &text),
+                        "{text:?} in {}",
+                        encoding.as_str()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn kept_piece_counts_equal_counting_afresh() {
+        // Protects the per-thread counts: a count taken from them equals the encoding's own.
+        let mut rng = Rng(7);
+        for _ in 0..2_000 {
+            let text = ascii_text(&mut rng) + "héllo wörld 数字 🙂";
+            for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+                let own = match encoding {
+                    Encoding::O200kBase => bpe_openai::o200k_base().count(text.as_str()),
+                    Encoding::Cl100kBase => bpe_openai::cl100k_base().count(text.as_str()),
+                };
+                assert_eq!(count(encoding, &text), own, "{text:?}");
+                assert_eq!(count(encoding, &text[..text.len() - 4]), {
+                    let ascii_part = &text[..text.len() - 4];
+                    match encoding {
+                        Encoding::O200kBase => bpe_openai::o200k_base().count(ascii_part),
+                        Encoding::Cl100kBase => bpe_openai::cl100k_base().count(ascii_part),
+                    }
+                });
+            }
+        }
+    }
+}
