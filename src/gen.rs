@@ -699,6 +699,19 @@ fn agentskit(sink: &mut Sink<'_>, rng: &mut Rng, text: &Text) -> std::io::Result
         messages.push(json!({"id": user_id, "role": "user", "content": question, "status": "complete", "createdAt": at}));
         let size = Text::size(rng);
         let answer = text.cut(rng, size);
+        // What the model read, as a provider would count it: the conversation so far, framed,
+        // and a few tokens of its own.
+        let prompt = crate::tokens::RequestTokens::of_messages(
+            crate::tokens::tokenizer_for(None),
+            messages.iter().map(|m| {
+                (
+                    m["role"].as_str().unwrap_or_default(),
+                    m["content"].as_str().unwrap_or_default(),
+                )
+            }),
+        )
+        .total
+            + rng.range(0, 8);
         let steps = rng.range(1, 4);
         for step in 1..=steps {
             let partial = &answer[..answer.len() * step as usize / steps as usize];
@@ -715,7 +728,7 @@ fn agentskit(sink: &mut Sink<'_>, rng: &mut Rng, text: &Text) -> std::io::Result
                     "sessionId": session, "turnId": turn_id, "sequence": sequence, "emittedAt": at,
                     "event": "server.turn.snapshot", "payload": {"messages": shown,
                     "status": if done { "complete" } else { "streaming" },
-                    "usage": {"promptTokens": 100 + turn, "completionTokens": partial.len() / 4, "totalTokens": 100 + turn + partial.len() as u64 / 4},
+                    "usage": {"promptTokens": prompt, "completionTokens": partial.len() / 4, "totalTokens": prompt + partial.len() as u64 / 4},
                     "lineage": lineage}}),
             )?;
             if done {

@@ -91,7 +91,7 @@ fn given_the_demo_when_sizes_are_measured_then_each_request_has_its_lanes_and_ma
             "the total is the bytes of the message contents at @{}",
             s.request_offset
         );
-        let counted = journalscope::iterate::tokens::RequestTokens::of_messages(
+        let counted = journalscope::iterate::tokens::count_messages(
             snapshot.model.as_deref(),
             &snapshot.messages,
         );

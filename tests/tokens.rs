@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use journalscope::import::ImportControl;
-use journalscope::iterate::tokens::RequestTokens;
+use journalscope::iterate::tokens::count_messages;
 use journalscope::iterate::Transport;
 use journalscope::journal::{Demo, Journal};
 use journalscope::report::{context_sizes, OffsetRange};
@@ -373,8 +373,7 @@ fn kept_counts_equal_counting_the_rendered_messages_afresh() {
                 let Ok(snapshot) = journal.request(request.offset, transport) else {
                     continue;
                 };
-                let afresh =
-                    RequestTokens::of_messages(snapshot.model.as_deref(), &snapshot.messages);
+                let afresh = count_messages(snapshot.model.as_deref(), &snapshot.messages);
                 assert_eq!(
                     snapshot.tokens,
                     afresh,
@@ -422,5 +421,153 @@ fn the_compaction_threshold_view_names_the_request_that_crossed_it() {
     assert!(
         tokens.summary.is_some_and(|s| s > 0),
         "the summary costs tokens too"
+    );
+}
+
+/// An AgentsKit session of one turn: a submit, then `snapshots` streaming snapshots of the reply
+/// to a short question, each reporting `prompt_tokens`.
+fn kit_turn(prompt_tokens: u64, snapshots: u64) -> String {
+    let envelope = |sequence: u64, event: &str, payload: Value| {
+        json!({"protocol": "agentskit.chat.turn", "version": 1,
+               "eventId": format!("e{sequence}"), "sessionId": "s1", "turnId": "t1",
+               "sequence": sequence, "emittedAt": "2026-07-11T10:00:00.000Z",
+               "event": event, "payload": payload})
+        .to_string()
+    };
+    let mut lines = vec![envelope(
+        0,
+        "client.turn.submit",
+        json!({"input": "Which port does the staging database listen on?"}),
+    )];
+    for sequence in 1..=snapshots {
+        let reply = "It listens on 5433".repeat(sequence as usize);
+        lines.push(envelope(
+            sequence,
+            "server.turn.snapshot",
+            json!({"messages": [
+                    {"id": "u1", "role": "user", "content": "Which port does the staging database listen on?",
+                     "status": "complete", "createdAt": "2026-07-11T10:00:00.000Z"},
+                    {"id": "a1", "role": "assistant", "content": reply,
+                     "status": "streaming", "createdAt": "2026-07-11T10:00:00.000Z"}],
+                   "status": "streaming",
+                   "usage": {"promptTokens": prompt_tokens, "completionTokens": 4 * sequence,
+                             "totalTokens": prompt_tokens + 4 * sequence}}),
+        ));
+    }
+    lines.join("\n") + "\n"
+}
+
+/// The prompt of `kit_turn` as counted: the question's content, its framing and the reply's
+/// priming.
+fn kit_prompt() -> u64 {
+    u64::from(Encoding::O200kBase.count("Which port does the staging database listen on?")) + 4 + 3
+}
+
+fn kit_token_diagnostics(journal: &Journal) -> Vec<journalscope::diagnostic::Diagnostic> {
+    journal
+        .diagnostics()
+        .expect("diagnostics")
+        .into_iter()
+        .filter(|d| d.code == "token-count-differs")
+        .collect()
+}
+
+#[test]
+fn given_an_agentskit_prompt_reported_as_counted_then_the_snapshot_shows_both_and_nothing_is_said()
+{
+    let dir = tempfile::tempdir().expect("temp dir");
+    let counted = kit_prompt();
+    let journal = open(
+        dir.path(),
+        "kit-match.ndjson",
+        kit_turn(counted + 2, 3).as_bytes(),
+    );
+    assert!(
+        kit_token_diagnostics(&journal).is_empty(),
+        "2 tokens apart is within the tolerance"
+    );
+    let state = journal.agentskit_state(4, None).expect("state");
+    let tokens = state.tokens.expect("the held snapshot's prompt is counted");
+    assert_eq!(tokens.messages, 1, "the reply being streamed is not prompt");
+    assert_eq!(
+        tokens.counted.total, counted,
+        "content, framing and priming"
+    );
+    assert!(
+        !tokens.counted.tokenizer.exact,
+        "AgentsKit names no model: an estimate"
+    );
+    let reconciliation = tokens.reconciliation.expect("reported");
+    assert_eq!(
+        (reconciliation.reported, reconciliation.difference),
+        (counted + 2, -2)
+    );
+    assert!(reconciliation.within);
+}
+
+#[test]
+fn given_an_agentskit_prompt_reported_far_above_its_count_then_one_warning_names_both() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let counted = kit_prompt();
+    let journal = open(
+        dir.path(),
+        "kit-differs.ndjson",
+        kit_turn(900, 3).as_bytes(),
+    );
+    let said = kit_token_diagnostics(&journal);
+    assert_eq!(
+        said.len(),
+        1,
+        "the turn's three snapshots repeat one report, which is said once: {said:?}"
+    );
+    assert_eq!(
+        said[0].offset,
+        Some(2),
+        "on the first snapshot that reported it"
+    );
+    assert!(
+        said[0]
+            .message
+            .contains(&format!("counts {counted} tokens"))
+            && said[0].message.contains("reported 900"),
+        "the warning names the count and the report: {}",
+        said[0].message
+    );
+    let state = journal.agentskit_state(4, None).expect("state");
+    assert!(
+        !state
+            .tokens
+            .and_then(|t| t.reconciliation)
+            .expect("reported")
+            .within,
+        "the snapshot view marks it beyond the tolerance"
+    );
+}
+
+#[test]
+fn given_an_agentskit_snapshot_with_no_prompt_figure_then_the_count_stands_alone() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = open(dir.path(), "kit-none.ndjson", kit_turn(0, 2).as_bytes());
+    assert!(
+        kit_token_diagnostics(&journal).is_empty(),
+        "nothing to reconcile"
+    );
+    let tokens = journal
+        .agentskit_state(3, None)
+        .expect("state")
+        .tokens
+        .expect("counted all the same");
+    assert_eq!(tokens.counted.total, kit_prompt());
+    assert_eq!(tokens.reported, None, "0 prompt tokens is no report");
+}
+
+#[test]
+fn the_agentskit_demo_reports_what_its_prompts_count() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bytes = std::fs::read(root().join("demo/agentskit-demo.ndjson")).expect("the demo");
+    let journal = open(dir.path(), "agentskit-demo.ndjson", &bytes);
+    assert!(
+        kit_token_diagnostics(&journal).is_empty(),
+        "the demo's usage figures are what its prompts count"
     );
 }

@@ -636,6 +636,15 @@ async fn agentskit(c: &Client) -> Outcome {
             &format!("the {verdict} verdict is shown: {verdicts}"),
         )?;
     }
+    // The held snapshot's prompt, counted and set against the promptTokens it reported.
+    let prompt = wait_for(c, "[data-testid=kit-prompt-tokens]").await?;
+    let prompt = prompt.text().await.map_err(err("prompt tokens"))?;
+    check(
+        prompt.contains(
+            "prompt of 1 message: 14 tokens (o200k_base, an estimate) · reported 14 · the same",
+        ),
+        &format!("the prompt's count stands against its report: {prompt}"),
+    )?;
     let first_turn = wait_for(c, "[data-testid=lineage-turn]").await?;
     first_turn.click().await.map_err(err("lineage turn"))?;
     wait_until(

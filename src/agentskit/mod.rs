@@ -5,6 +5,7 @@
 pub mod cursor;
 pub mod decoder;
 pub mod lineage;
+pub mod prompt;
 pub mod view;
 
 use std::collections::HashMap;
@@ -21,6 +22,7 @@ use crate::store::{Store, StoreError, StoredEvent};
 pub use cursor::{Cursor, Verdict};
 pub use decoder::{decode, DecodeError, ProtocolCode, TurnBody, TurnEvent};
 pub use lineage::{LineageNode, LineageTree};
+pub use prompt::PromptTokens;
 pub use view::{
     render_state_text, render_turns_text, state_at, state_at_stored, turns, turns_in_slices,
     turns_stored, LineReport, SnapshotAt, TurnsReport,
@@ -258,6 +260,7 @@ impl Interpreter for AgentsKit {
                 held: resume.held,
                 lineage,
                 before_session,
+                flagged: resume.flagged,
                 records: seq,
                 ..KitFold::default()
             }) as Box<dyn Fold>
@@ -294,6 +297,17 @@ struct Resume {
     /// Before a valid snapshot names the session: what each session's lineage knows so far.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     before_session: Vec<lineage::LineageState>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    flagged: Option<Flagged>,
+}
+
+/// The latest prompt whose count and report were too far apart: the turn's later snapshots
+/// repeat the same report, and one warning says it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Flagged {
+    turn: String,
+    counted: u64,
+    reported: u64,
 }
 
 /// The cursor on the session of the first valid snapshot, folded line by line: one mark per
@@ -307,6 +321,10 @@ struct KitFold {
     /// Before the first valid snapshot names the session, each session's lineage so far: the
     /// one of the session that turns out to be followed goes on.
     before_session: HashMap<String, lineage::LineageBuilder>,
+    flagged: Option<Flagged>,
+    /// The turn, prompt length and report last set against a count: a turn's streaming
+    /// snapshots repeat its prompt, which is counted once.
+    checked: Option<(String, usize, u64)>,
     found: Analysis,
     records: u64,
 }
@@ -341,6 +359,9 @@ impl Fold for KitFold {
             kind: verdict.as_str().to_string(),
             note: note(verdict, &line, previous, self.session.as_deref()),
         });
+        if verdict == Verdict::Accepted {
+            self.reconcile(&line);
+        }
         match (&mut self.lineage, &line.decoded) {
             (Some(lineage), _) => lineage.add(&line),
             (None, Ok(event)) => self
@@ -360,7 +381,9 @@ impl Fold for KitFold {
     fn end(&mut self) -> Analysis {
         let mut analysis = self.take_found();
         if let Some(lineage) = &self.lineage {
-            analysis.diagnostics = lineage.clone().finish().diagnostics;
+            analysis
+                .diagnostics
+                .extend(lineage.clone().finish().diagnostics);
         }
         let mut before_session: Vec<lineage::LineageState> = self
             .before_session
@@ -374,6 +397,7 @@ impl Fold for KitFold {
             held: self.held,
             lineage: self.lineage.as_ref().map(lineage::LineageBuilder::state),
             before_session,
+            flagged: self.flagged.clone(),
         };
         analysis.provisional_codes = lineage::PROVISIONAL_CODES.to_vec();
         analysis.checkpoints = vec![(
@@ -391,6 +415,65 @@ impl Fold for KitFold {
 
     fn records(&self) -> u64 {
         self.records
+    }
+}
+
+impl KitFold {
+    /// Sets an accepted snapshot's reported prompt against its count: a difference beyond the
+    /// tolerance is a warning on the line, once for each turn and figures.
+    fn reconcile(&mut self, line: &Line) {
+        let Ok(TurnEvent {
+            turn_id,
+            body: TurnBody::Snapshot(snapshot),
+            ..
+        }) = &line.decoded
+        else {
+            return;
+        };
+        let key = (
+            turn_id.clone(),
+            prompt::prompt_messages(snapshot).len(),
+            snapshot.usage.prompt_tokens,
+        );
+        if self.checked.as_ref() == Some(&key) {
+            return;
+        }
+        self.checked = Some(key);
+        let tokens = PromptTokens::of(snapshot);
+        let Some(check) = tokens.reconciliation.filter(|r| !r.within) else {
+            return;
+        };
+        let flagged = Flagged {
+            turn: turn_id.clone(),
+            counted: check.counted,
+            reported: check.reported,
+        };
+        if self.flagged.as_ref() == Some(&flagged) {
+            return;
+        }
+        self.flagged = Some(flagged);
+        let way = if check.difference > 0 {
+            "more"
+        } else {
+            "fewer"
+        };
+        self.found.diagnostics.push((
+            line.seq,
+            Diagnostic::warning(
+                line.line,
+                Some(line.offset),
+                "token-count-differs",
+                format!(
+                    "turn {turn_id}'s prompt of {} messages counts {} tokens ({}); its snapshot reported {}: {} {way}, beyond the tolerance of {}",
+                    tokens.messages,
+                    check.counted,
+                    tokens.counted.tokenizer.method,
+                    check.reported,
+                    check.difference.unsigned_abs(),
+                    check.tolerance
+                ),
+            ),
+        ));
     }
 }
 

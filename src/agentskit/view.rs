@@ -10,6 +10,7 @@ use ts_rs::TS;
 use super::cursor::{Cursor, Verdict};
 use super::decoder::{Lineage, Message, TurnBody, TurnDiagnostic, TurnEvent, TurnStatus, Usage};
 use super::lineage::{lineage, LineageBuilder, LineageNode};
+use super::prompt::PromptTokens;
 use super::Journal;
 use crate::store::{Store, StoreError, StoredEvent};
 
@@ -219,6 +220,8 @@ pub struct SnapshotAt {
     pub status: Option<TurnStatus>,
     pub messages: Option<Vec<Message>>,
     pub usage: Option<Usage>,
+    /// The turn's prompt counted, against the usage's `promptTokens`.
+    pub tokens: Option<Box<PromptTokens>>,
     pub lineage: Option<Lineage>,
     /// The turn the held snapshot belongs to.
     pub turn_id: Option<String>,
@@ -327,6 +330,7 @@ fn snapshot_at(at: i64, session: Option<String>, held: Option<(&TurnEvent, i64)>
         status: snapshot.map(|(_, s, _)| s.status),
         messages: snapshot.map(|(_, s, _)| s.messages.clone()),
         usage: snapshot.map(|(_, s, _)| s.usage),
+        tokens: snapshot.map(|(_, s, _)| Box::new(PromptTokens::of(s))),
         lineage: snapshot.and_then(|(_, s, _)| s.lineage.clone()),
         turn_id: snapshot.map(|(e, _, _)| e.turn_id.clone()),
         offset: snapshot.map(|(_, _, o)| o),
@@ -361,6 +365,9 @@ pub fn render_state_text(state: &SnapshotAt) -> String {
             "usage: prompt {} completion {} total {}",
             usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
         );
+    }
+    if let Some(tokens) = &state.tokens {
+        let _ = writeln!(out, "{}", tokens.line());
     }
     match &state.lineage {
         Some(Lineage {

@@ -1385,7 +1385,7 @@ mod tests {
             request_offset: request,
             transport: Transport::Openai,
             model: Some("m".to_string()),
-            tokens: crate::iterate::tokens::RequestTokens::of_messages(Some("m"), &messages),
+            tokens: crate::iterate::tokens::count_messages(Some("m"), &messages),
             messages,
             items: rendered,
         }

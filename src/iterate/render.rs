@@ -73,7 +73,16 @@ pub fn header_line(item: &Item) -> String {
 
 /// An item's message text: its header line, a newline, its content verbatim.
 pub fn item_message(item: &Item) -> String {
-    format!("{}\n{}", header_line(item), item.content)
+    let (head, content) = item_message_parts(item);
+    head + content
+}
+
+/// [`item_message`] in two parts: what comes before the content (ending with a line break),
+/// and the content.
+pub fn item_message_parts(item: &Item) -> (String, &str) {
+    let mut head = header_line(item);
+    head.push('\n');
+    (head, &item.content)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
@@ -109,7 +118,7 @@ pub struct RequestSnapshot {
     pub messages: Vec<Message>,
     pub items: Vec<RenderedItem>,
     /// What the body costs in tokens: `tokens.messages[i]` counts `messages[i]`.
-    pub tokens: super::tokens::RequestTokens,
+    pub tokens: crate::tokens::RequestTokens,
 }
 
 /// The provider body as it goes on the wire.

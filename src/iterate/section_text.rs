@@ -94,23 +94,29 @@ pub fn message_header(item: &Item) -> Option<String> {
 
 /// The text one item of the list stands for in a request.
 pub fn item_text(item: &Item) -> String {
+    let (head, content) = item_text_parts(item);
+    head + content
+}
+
+/// [`item_text`] in two parts: what comes before the content (empty, or ending with a line
+/// break), and the content (empty when the whole text is made here).
+pub fn item_text_parts(item: &Item) -> (String, &str) {
     if item.stamp {
-        return format!("Requested at: {}", item.content);
+        return (format!("Requested at: {}", item.content), "");
     }
     if item.is_section() {
-        return section_block(item);
+        return (section_block(item), "");
     }
-    let mut text = String::new();
+    let mut head = String::new();
     if let Some(header) = message_header(item) {
-        text.push_str(&header);
-        text.push('\n');
+        head.push_str(&header);
+        head.push('\n');
         if actor_type(item.actor.as_ref()) == Some("agent") {
-            text.push_str(AGENT_REPLY_LINE);
-            text.push('\n');
+            head.push_str(AGENT_REPLY_LINE);
+            head.push('\n');
         }
     }
-    text.push_str(&item.content);
-    text
+    (head, &item.content)
 }
 
 /// The first line of [`item_text`]: what a view shows as the item's header.

@@ -4,15 +4,14 @@
 
 use std::sync::OnceLock;
 
-use serde::Serialize;
-use ts_rs::TS;
-
 use super::event::Role;
 use super::projection::{Item, Projection, Rules};
-use super::render::{item_message, timestamp_message, Message, PROTOCOL_MESSAGE};
+use super::render::{item_message_parts, timestamp_message, Message, PROTOCOL_MESSAGE};
 use super::roles::{provider_role, Transport};
-use super::section_text::{item_text, standing_document, wire_role, SECTIONS_PROTOCOL_MESSAGE};
-use crate::tokens::{message_framing, tokenizer_for, Encoding, Tokenizer, REPLY_PRIMING};
+use super::section_text::{
+    item_text_parts, standing_document, wire_role, SECTIONS_PROTOCOL_MESSAGE,
+};
+use crate::tokens::{tokenizer_for, Encoding, RequestTokens};
 
 /// What an item's o200k_base count was taken of: the header line changes with these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,12 +34,13 @@ impl PartialEq for TokenMemo {
 }
 
 impl Item {
-    /// The text of this item's message under `rules`.
-    fn message_text(&self, rules: Rules) -> String {
-        match rules {
-            Rules::Seed => item_message(self),
-            _ => item_text(self),
-        }
+    /// Tokens of this item's message under `rules` in `encoding`.
+    fn count_message(&self, rules: Rules, encoding: Encoding) -> u32 {
+        let (head, content) = match rules {
+            Rules::Seed => item_message_parts(self),
+            _ => item_text_parts(self),
+        };
+        encoding.count_after_line(&head, content)
     }
 
     /// Tokens of this item's message content in o200k_base, counted on first need.
@@ -56,9 +56,9 @@ impl Item {
                 return counted.tokens;
             }
             // A clone whose header changed after its count: count again, keep the first.
-            return Encoding::O200kBase.count(&self.message_text(rules));
+            return self.count_message(rules, Encoding::O200kBase);
         }
-        let tokens = Encoding::O200kBase.count(&self.message_text(rules));
+        let tokens = self.count_message(rules, Encoding::O200kBase);
         let _ = self.tokens.0.set(key(tokens));
         tokens
     }
@@ -74,27 +74,11 @@ impl Item {
     }
 }
 
-/// A request's tokens: each message's content, the chat format's framing, and their sum, which
-/// is what the provider bills as input for this body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct RequestTokens {
-    pub tokenizer: Tokenizer,
-    /// Content tokens of each message, in the body's order.
-    pub messages: Vec<u32>,
-    /// Per message, its markers and role; once, the reply's priming.
-    #[ts(type = "number")]
-    pub framing: u64,
-    #[ts(type = "number")]
-    pub total: u64,
-}
-
 /// Counts `text` with `encoding`, taking the item's kept o200k_base count when it applies.
 fn item_tokens(item: &Item, rules: Rules, encoding: Encoding) -> u32 {
     match encoding {
         Encoding::O200kBase => item.tokens(rules),
-        other => other.count(&item.message_text(rules)),
+        other => item.count_message(rules, other),
     }
 }
 
@@ -146,35 +130,20 @@ pub fn count_request(
             encoding.count(&timestamp_message(created_at)),
         ));
     }
-    RequestTokens::framed(tokenizer, messages)
+    RequestTokens::framed(
+        tokenizer,
+        messages
+            .into_iter()
+            .map(|(role, tokens)| (role.as_str(), tokens)),
+    )
 }
 
-impl RequestTokens {
-    /// Counts each message's text afresh: the plain way, which the kept counts agree with.
-    pub fn of_messages(model: Option<&str>, messages: &[Message]) -> RequestTokens {
-        let tokenizer = tokenizer_for(model);
-        let encoding = tokenizer.encoding;
-        let counted = messages
+/// Counts each message's text afresh: the plain way, which the kept counts agree with.
+pub fn count_messages(model: Option<&str>, messages: &[Message]) -> RequestTokens {
+    RequestTokens::of_messages(
+        tokenizer_for(model),
+        messages
             .iter()
-            .map(|m| (m.role, encoding.count(&m.content)))
-            .collect();
-        RequestTokens::framed(tokenizer, counted)
-    }
-
-    /// The content counts with the chat format's framing added.
-    fn framed(tokenizer: Tokenizer, messages: Vec<(Role, u32)>) -> RequestTokens {
-        let encoding = tokenizer.encoding;
-        let framing: u64 = messages
-            .iter()
-            .map(|(role, _)| u64::from(message_framing(encoding, role.as_str())))
-            .sum::<u64>()
-            + u64::from(REPLY_PRIMING);
-        let content: u64 = messages.iter().map(|(_, tokens)| u64::from(*tokens)).sum();
-        RequestTokens {
-            tokenizer,
-            messages: messages.into_iter().map(|(_, tokens)| tokens).collect(),
-            framing,
-            total: content + framing,
-        }
-    }
+            .map(|m| (m.role.as_str(), m.content.as_str())),
+    )
 }

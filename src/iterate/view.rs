@@ -706,8 +706,7 @@ impl IterateJournal {
                     event.created_at.as_deref(),
                     Transport::Openai,
                 );
-                let tokens =
-                    super::tokens::RequestTokens::of_messages(model.as_deref(), &rendered.messages);
+                let tokens = super::tokens::count_messages(model.as_deref(), &rendered.messages);
                 summaries.push(RequestSummary {
                     offset: event.offset,
                     model: model.clone(),

@@ -32,6 +32,19 @@ impl Encoding {
     pub fn count(self, text: &str) -> u32 {
         u32::try_from(pieces::count(self, text)).unwrap_or(u32::MAX)
     }
+
+    /// Tokens of `head` followed by `tail`, where `head` is empty or ends with a line break:
+    /// the two are counted apart, so the text is never put together, unless `tail` could run
+    /// on a piece of `head`.
+    pub fn count_after_line(self, head: &str, tail: &str) -> u32 {
+        if head.is_empty() || tail.is_empty() {
+            return self.count(head).saturating_add(self.count(tail));
+        }
+        if head.ends_with('\n') && pieces::starts_a_piece_after_line_break(tail) {
+            return self.count(head).saturating_add(self.count(tail));
+        }
+        self.count(&format!("{head}{tail}"))
+    }
 }
 
 /// How a request's tokens are counted: the encoding, and whether the count is the provider's
@@ -136,6 +149,58 @@ fn role_tokens(encoding: Encoding, role: &str) -> u32 {
         1
     } else {
         encoding.count(role)
+    }
+}
+
+/// A request's tokens: each message's content, the chat format's framing, and their sum, which
+/// is what the provider bills as input for this body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RequestTokens {
+    pub tokenizer: Tokenizer,
+    /// Content tokens of each message, in the body's order.
+    pub messages: Vec<u32>,
+    /// Per message, its markers and role; once, the reply's priming.
+    #[ts(type = "number")]
+    pub framing: u64,
+    #[ts(type = "number")]
+    pub total: u64,
+}
+
+impl RequestTokens {
+    /// Counts each message, given as its role and content, with `tokenizer`.
+    pub fn of_messages<'a>(
+        tokenizer: Tokenizer,
+        messages: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> RequestTokens {
+        let encoding = tokenizer.encoding;
+        let counted = messages
+            .into_iter()
+            .map(|(role, content)| (role, encoding.count(content)));
+        RequestTokens::framed(tokenizer, counted)
+    }
+
+    /// Content counts, each with its message's role, with the chat format's framing added.
+    pub fn framed<'a>(
+        tokenizer: Tokenizer,
+        messages: impl IntoIterator<Item = (&'a str, u32)>,
+    ) -> RequestTokens {
+        let encoding = tokenizer.encoding;
+        let mut framing = u64::from(REPLY_PRIMING);
+        let mut content = 0;
+        let mut counts = Vec::new();
+        for (role, tokens) in messages {
+            framing += u64::from(message_framing(encoding, role));
+            content += u64::from(tokens);
+            counts.push(tokens);
+        }
+        RequestTokens {
+            tokenizer,
+            messages: counts,
+            framing,
+            total: content + framing,
+        }
     }
 }
 

@@ -52,6 +52,7 @@ export type { AgUiStep } from "../generated/AgUiStep";
 export type { AgUiRunSpan } from "../generated/AgUiRunSpan";
 export type { AgUiPathChange } from "../generated/AgUiPathChange";
 export type { AgentsKitSnapshotAt } from "../generated/AgentsKitSnapshotAt";
+export type { AgentsKitPromptTokens } from "../generated/AgentsKitPromptTokens";
 export type { AgentsKitTurnsReport } from "../generated/AgentsKitTurnsReport";
 export type { AgentsKitLineageNode } from "../generated/AgentsKitLineageNode";
 export type { AgentsKitVerdict } from "../generated/AgentsKitVerdict";
