@@ -947,24 +947,6 @@ pub struct CacheEntry {
     pub reported_cached: Option<u64>,
 }
 
-/// Tokens of a request's first `messages` messages, each with its framing.
-fn prefix_tokens(snapshot: &RequestSnapshot, messages: usize) -> u64 {
-    let encoding = snapshot.tokens.tokenizer.encoding;
-    snapshot
-        .messages
-        .iter()
-        .zip(&snapshot.tokens.messages)
-        .take(messages)
-        .map(|(message, tokens)| {
-            u64::from(*tokens)
-                + u64::from(crate::tokens::message_framing(
-                    encoding,
-                    message.role.as_str(),
-                ))
-        })
-        .sum()
-}
-
 /// Prefix stability across every request of a journal, each against the one before it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -1096,9 +1078,9 @@ impl CacheReportBuilder {
             Some((before, changes)) => {
                 let diff = diff_snapshots(before, snapshot, changes);
                 let reused_prefix_tokens =
-                    prefix_tokens(snapshot, diff.common_prefix_messages as usize);
+                    snapshot.prefix_tokens(diff.common_prefix_messages as usize);
                 let ideal_prefix_tokens =
-                    prefix_tokens(before, before.messages.len().saturating_sub(1));
+                    before.prefix_tokens(before.messages.len().saturating_sub(1));
                 CacheEntry {
                     request_offset: offset,
                     previous_request: Some(before.request_offset),

@@ -139,27 +139,19 @@ fn trigger_facts(
         return Ok(TriggerFacts::default());
     };
     let row = store
-        .request_rows_before(journal_id, request.seq + 1, 1)?
-        .into_iter()
-        .find(|(row_seq, _)| *row_seq == request.seq)
-        .and_then(|(_, row)| serde_json::from_str::<RequestSummary>(&row).ok());
-    let configured: Vec<String> = ["agent", "agents"]
-        .iter()
-        .map(|family| format!("events.iterate.com/{family}/configured"))
-        .collect();
-    let mut fraction = None;
-    if let Some(&last) = store
-        .seqs_of_types(journal_id, &configured)?
-        .iter()
-        .rev()
-        .find(|&&configured_seq| configured_seq < seq)
-    {
-        fraction = store
-            .events_between(journal_id, last, last + 1)?
-            .iter()
-            .filter_map(|record| record.json())
-            .find_map(|value| TriggerFacts::fraction_of(&value));
-    }
+        .request_row(journal_id, request.seq)?
+        .and_then(|row| serde_json::from_str::<RequestSummary>(&row).ok());
+    let fraction = store
+        .last_event_of_types_before(
+            journal_id,
+            &[
+                "events.iterate.com/agent/configured",
+                "events.iterate.com/agents/configured",
+            ],
+            seq,
+        )?
+        .and_then(|record| record.json())
+        .and_then(|value| TriggerFacts::fraction_of(&value));
     Ok(TriggerFacts {
         counted: row.as_ref().and_then(|row| row.tokens),
         usage: row.as_ref().and_then(|row| row.reported),

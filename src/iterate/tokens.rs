@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 
 use super::event::Role;
 use super::projection::{Item, Projection, Rules};
-use super::render::{item_message_parts, timestamp_message, Message, PROTOCOL_MESSAGE};
+use super::render::{
+    item_message_parts, timestamp_message, Message, RequestSnapshot, PROTOCOL_MESSAGE,
+};
 use super::roles::{provider_role, Transport};
 use super::section_text::{
     item_text_parts, standing_document, wire_role, SECTIONS_PROTOCOL_MESSAGE,
@@ -146,4 +148,24 @@ pub fn count_messages(model: Option<&str>, messages: &[Message]) -> RequestToken
             .iter()
             .map(|m| (m.role.as_str(), m.content.as_str())),
     )
+}
+
+impl RequestSnapshot {
+    /// Tokens of this request's first `messages` messages, each with its framing: what a
+    /// provider's prefix cache can serve when they are shared with the request before.
+    pub fn prefix_tokens(&self, messages: usize) -> u64 {
+        let encoding = self.tokens.tokenizer.encoding;
+        self.messages
+            .iter()
+            .zip(&self.tokens.messages)
+            .take(messages)
+            .map(|(message, tokens)| {
+                u64::from(*tokens)
+                    + u64::from(crate::tokens::message_framing(
+                        encoding,
+                        message.role.as_str(),
+                    ))
+            })
+            .sum()
+    }
 }

@@ -379,6 +379,18 @@ pub struct RequestSummary {
     pub reported: Option<super::event::Usage>,
 }
 
+impl RequestSummary {
+    /// The request's count set against its reported input, once both are known.
+    pub fn reconciliation(&self) -> Option<crate::tokens::Reconciliation> {
+        let reported = self.reported.and_then(|usage| usage.input)?;
+        Some(crate::tokens::Reconciliation::of(
+            self.tokens?,
+            reported,
+            self.tokens_exact,
+        ))
+    }
+}
+
 /// One item whose provider role differs from its product role on a transport.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -1285,11 +1297,11 @@ impl Analyser {
         if let Ok(row) = serde_json::to_string(&request) {
             self.analysis.requests.push((request_seq, row));
         }
-        let (offset, counted, exact) = (request.offset, request.tokens, request.tokens_exact);
-        let (Some(reported), Some(counted)) = (usage.input, counted) else {
+        let (offset, exact) = (request.offset, request.tokens_exact);
+        let Some(check) = request.reconciliation() else {
             return;
         };
-        let check = crate::tokens::Reconciliation::of(counted, reported, exact);
+        let (counted, reported) = (check.counted, check.reported);
         if !check.within {
             let (how, way) = match (exact, check.difference < 0) {
                 (true, true) => ("exact", "fewer"),

@@ -109,14 +109,7 @@ impl Journal {
             .find(|row| row.offset == request_offset);
         if let Some(row) = row {
             view.reported = row.reported;
-            view.reconciliation = match (row.tokens, row.reported.and_then(|u| u.input)) {
-                (Some(counted), Some(reported)) => Some(crate::tokens::Reconciliation::of(
-                    counted,
-                    reported,
-                    row.tokens_exact,
-                )),
-                _ => None,
-            };
+            view.reconciliation = row.reconciliation();
         }
         Ok(view)
     }

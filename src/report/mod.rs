@@ -243,18 +243,7 @@ fn measure(
             .take_while(|(a, b)| a == b)
             .count()
     });
-    let encoding = tokens.tokenizer.encoding;
-    let common_prefix_tokens = snapshot.messages[..shared_messages]
-        .iter()
-        .zip(&tokens.messages)
-        .map(|(message, content)| {
-            u64::from(*content)
-                + u64::from(crate::tokens::message_framing(
-                    encoding,
-                    message.role.as_str(),
-                ))
-        })
-        .sum();
+    let common_prefix_tokens = snapshot.prefix_tokens(shared_messages);
     let (common, prefix_break, first_changed) = match previous {
         None => (0, false, None),
         Some((_, before, before_body)) => {

@@ -887,12 +887,23 @@ impl Store {
         journal_id: i64,
         types: &[&str],
     ) -> Result<Option<StoredEvent>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT max(seq) FROM events WHERE journal_id = ?1 AND type = ?2")?;
+        self.last_event_of_types_before(journal_id, types, u64::MAX)
+    }
+
+    /// The latest event of any of `types` before record `before`, through the type index.
+    pub fn last_event_of_types_before(
+        &self,
+        journal_id: i64,
+        types: &[&str],
+        before: u64,
+    ) -> Result<Option<StoredEvent>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT max(seq) FROM events WHERE journal_id = ?1 AND type = ?2 AND seq < ?3",
+        )?;
         let mut latest: Option<i64> = None;
         for kind in types {
-            let seq: Option<i64> = stmt.query_row(params![journal_id, kind], |row| row.get(0))?;
+            let seq: Option<i64> =
+                stmt.query_row(params![journal_id, kind, clamp(before)], |row| row.get(0))?;
             latest = latest.max(seq);
         }
         match latest {
