@@ -422,6 +422,23 @@ fn the_compaction_threshold_view_names_the_request_that_crossed_it() {
         tokens.summary.is_some_and(|s| s > 0),
         "the summary costs tokens too"
     );
+    assert!(
+        tokens
+            .line()
+            .starts_with("826 reported ≥ threshold 800 (0.8 × 1000) · "),
+        "the one-line form names the report against the threshold: {}",
+        tokens.line()
+    );
+    let report = journalscope::report::build(&journal, OffsetRange::default()).expect("report");
+    assert_eq!(
+        report
+            .compactions
+            .iter()
+            .map(|c| &c.tokens)
+            .collect::<Vec<_>>(),
+        vec![tokens],
+        "report --json carries each compaction's tokens as the pane shows them"
+    );
 }
 
 /// An AgentsKit session of one turn: a submit, then `snapshots` streaming snapshots of the reply

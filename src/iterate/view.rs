@@ -489,6 +489,37 @@ pub struct CompactionTokens {
     pub summary: Option<u64>,
 }
 
+impl CompactionTokens {
+    /// One line: the input before against the threshold, what is left, what the summary
+    /// costs, e.g. `578 reported ≥ threshold 512 (0.8 × 640) · 326 after · summary 88`.
+    pub fn line(&self) -> String {
+        let mut parts = Vec::new();
+        let used = match (self.before_reported, self.before_counted) {
+            (Some(reported), _) => Some((reported, "reported")),
+            (None, Some(counted)) => Some((counted, "counted")),
+            (None, None) => None,
+        };
+        if let Some((used, how)) = used {
+            match (self.threshold, self.max_context, self.trigger_fraction) {
+                (Some(threshold), Some(window), Some(fraction)) => parts.push(format!(
+                    "{used} {how} {} threshold {threshold} ({fraction} × {window})",
+                    if self.crossed == Some(true) {
+                        "≥"
+                    } else {
+                        "<"
+                    }
+                )),
+                _ => parts.push(format!("{used} {how} before")),
+            }
+        }
+        parts.push(format!("{} after", self.after));
+        if let Some(summary) = self.summary {
+            parts.push(format!("summary {summary}"));
+        }
+        parts.join(" · ")
+    }
+}
+
 /// What the journal says of a compaction's trigger: the request at its cutoff as the fold
 /// counted it, the usage reported for it, and the configured trigger fraction.
 #[derive(Debug, Default, Clone)]

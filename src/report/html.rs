@@ -551,7 +551,7 @@ fn compactions(h: &mut String, r: &Report) {
         h.push_str("<p class=\"muted\">none</p>\n</section>\n");
         return;
     }
-    h.push_str("<table><thead><tr><th>offset</th><th>cutoff</th><th>valid</th><th class=\"num\">dropped</th><th class=\"num\">kept</th><th class=\"num\">collapsed</th><th>summary</th></tr></thead><tbody>\n");
+    h.push_str("<table><thead><tr><th>offset</th><th>cutoff</th><th>valid</th><th class=\"num\">dropped</th><th class=\"num\">kept</th><th class=\"num\">collapsed</th><th>tokens</th><th>summary</th></tr></thead><tbody>\n");
     for c in r.compactions.iter().take(MAX_ROWS) {
         let valid = if c.valid {
             "yes".to_string()
@@ -563,13 +563,14 @@ fn compactions(h: &mut String, r: &Report) {
         };
         let _ = writeln!(
             h,
-            "<tr data-offset=\"{}\"><td class=\"num\">@{}</td><td class=\"num\">{}</td><td>{valid}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"text\">{}</td></tr>",
+            "<tr data-offset=\"{}\"><td class=\"num\">@{}</td><td class=\"num\">{}</td><td>{valid}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"text\">{}</td></tr>",
             c.offset,
             c.offset,
             offset(c.cutoff),
             c.dropped,
             c.kept,
             c.collapsed,
+            escape(&c.tokens.line()),
             escape(c.summary_excerpt.as_deref().unwrap_or("–"))
         );
     }

@@ -292,7 +292,7 @@ pub struct ReportRequest {
 }
 
 /// One compaction of the report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct ReportCompaction {
@@ -310,6 +310,9 @@ pub struct ReportCompaction {
     pub collapsed: u64,
     /// The summary's first characters.
     pub summary_excerpt: Option<String>,
+    /// The request whose input crossed the threshold, the tokens the compaction left, and
+    /// what its summary costs.
+    pub tokens: crate::iterate::view::CompactionTokens,
 }
 
 /// An item sent with a provider role other than its product role.
@@ -352,7 +355,7 @@ pub struct ReportMark {
 }
 
 /// Everything a report shows, also what `report --json` prints.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct Report {
@@ -469,6 +472,7 @@ pub fn build(journal: &Journal, range: OffsetRange) -> Result<Report, JournalErr
                 kept: view.kept.len() as u64,
                 collapsed: view.collapsed.len() as u64,
                 summary_excerpt: view.summary.as_ref().map(|s| excerpt(&s.content)),
+                tokens: view.tokens.clone(),
             });
         }
         let mut found: Vec<Vec<ReportDowngrade>> =
