@@ -156,6 +156,20 @@ async fn compaction_and_chart(c: &Client, cache: &Path) -> Outcome {
         "return (document.querySelector('[data-testid=chart-explanation]')?.textContent ?? '').includes('republished');",
     )
     .await?;
+    // The chart is in tokens, as `cache` counts them, with the cached input @21 reports.
+    let explained = js(c, "return document.querySelector('[data-testid=chart-explanation]').textContent;").await?;
+    let explained = explained.as_str().unwrap_or_default().to_string();
+    check(
+        explained.contains("578 tokens, 186 reused, 113 lost, 0 reported cached"),
+        &format!("the hover gives @21's tokens: {explained}"),
+    )?;
+    let totals = js(c, "return document.querySelector('[data-testid=prefix-chart-totals]').textContent;").await?;
+    check(
+        totals
+            .as_str()
+            .is_some_and(|t| t.contains("tokens: 523 lost, 328 reused of 1,258")),
+        &format!("the legend totals the tokens: {totals}"),
+    )?;
     screenshot(c, "diff-03-compaction-hover").await?;
     click_js(c, "[data-testid=prefix-bar][data-offset='21']").await?;
     wait_selected(c, 21).await?;

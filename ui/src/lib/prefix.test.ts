@@ -48,15 +48,25 @@ const report: CacheReport = {
 };
 
 describe("prefix chart bars", () => {
-  it("scales every bar to the largest body and stacks reused and lost bytes", () => {
+  it("scales every bar in tokens to the largest body and stacks reused and lost tokens", () => {
     const bars = prefixBars(report, 200, 100);
     expect(bars.map((b) => b.offset), "one bar per request, in order").toEqual([4, 11]);
     expect(bars[1].body, "the largest body fills the height").toBe(100);
-    expect(bars[1].reused, "50 of 200 bytes reused is a quarter").toBe(25);
-    expect(bars[1].lost, "50 bytes lost is a quarter").toBe(25);
+    expect(bars[1].reused, "12.5 of 50 tokens reused is a quarter").toBe(25);
+    expect(bars[1].lost, "12.5 tokens lost is a quarter").toBe(25);
+    expect(bars[1].cached, "no reported cached input, no tick").toBeNull();
     expect(bars[1].broken && bars[1].expected, "the break is marked and expected").toBe(true);
     expect(bars[0].explanation, "the first request explains itself").toMatch(/first request/);
+    expect(bars[1].explanation, "the figures lead the explanation").toMatch(/^50 tokens, 12\.5 reused, 12\.5 lost · compaction @9/);
     expect(bars[1].x, "bars sit side by side").toBeGreaterThan(bars[0].x + bars[0].width - 1);
+  });
+
+  it("ticks the cached input the journal reports, and scales to it when it is the largest", () => {
+    const cached = { ...report, requests: [{ ...report.requests[1], reportedCached: 100 }] };
+    const [bar] = prefixBars(cached, 200, 100);
+    expect(bar.cached, "the report is the tallest figure").toBe(100);
+    expect(bar.body, "50 tokens against a 100-token report").toBe(50);
+    expect(bar.explanation).toContain("100 reported cached");
   });
 
   it("draws nothing for a journal without requests", () => {

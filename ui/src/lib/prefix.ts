@@ -11,32 +11,47 @@ export interface PrefixBar {
   body: number;
   reused: number;
   lost: number;
+  /** The cached input the journal reports, when it does: a tick across the bar. */
+  cached: number | null;
   broken: boolean;
   expected: boolean;
   explanation: string;
 }
 
-/** One bar per request: its body, the prefix reused from the request before, the bytes lost. */
+/** One bar per request, in tokens: its body, the prefix reused from the request before, the
+ * tokens a break lost, and a tick at the cached input the journal reports. */
 export function prefixBars(report: CacheReport, width: number, height: number): PrefixBar[] {
   const n = report.requests.length;
   if (n === 0) return [];
-  const max = Math.max(1, ...report.requests.map((r) => r.bodyBytes));
+  const max = Math.max(1, ...report.requests.map((r) => Math.max(r.tokens, r.reportedCached ?? 0)));
   const slot = width / n;
   const gap = slot > 6 ? Math.min(6, slot * 0.25) : 0;
-  const scale = (bytes: number) => (bytes / max) * height;
+  const scale = (tokens: number) => (tokens / max) * height;
   return report.requests.map((r, i) => ({
     offset: r.requestOffset,
     x: i * slot + gap / 2,
     width: Math.max(1, slot - gap),
-    body: scale(r.bodyBytes),
-    reused: scale(r.reusedPrefixBytes),
-    lost: scale(r.lostBytes),
+    body: scale(r.tokens),
+    reused: scale(r.reusedPrefixTokens),
+    lost: scale(r.lostTokens),
+    cached: r.reportedCached === null ? null : scale(r.reportedCached),
     broken: r.prefixBreak !== null,
     expected: r.prefixBreak?.expected ?? true,
-    explanation:
+    explanation: `${tokenFigures(r.tokens, r.reusedPrefixTokens, r.lostTokens, r.reportedCached)} · ${
       r.prefixBreak?.explanation ??
-      (r.previousRequest === null ? "first request: nothing to reuse" : "no break: extends the request before"),
+      (r.previousRequest === null ? "first request: nothing to reuse" : "no break: extends the request before")
+    }`,
   }));
+}
+
+const count = (value: number) => value.toLocaleString("en-US");
+
+/** "578 tokens, 320 reused, 40 lost, 300 reported cached". */
+export function tokenFigures(tokens: number, reused: number, lost: number, cached: number | null): string {
+  const parts = [`${count(tokens)} tokens`, `${count(reused)} reused`];
+  if (lost > 0) parts.push(`${count(lost)} lost`);
+  if (cached !== null) parts.push(`${count(cached)} reported cached`);
+  return parts.join(", ");
 }
 
 export function causeKindLabel(cause: BreakCause): string {
