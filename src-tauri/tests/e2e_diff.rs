@@ -157,13 +157,21 @@ async fn compaction_and_chart(c: &Client, cache: &Path) -> Outcome {
     )
     .await?;
     // The chart is in tokens, as `cache` counts them, with the cached input @21 reports.
-    let explained = js(c, "return document.querySelector('[data-testid=chart-explanation]').textContent;").await?;
+    let explained = js(
+        c,
+        "return document.querySelector('[data-testid=chart-explanation]').textContent;",
+    )
+    .await?;
     let explained = explained.as_str().unwrap_or_default().to_string();
     check(
         explained.contains("578 tokens, 186 reused, 113 lost, 0 reported cached"),
         &format!("the hover gives @21's tokens: {explained}"),
     )?;
-    let totals = js(c, "return document.querySelector('[data-testid=prefix-chart-totals]').textContent;").await?;
+    let totals = js(
+        c,
+        "return document.querySelector('[data-testid=prefix-chart-totals]').textContent;",
+    )
+    .await?;
     check(
         totals
             .as_str()

@@ -207,8 +207,9 @@ pub fn analyse(events: &[StoredEvent]) -> Analysis {
     crate::interpreter::fold_all(&INTERPRETER, events)
 }
 
-/// The encoding of an AgentsKit checkpoint: a database with another is folded again.
-pub const CHECKPOINT_FORMAT: u32 = 1;
+/// The encoding of an AgentsKit checkpoint: a database with another is folded again (2: a
+/// prompt that differed from its report is kept, so its warning is not said twice).
+pub const CHECKPOINT_FORMAT: u32 = 2;
 
 /// The AgentsKit dialect, as the seam sees it.
 pub struct AgentsKit;
@@ -464,7 +465,7 @@ impl KitFold {
                 Some(line.offset),
                 "token-count-differs",
                 format!(
-                    "turn {turn_id}'s prompt of {} messages counts {} tokens ({}); its snapshot reported {}: {} {way}, beyond the tolerance of {}",
+                    "turn {turn_id}'s prompt of {} message(s) counts {} tokens ({}); its snapshot reported {}: {} {way}, beyond the tolerance of {}",
                     tokens.messages,
                     check.counted,
                     tokens.counted.tokenizer.method,
