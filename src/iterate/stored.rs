@@ -314,10 +314,21 @@ pub fn reported_usage(
     journal_id: i64,
     (from, to): (Option<i64>, Option<i64>),
 ) -> Result<std::collections::HashMap<i64, super::event::Usage>, StoreError> {
+    Ok(request_summaries_in(store, journal_id, (from, to))?
+        .into_iter()
+        .filter_map(|row| Some((row.offset, row.reported?)))
+        .collect())
+}
+
+/// The request rows the fold stored for requests at offsets `from..=to`, read back.
+pub fn request_summaries_in(
+    store: &Store,
+    journal_id: i64,
+    (from, to): (Option<i64>, Option<i64>),
+) -> Result<Vec<RequestSummary>, StoreError> {
     Ok(store
         .request_rows_in(journal_id, from, to)?
         .into_iter()
         .filter_map(|(_, row)| serde_json::from_str::<RequestSummary>(&row).ok())
-        .filter_map(|row| Some((row.offset, row.reported?)))
         .collect())
 }

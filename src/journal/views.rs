@@ -101,12 +101,13 @@ impl Journal {
             request_offset,
             transport,
         )??;
-        let row = self
-            .store
-            .request_rows_in(self.row.id, Some(request_offset), Some(request_offset))?
-            .into_iter()
-            .filter_map(|(_, row)| serde_json::from_str::<RequestSummary>(&row).ok())
-            .find(|row| row.offset == request_offset);
+        let row = crate::iterate::stored::request_summaries_in(
+            &self.store,
+            self.row.id,
+            (Some(request_offset), Some(request_offset)),
+        )?
+        .into_iter()
+        .find(|row| row.offset == request_offset);
         if let Some(row) = row {
             view.reported = row.reported;
             view.reconciliation = row.reconciliation();
