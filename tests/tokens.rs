@@ -348,44 +348,63 @@ fn an_estimate_is_marked_and_held_to_the_wider_tolerance() {
 
 #[test]
 fn kept_counts_equal_counting_the_rendered_messages_afresh() {
-    // Every fixture journal: the counts the fold keeps per item (and in its checkpoints) give
-    // the same request totals as counting each rendered message's text.
+    // Every fixture journal, seed and sections contracts, as written and with its requests
+    // sent to a cl100k_base model: the counts the fold keeps per item and encoding (and in its
+    // checkpoints) give the same request totals as counting each rendered message's text.
     let dir = tempfile::tempdir().expect("temp dir");
     let fixtures = root().join("tests/fixtures/iterate");
-    let mut checked = 0;
-    for entry in std::fs::read_dir(&fixtures).expect("the fixtures") {
-        let path = entry.expect("an entry").path();
-        if path.extension().is_none_or(|e| e != "jsonl") {
-            continue;
-        }
-        let name = path
-            .file_name()
-            .expect("a name")
-            .to_string_lossy()
-            .into_owned();
-        let bytes = std::fs::read(&path).expect("a fixture");
-        let journal = open(dir.path(), &name, &bytes);
-        let Ok(requests) = journal.requests() else {
-            continue;
-        };
-        for request in requests {
-            for transport in Transport::ALL {
-                let Ok(snapshot) = journal.request(request.offset, transport) else {
-                    continue;
-                };
-                let afresh = count_messages(snapshot.model.as_deref(), &snapshot.messages);
-                assert_eq!(
-                    snapshot.tokens,
-                    afresh,
-                    "{name} @{} on {}: kept counts and counting afresh agree",
-                    request.offset,
-                    transport.as_str()
-                );
-                checked += 1;
+    let mut paths = Vec::new();
+    for folder in [fixtures.clone(), fixtures.join("sections")] {
+        for entry in std::fs::read_dir(&folder).expect("the fixtures") {
+            let path = entry.expect("an entry").path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                paths.push(path);
             }
         }
     }
-    assert!(checked > 20, "enough requests were checked: {checked}");
+    let mut checked = 0;
+    let mut cl100k = 0;
+    for path in paths {
+        let name = path
+            .strip_prefix(&fixtures)
+            .expect("under the fixtures")
+            .to_string_lossy()
+            .replace('/', "-");
+        let bytes = std::fs::read(&path).expect("a fixture");
+        let as_gpt4 = String::from_utf8_lossy(&bytes)
+            .replace("\"model\":\"gpt-5.1\"", "\"model\":\"gpt-4\"")
+            .replace("\"model\":\"m-1\"", "\"model\":\"gpt-4\"");
+        for (variant, bytes) in [("", bytes.clone()), ("gpt-4-", as_gpt4.into_bytes())] {
+            let journal = open(dir.path(), &format!("{variant}{name}"), &bytes);
+            let Ok(requests) = journal.requests() else {
+                continue;
+            };
+            for request in requests {
+                for transport in Transport::ALL {
+                    let Ok(snapshot) = journal.request(request.offset, transport) else {
+                        continue;
+                    };
+                    let afresh = count_messages(snapshot.model.as_deref(), &snapshot.messages);
+                    assert_eq!(
+                        snapshot.tokens,
+                        afresh,
+                        "{variant}{name} @{} on {}: kept counts and counting afresh agree",
+                        request.offset,
+                        transport.as_str()
+                    );
+                    checked += 1;
+                    if snapshot.tokens.tokenizer.encoding == Encoding::Cl100kBase {
+                        cl100k += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 40, "enough requests were checked: {checked}");
+    assert!(
+        cl100k > 10,
+        "enough cl100k_base requests were checked: {cl100k}"
+    );
 }
 
 #[test]

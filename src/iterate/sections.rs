@@ -230,6 +230,7 @@ impl Projection {
         for key in &key_order {
             let mut section = list[newest[key]].clone();
             section.updates_offset = None;
+            section.forget_tokens();
             rebuilt.push(section);
         }
         let collapsed: Vec<i64> = list

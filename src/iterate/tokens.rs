@@ -1,6 +1,7 @@
-//! What a rendered request costs in tokens. Each item's message is counted once, when a
-//! request or a checkpoint first needs it, and kept with the item (and in the checkpoints), so
-//! a fold that renders every request counts each item once, not once per request.
+//! What a rendered request costs in tokens. Each item's message is counted once per encoding,
+//! when a request or a checkpoint first needs it, and kept with the item (and, in o200k_base,
+//! in the checkpoints), so a fold that renders every request counts each item once, not once
+//! per request.
 
 use std::sync::OnceLock;
 
@@ -10,10 +11,10 @@ use super::render::{
     item_message_parts, timestamp_message, Message, RequestSnapshot, PROTOCOL_MESSAGE,
 };
 use super::roles::{provider_role, Transport};
-use super::section_text::{
-    item_text_parts, standing_document, wire_role, SECTIONS_PROTOCOL_MESSAGE,
+use super::section_text::{item_text_parts, wire_role, SECTIONS_PROTOCOL_MESSAGE};
+use crate::tokens::{
+    encoding_for, message_framing, tokenizer_for, Encoding, RequestTokens, REPLY_PRIMING,
 };
-use crate::tokens::{tokenizer_for, Encoding, RequestTokens};
 
 /// What an item's o200k_base count was taken of: the header line changes with these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,10 +25,10 @@ struct Counted {
     tokens: u32,
 }
 
-/// An item's count, kept once taken. Two items are equal whatever their memos hold: it is a
-/// cache of a pure function of the item.
+/// An item's counts, one per encoding, kept once taken. Two items are equal whatever their
+/// memos hold: it is a cache of a pure function of the item.
 #[derive(Debug, Clone, Default)]
-pub struct TokenMemo(OnceLock<Counted>);
+pub struct TokenMemo([OnceLock<Counted>; 2]);
 
 impl PartialEq for TokenMemo {
     fn eq(&self, _: &TokenMemo) -> bool {
@@ -45,42 +46,44 @@ impl Item {
         encoding.count_after_line(&head, content)
     }
 
-    /// Tokens of this item's message content in o200k_base, counted on first need.
-    pub fn tokens(&self, rules: Rules) -> u32 {
-        let key = |tokens| Counted {
+    fn counted(&self, rules: Rules, tokens: u32) -> Counted {
+        Counted {
             rules,
             updates: self.updates_offset,
             keyed: self.key.is_some(),
             tokens,
-        };
-        if let Some(counted) = self.tokens.0.get() {
-            if *counted == key(counted.tokens) {
+        }
+    }
+
+    /// Tokens of this item's message content in o200k_base, counted on first need.
+    pub fn tokens(&self, rules: Rules) -> u32 {
+        self.tokens_in(rules, Encoding::O200kBase)
+    }
+
+    /// Tokens of this item's message content in `encoding`, counted on first need: a fold
+    /// renders every request, and each would otherwise count the whole context again.
+    pub fn tokens_in(&self, rules: Rules, encoding: Encoding) -> u32 {
+        let memo = &self.tokens.0[encoding as usize];
+        if let Some(counted) = memo.get() {
+            if *counted == self.counted(rules, counted.tokens) {
                 return counted.tokens;
             }
             // A clone whose header changed after its count: count again, keep the first.
-            return self.count_message(rules, Encoding::O200kBase);
+            return self.count_message(rules, encoding);
         }
-        let tokens = self.count_message(rules, Encoding::O200kBase);
-        let _ = self.tokens.0.set(key(tokens));
+        let tokens = self.count_message(rules, encoding);
+        let _ = memo.set(self.counted(rules, tokens));
         tokens
     }
 
-    /// Restores a count a checkpoint kept.
+    /// Restores an o200k_base count a checkpoint kept.
     pub(super) fn restore_tokens(&self, rules: Rules, tokens: u32) {
-        let _ = self.tokens.0.set(Counted {
-            rules,
-            updates: self.updates_offset,
-            keyed: self.key.is_some(),
-            tokens,
-        });
+        let _ = self.tokens.0[Encoding::O200kBase as usize].set(self.counted(rules, tokens));
     }
-}
 
-/// Counts `text` with `encoding`, taking the item's kept o200k_base count when it applies.
-fn item_tokens(item: &Item, rules: Rules, encoding: Encoding) -> u32 {
-    match encoding {
-        Encoding::O200kBase => item.tokens(rules),
-        other => item.count_message(rules, other),
+    /// Forgets the counts, for a copy whose header is about to change.
+    pub(super) fn forget_tokens(&mut self) {
+        self.tokens = TokenMemo::default();
     }
 }
 
@@ -101,6 +104,21 @@ fn protocol_tokens(encoding: Encoding, sections: bool) -> u32 {
     counts[index + usize::from(sections)]
 }
 
+/// Tokens of the standing document, from its sections' kept counts rather than its text,
+/// which every request would otherwise put together and count again. A block ends with the
+/// piece `>`, and the blank line that joins it to the next block runs on that piece (`>\n\n`)
+/// and ends before the next block's `<section`: each join swaps one piece for the other.
+fn standing_tokens(sections: &[Item], rules: Rules, encoding: Encoding) -> u32 {
+    let joins = u32::try_from(sections.len().saturating_sub(1)).unwrap_or(u32::MAX);
+    let blocks: u32 = sections
+        .iter()
+        .map(|section| section.tokens_in(rules, encoding))
+        .fold(0, u32::saturating_add);
+    blocks
+        .saturating_add(joins.saturating_mul(encoding.count(">\n\n")))
+        .saturating_sub(joins.saturating_mul(encoding.count(">")))
+}
+
 /// The tokens of the request at `request_offset`, rendered from `projection` as
 /// [`super::render::render`] renders it, message for message.
 pub fn count_request(
@@ -116,16 +134,19 @@ pub fn count_request(
         let standing = projection.standing_len();
         let (document, rest) = projection.history.split_at(standing);
         messages.push((Role::System, protocol_tokens(encoding, true)));
-        messages.push((Role::System, encoding.count(&standing_document(document))));
+        messages.push((
+            Role::System,
+            standing_tokens(document, projection.rules, encoding),
+        ));
         for item in rest {
             let (role, _) = wire_role(item, transport);
-            messages.push((role, item_tokens(item, projection.rules, encoding)));
+            messages.push((role, item.tokens_in(projection.rules, encoding)));
         }
     } else {
         messages.push((Role::System, protocol_tokens(encoding, false)));
         for (_, item) in projection.items() {
             let role = provider_role(item, transport).role;
-            messages.push((role, item_tokens(item, projection.rules, encoding)));
+            messages.push((role, item.tokens_in(projection.rules, encoding)));
         }
         messages.push((
             transport.trusted_developer_role(),
@@ -137,6 +158,49 @@ pub fn count_request(
         messages
             .into_iter()
             .map(|(role, tokens)| (role.as_str(), tokens)),
+    )
+}
+
+/// The total [`count_request`] comes to, and whether it is exact, without the per-message
+/// figures: what the fold keeps for every request. Each role a message takes is one token, so
+/// a message's framing is the same whatever its role, and no item's role is looked up: a
+/// request costs a read of each item's kept count.
+pub fn request_total(
+    projection: &Projection,
+    model: Option<&str>,
+    created_at: Option<&str>,
+) -> (u64, bool) {
+    let (encoding, exact) = encoding_for(model);
+    let rules = projection.rules;
+    let (content, messages) = if rules != Rules::Seed {
+        let standing = projection.standing_len();
+        let (document, rest) = projection.history.split_at(standing);
+        let listed: u64 = rest
+            .iter()
+            .map(|item| u64::from(item.tokens_in(rules, encoding)))
+            .sum();
+        (
+            u64::from(protocol_tokens(encoding, true))
+                + u64::from(standing_tokens(document, rules, encoding))
+                + listed,
+            2 + rest.len() as u64,
+        )
+    } else {
+        let items: u64 = projection
+            .items()
+            .map(|(_, item)| u64::from(item.tokens_in(rules, encoding)))
+            .sum();
+        (
+            u64::from(protocol_tokens(encoding, false))
+                + items
+                + u64::from(encoding.count(&timestamp_message(created_at))),
+            2 + (projection.system.len() + projection.history.len()) as u64,
+        )
+    };
+    let framing = u64::from(message_framing(encoding, Role::User.as_str()));
+    (
+        content + messages * framing + u64::from(REPLY_PRIMING),
+        exact,
     )
 }
 
@@ -160,12 +224,85 @@ impl RequestSnapshot {
             .zip(&self.tokens.messages)
             .take(messages)
             .map(|(message, tokens)| {
-                u64::from(*tokens)
-                    + u64::from(crate::tokens::message_framing(
-                        encoding,
-                        message.role.as_str(),
-                    ))
+                u64::from(*tokens) + u64::from(message_framing(encoding, message.role.as_str()))
             })
             .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iterate::section_text::{section_block, standing_document};
+
+    fn section(offset: i64, key: &str, content: &str) -> Item {
+        Item {
+            offset,
+            seq: offset as u64,
+            role: Role::System,
+            actor: None,
+            key: Some(key.to_string()),
+            updates_offset: None,
+            refs: Vec::new(),
+            files: Vec::new(),
+            content: content.into(),
+            compaction: None,
+            llm_request_offset: None,
+            coalesced: Vec::new(),
+            stamp: false,
+            tokens: TokenMemo::default(),
+        }
+    }
+
+    #[test]
+    fn given_sections_when_the_standing_document_is_counted_from_their_counts_then_it_equals_counting_its_text(
+    ) {
+        // Protects the standing document's count: summing the blocks' kept counts with the
+        // joins' correction must equal counting the joined text, whatever the blocks end with.
+        let contents = [
+            "",
+            "plain words",
+            "ends with a line break\n",
+            "ends in symbols >>",
+            "ends in a slash /",
+            "  indented\n\n\n",
+            "数字 and 🙂",
+            "</section>",
+            "'s",
+            "123",
+        ];
+        for rules in [Rules::Sections, Rules::NotFolded] {
+            for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+                for len in 0..=contents.len() {
+                    let sections: Vec<Item> = contents[..len]
+                        .iter()
+                        .enumerate()
+                        .map(|(i, content)| section(i as i64 + 1, &format!("k\"{i}"), content))
+                        .collect();
+                    assert_eq!(
+                        standing_tokens(&sections, rules, encoding),
+                        encoding.count(&standing_document(&sections)),
+                        "{len} sections in {}",
+                        encoding.as_str()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn given_an_item_counted_in_one_encoding_when_another_asks_then_each_keeps_its_own_count() {
+        // Protects the per-encoding memo: a cl100k_base request must not read an o200k_base
+        // count, and each encoding counts an item once.
+        let item = section(1, "k", "हिन्दी में लिखा पाठ, русский текст, 日本語のテキスト");
+        let o200k = item.tokens_in(Rules::Sections, Encoding::O200kBase);
+        let cl100k = item.tokens_in(Rules::Sections, Encoding::Cl100kBase);
+        assert_eq!(o200k, Encoding::O200kBase.count(&section_block(&item)));
+        assert_eq!(cl100k, Encoding::Cl100kBase.count(&section_block(&item)));
+        assert_ne!(o200k, cl100k, "the text was chosen to count differently");
+        assert_eq!(
+            item.tokens_in(Rules::Sections, Encoding::Cl100kBase),
+            cl100k
+        );
     }
 }

@@ -1193,11 +1193,10 @@ impl Analyser {
                     .filter(|(_, item)| !item.is_published(published_before))
                     .count() as u64
             };
-            let tokens = super::tokens::count_request(
+            let (tokens, tokens_exact) = super::tokens::request_total(
                 projection,
                 model.as_deref(),
                 event.created_at.as_deref(),
-                Transport::Openai,
             );
             let summary = RequestSummary {
                 offset: event.offset,
@@ -1207,8 +1206,8 @@ impl Analyser {
                 newly_published,
                 compactions_before: self.since_request.compactions,
                 items: (projection.system.len() + projection.history.len()) as u64,
-                tokens: Some(tokens.total),
-                tokens_exact: tokens.tokenizer.exact,
+                tokens: Some(tokens),
+                tokens_exact,
                 reported: None,
             };
             self.since_request = SinceRequest::default();

@@ -96,17 +96,32 @@ fn estimate_bias(model: &str) -> &'static str {
     }
 }
 
+/// The encoding of `model`'s provider, when it is public.
+fn known_encoding(model: Option<&str>) -> Option<Encoding> {
+    let model = model?;
+    let name = model.rsplit('/').next().unwrap_or(model);
+    OPENAI_MODELS
+        .iter()
+        .find(|(prefix, _)| {
+            name.get(..prefix.len())
+                .is_some_and(|start| start.eq_ignore_ascii_case(prefix))
+        })
+        .map(|(_, encoding)| *encoding)
+}
+
+/// The encoding [`tokenizer_for`] counts `model`'s requests with, and whether the count is
+/// exact, without describing the method: what a fold needs at every request.
+pub fn encoding_for(model: Option<&str>) -> (Encoding, bool) {
+    match known_encoding(model) {
+        Some(encoding) => (encoding, true),
+        None => (Encoding::O200kBase, false),
+    }
+}
+
 /// The tokenizer for a request sent to `model` (a provider prefix such as `openai/` or
 /// `@cf/openai/` is ignored).
 pub fn tokenizer_for(model: Option<&str>) -> Tokenizer {
-    let name = model.map(|m| m.rsplit('/').next().unwrap_or(m).to_ascii_lowercase());
-    let known = name.as_deref().and_then(|name| {
-        OPENAI_MODELS
-            .iter()
-            .find(|(prefix, _)| name.starts_with(prefix))
-            .map(|(_, encoding)| *encoding)
-    });
-    match (known, model) {
+    match (known_encoding(model), model) {
         (Some(encoding), Some(model)) => Tokenizer {
             encoding,
             exact: true,
@@ -281,6 +296,30 @@ mod tests {
             message_framing(Encoding::O200kBase, "critic"),
             3 + Encoding::O200kBase.count("critic")
         );
+    }
+
+    #[test]
+    fn the_folds_encoding_is_the_tokenizers() {
+        // Protects the fold's request totals: they must be counted as the request view counts.
+        for model in [
+            None,
+            Some("gpt-4"),
+            Some("GPT-4o-mini"),
+            Some("openai/gpt-5.1"),
+            Some("@cf/openai/gpt-oss-120b"),
+            Some("gpt-3.5-turbo"),
+            Some("claude-sonnet-4.5"),
+            Some("o3-mini"),
+            Some("g"),
+            Some("ünï"),
+        ] {
+            let tokenizer = tokenizer_for(model);
+            assert_eq!(
+                encoding_for(model),
+                (tokenizer.encoding, tokenizer.exact),
+                "{model:?}"
+            );
+        }
     }
 
     #[test]
