@@ -607,3 +607,85 @@ fn the_agentskit_demo_reports_what_its_prompts_count() {
         "the demo's usage figures are what its prompts count"
     );
 }
+
+#[test]
+fn given_items_replaced_in_place_compacted_and_rewritten_when_the_fold_keeps_a_running_total_then_each_request_row_is_its_rendered_total(
+) {
+    // Protects the fold's running total: it adds only what was appended since the request
+    // before, so every other edit (an unpublished keyed item replaced in place, a compaction, a
+    // section rewritten or deleted) must start it again.
+    use common::{compaction, keyed, model_reply, rewrite, section, settled, stamped_request};
+    let seed = vec![
+        system_prompt(1, "You keep the ledger."),
+        keyed(2, "developer", "plan", "Step one: read the rows."),
+        event(3, "llm-request-requested", json!({"model": "gpt-4"})),
+        keyed(
+            4,
+            "developer",
+            "plan",
+            "Step two: rename the column in every query.",
+        ),
+        keyed(
+            5,
+            "developer",
+            "plan",
+            "Step two, again: rename it and rerun the tests.",
+        ),
+        user(6, "Go on."),
+        event(7, "llm-request-requested", json!({"model": "gpt-4"})),
+        compaction(8, json!(6), "Renamed the column; the tests pass."),
+        // More items after the compaction than it removed: the lanes grow past the total's
+        // summed length, so only the edit count tells the total to start again.
+        user(9, "And the docs?"),
+        user(10, "And the changelog?"),
+        user(11, "And the migration notes?"),
+        event(12, "llm-request-requested", json!({"model": "gpt-4"})),
+        user(13, "Thanks."),
+        event(14, "llm-request-requested", json!({"model": "gpt-5.1"})),
+    ];
+    let sections = vec![
+        section(
+            1,
+            "agent/instructions",
+            "Answer questions about the ledger.",
+        ),
+        section(2, "agent/style", "Be brief."),
+        common::said(3, "user", "What changed?"),
+        stamped_request(4, "8.0.0"),
+        model_reply(5, 4, "The column name."),
+        settled(6, 4, "succeeded"),
+        section(7, "agent/style", "Be brief, and cite the rows."),
+        common::said(8, "user", "Which rows?"),
+        stamped_request(9, "8.0.0"),
+        model_reply(10, 9, "Rows 3 to 9."),
+        settled(11, 9, "succeeded"),
+        rewrite(
+            12,
+            json!({"op": "replace", "key": "agent/instructions", "content": "Answer in one line."}),
+        ),
+        common::said(13, "user", "Why?"),
+        stamped_request(14, "8.0.0"),
+        model_reply(15, 14, "They held the old name."),
+        settled(16, 14, "succeeded"),
+        rewrite(17, json!({"op": "delete", "key": "agent/style"})),
+        common::said(18, "user", "Thanks."),
+        stamped_request(19, "8.0.0"),
+    ];
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, lines) in [("seed.jsonl", seed), ("sections.jsonl", sections)] {
+        let journal = open(dir.path(), name, (lines.join("\n") + "\n").as_bytes());
+        let rows = journal.requests().expect("the request rows");
+        assert_eq!(rows.len(), 4, "{name}: every request has a row");
+        for row in rows {
+            let rendered = journal
+                .request(row.offset, Transport::Openai)
+                .expect("the request renders");
+            assert_eq!(
+                row.tokens,
+                Some(rendered.tokens.total),
+                "{name} @{}: the row's running total is the rendered request's",
+                row.offset
+            );
+        }
+    }
+}

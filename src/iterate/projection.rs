@@ -174,6 +174,26 @@ pub struct Projection {
     /// its slot without scanning a long lane. Appends and in-place replacements never move
     /// items; compaction does, and rebuilds it.
     pub(super) slots: std::collections::HashMap<(Lane, String), usize>,
+    /// Moves whenever the lanes change other than by an append, or their rules change.
+    pub(super) edits: Edits,
+}
+
+/// A count of a projection's edits (see [`Projection::edits`]): a fold that keeps a running
+/// total of the lanes' token counts adds only what was appended while this stays put. Two
+/// projections are equal whatever their counts: it describes how a value came about.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Edits(pub(super) u64);
+
+impl PartialEq for Edits {
+    fn eq(&self, _: &Edits) -> bool {
+        true
+    }
+}
+
+impl Edits {
+    pub(super) fn note(&mut self) {
+        self.0 += 1;
+    }
 }
 
 /// The offsets of every request folded so far. A long journal has hundreds of thousands, and
@@ -408,6 +428,7 @@ impl Projection {
                     item.updates_offset = existing.updates_offset;
                     item.coalesced = coalesced;
                     self.lane_mut(lane)[index] = item;
+                    self.edits.note();
                     self.last_item = Some((lane, index));
                 }
             }
@@ -454,7 +475,9 @@ impl Projection {
         projection
     }
 
+    /// Finds every key's slot again, after a change that moved items (which is an edit).
     pub(super) fn rebuild_slots(&mut self) {
+        self.edits.note();
         self.slots.clear();
         for lane in [Lane::System, Lane::History] {
             for index in 0..self.lane(lane).len() {

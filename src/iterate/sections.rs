@@ -176,6 +176,7 @@ impl Projection {
                     item.coalesced = existing.coalesced.clone();
                     item.coalesced.push(existing.offset);
                     self.history[index] = item;
+                    self.edits.note();
                     self.last_item = Some((Lane::History, index));
                 }
                 Some(index) => {
@@ -270,6 +271,7 @@ impl Projection {
     }
 
     fn rewrite(&mut self, event: &IterateEvent, rewrite: &Rewrite) {
+        self.edits.note();
         let before: Vec<i64> = self.history.iter().map(|item| item.offset).collect();
         let (op, key) = match rewrite {
             Rewrite::DeleteAll => {

@@ -109,14 +109,18 @@ fn protocol_tokens(encoding: Encoding, sections: bool) -> u32 {
 /// piece `>`, and the blank line that joins it to the next block runs on that piece (`>\n\n`)
 /// and ends before the next block's `<section`: each join swaps one piece for the other.
 fn standing_tokens(sections: &[Item], rules: Rules, encoding: Encoding) -> u32 {
-    let joins = u32::try_from(sections.len().saturating_sub(1)).unwrap_or(u32::MAX);
-    let blocks: u32 = sections
+    let blocks: u64 = sections
         .iter()
-        .map(|section| section.tokens_in(rules, encoding))
-        .fold(0, u32::saturating_add);
-    blocks
-        .saturating_add(joins.saturating_mul(encoding.count(">\n\n")))
-        .saturating_sub(joins.saturating_mul(encoding.count(">")))
+        .map(|section| u64::from(section.tokens_in(rules, encoding)))
+        .sum();
+    u32::try_from(blocks + standing_joins(sections.len(), encoding)).unwrap_or(u32::MAX)
+}
+
+/// What joining `sections` blocks adds to the sum of their counts (see [`standing_tokens`]).
+fn standing_joins(sections: usize, encoding: Encoding) -> u64 {
+    let joins = sections.saturating_sub(1) as u64;
+    // Never below zero: `>\n\n` is at least as many tokens as `>`.
+    joins * u64::from(encoding.count(">\n\n").saturating_sub(encoding.count(">")))
 }
 
 /// The tokens of the request at `request_offset`, rendered from `projection` as
@@ -161,47 +165,101 @@ pub fn count_request(
     )
 }
 
-/// The total [`count_request`] comes to, and whether it is exact, without the per-message
-/// figures: what the fold keeps for every request. Each role a message takes is one token, so
-/// a message's framing is the same whatever its role, and no item's role is looked up: a
-/// request costs a read of each item's kept count.
-pub fn request_total(
-    projection: &Projection,
-    model: Option<&str>,
-    created_at: Option<&str>,
-) -> (u64, bool) {
-    let (encoding, exact) = encoding_for(model);
-    let rules = projection.rules;
-    let (content, messages) = if rules != Rules::Seed {
-        let standing = projection.standing_len();
-        let (document, rest) = projection.history.split_at(standing);
-        let listed: u64 = rest
-            .iter()
-            .map(|item| u64::from(item.tokens_in(rules, encoding)))
-            .sum();
+/// The totals [`count_request`] comes to, kept by a fold across requests: each request adds
+/// the items appended since the request before, and starts again only when the projection
+/// was edited otherwise, so a long list is not read whole at every request. Each role a message
+/// takes is one token, so a message's framing is the same whatever its role, and no item's role
+/// is looked up.
+#[derive(Debug, Clone, Default)]
+pub struct RunningTotal(Option<Running>);
+
+#[derive(Debug, Clone, Copy)]
+struct Running {
+    edits: u64,
+    rules: Rules,
+    encoding: Encoding,
+    /// Items of each lane summed, from the lane's start.
+    system: usize,
+    history: usize,
+    /// Under the sections contract: how many items open the list as its standing document.
+    standing: usize,
+    /// The summed items' content tokens.
+    content: u64,
+}
+
+impl RunningTotal {
+    /// The input tokens of the request `projection` is rendered into, and whether the count is
+    /// exact: the total of [`count_request`].
+    pub fn request(
+        &mut self,
+        projection: &Projection,
+        model: Option<&str>,
+        created_at: Option<&str>,
+    ) -> (u64, bool) {
+        let (encoding, exact) = encoding_for(model);
+        let rules = projection.rules;
+        let fresh = Running {
+            edits: projection.edits.0,
+            rules,
+            encoding,
+            system: 0,
+            history: 0,
+            standing: 0,
+            content: 0,
+        };
+        let mut running = match self.0 {
+            Some(kept)
+                if kept.edits == fresh.edits
+                    && kept.rules == rules
+                    && kept.encoding == encoding
+                    && kept.system <= projection.system.len()
+                    && kept.history <= projection.history.len() =>
+            {
+                kept
+            }
+            _ => fresh,
+        };
+        let sum = |items: &[Item]| -> u64 {
+            items
+                .iter()
+                .map(|item| u64::from(item.tokens_in(rules, encoding)))
+                .sum()
+        };
+        running.content += sum(&projection.system[running.system..]);
+        running.content += sum(&projection.history[running.history..]);
+        // The standing document grows only while the whole list is standing.
+        if running.standing == running.history {
+            running.standing += projection.history[running.history..]
+                .iter()
+                .take_while(|item| item.is_section() && item.updates_offset.is_none())
+                .count();
+        }
+        running.system = projection.system.len();
+        running.history = projection.history.len();
+        self.0 = Some(running);
+
+        let (content, messages) = if rules != Rules::Seed {
+            let standing = running.standing;
+            (
+                u64::from(protocol_tokens(encoding, true))
+                    + running.content
+                    + standing_joins(standing, encoding),
+                2 + (running.history - standing) as u64,
+            )
+        } else {
+            (
+                u64::from(protocol_tokens(encoding, false))
+                    + running.content
+                    + u64::from(encoding.count(&timestamp_message(created_at))),
+                2 + (running.system + running.history) as u64,
+            )
+        };
+        let framing = u64::from(message_framing(encoding, Role::User.as_str()));
         (
-            u64::from(protocol_tokens(encoding, true))
-                + u64::from(standing_tokens(document, rules, encoding))
-                + listed,
-            2 + rest.len() as u64,
+            content + messages * framing + u64::from(REPLY_PRIMING),
+            exact,
         )
-    } else {
-        let items: u64 = projection
-            .items()
-            .map(|(_, item)| u64::from(item.tokens_in(rules, encoding)))
-            .sum();
-        (
-            u64::from(protocol_tokens(encoding, false))
-                + items
-                + u64::from(encoding.count(&timestamp_message(created_at))),
-            2 + (projection.system.len() + projection.history.len()) as u64,
-        )
-    };
-    let framing = u64::from(message_framing(encoding, Role::User.as_str()));
-    (
-        content + messages * framing + u64::from(REPLY_PRIMING),
-        exact,
-    )
+    }
 }
 
 /// Counts each message's text afresh: the plain way, which the kept counts agree with.

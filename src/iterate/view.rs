@@ -1041,6 +1041,8 @@ pub struct Analyser {
     pub(super) contract: super::contract::ContractSeen,
     /// The latest requests' counted input, for the usage reported after them.
     pub(super) counted: CountedRequests,
+    /// The lanes' counts so far, which each request's total adds to.
+    pub(super) running_total: super::tokens::RunningTotal,
 }
 
 /// How many requests back a reported usage is set against its request's count: reports come
@@ -1193,10 +1195,23 @@ impl Analyser {
                     .filter(|(_, item)| !item.is_published(published_before))
                     .count() as u64
             };
-            let (tokens, tokens_exact) = super::tokens::request_total(
+            let (tokens, tokens_exact) = self.running_total.request(
                 projection,
                 model.as_deref(),
                 event.created_at.as_deref(),
+            );
+            // Every test build checks the running total against rendering the request whole.
+            debug_assert_eq!(
+                tokens,
+                super::tokens::count_request(
+                    projection,
+                    model.as_deref(),
+                    event.created_at.as_deref(),
+                    Transport::Openai,
+                )
+                .total,
+                "the running total of the request at {}",
+                event.offset
             );
             let summary = RequestSummary {
                 offset: event.offset,
