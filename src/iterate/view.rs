@@ -1061,8 +1061,19 @@ impl CountedRequests {
         self.0.push_back((seq, request));
     }
 
+    /// Where the row of the request at `offset` is, newest first: a report follows its
+    /// request closely.
+    fn position(&self, offset: i64) -> Option<usize> {
+        self.0.iter().rposition(|(_, r)| r.offset == offset)
+    }
+
     fn of(&mut self, offset: i64) -> Option<&mut (u64, RequestSummary)> {
-        self.0.iter_mut().rev().find(|(_, r)| r.offset == offset)
+        let at = self.position(offset)?;
+        self.0.get_mut(at)
+    }
+
+    fn get(&self, offset: i64) -> Option<&RequestSummary> {
+        Some(&self.0.get(self.position(offset)?)?.1)
     }
 }
 
@@ -1322,12 +1333,7 @@ impl Analyser {
 
     /// The input tokens counted for the request at `offset`, among the latest requests.
     pub fn counted_input(&self, offset: i64) -> Option<u64> {
-        self.counted
-            .0
-            .iter()
-            .rev()
-            .find(|(_, r)| r.offset == offset)
-            .and_then(|(_, r)| r.tokens)
+        self.counted.get(offset).and_then(|r| r.tokens)
     }
 
     /// Sets a reported usage against its request's count: the request's row takes the usage,
