@@ -97,6 +97,9 @@ pub struct Analysis {
     pub checkpoint_replaces: bool,
     /// Records that name other records, as the fold resolved them.
     pub links: Vec<Link>,
+    /// Tokens the fold counted in records' content: seq, the dialect's variant of the record
+    /// (what else the count depends on), tokens.
+    pub record_tokens: Vec<(u64, i64, u32)>,
 }
 
 /// A record that names another: the record at `seq` names the one at `target`, as `kind` says
@@ -118,6 +121,7 @@ impl Analysis {
         self.checkpoints.extend(later.checkpoints);
         self.checkpoint_blocks.extend(later.checkpoint_blocks);
         self.links.extend(later.links);
+        self.record_tokens.extend(later.record_tokens);
         self.provisional_kinds.extend(later.provisional_kinds);
         self.provisional_codes.extend(later.provisional_codes);
         self.checkpoint_replaces |= later.checkpoint_replaces;
@@ -137,6 +141,7 @@ impl Analysis {
             && self.checkpoints.is_empty()
             && self.checkpoint_blocks.is_empty()
             && self.links.is_empty()
+            && self.record_tokens.is_empty()
             && self.tip.is_none()
             && self.cover.is_none()
             && self.provisional_kinds.is_empty()

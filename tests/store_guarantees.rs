@@ -218,6 +218,7 @@ fn a_database_with_the_old_search_index_drops_it_and_still_searches() {
                      body, journal_id UNINDEXED, seq UNINDEXED, tokenize = 'trigram');
                  CREATE TABLE event_text_state (journal_id INTEGER PRIMARY KEY, indexed INTEGER);
                  INSERT INTO event_text (body, journal_id, seq) VALUES ('message 2', 1, 1);
+                 DROP TABLE record_tokens;
                  DROP TABLE links;
                  DROP TABLE late_records;
                  DROP TABLE event_blocks;
@@ -298,7 +299,10 @@ fn a_database_written_before_late_records_were_listed_lists_them_when_opened() {
         let store = Store::open(&db).expect("open");
         store
             .inspection_connection()
-            .execute_batch("DROP TABLE links; DROP TABLE late_records; PRAGMA user_version = 12;")
+            .execute_batch(
+                "DROP TABLE record_tokens; DROP TABLE links; DROP TABLE late_records;
+                 PRAGMA user_version = 12;",
+            )
             .expect("pretend the version before wrote it");
     }
     let reopened = Journal::open_quietly(&db).expect("the older database opens");

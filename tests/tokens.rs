@@ -689,3 +689,43 @@ fn given_items_replaced_in_place_compacted_and_rewritten_when_the_fold_keeps_a_r
         }
     }
 }
+
+#[test]
+fn given_an_imported_journal_when_a_view_folds_its_records_again_then_it_takes_the_counts_the_import_stored(
+) {
+    // Protects a view in a process of its own from loading an encoding: the items it folds
+    // again after its checkpoint take the counts the import stored for their records. A count
+    // changed in the database shows, so the view read it rather than counting.
+    let (mut lines, counted) = one_request();
+    lines.push(user(4, "And the tests?"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let journal = open(
+        dir.path(),
+        "stored.jsonl",
+        (lines.join("\n") + "\n").as_bytes(),
+    );
+    let step_tokens = |journal: &Journal| -> Vec<(i64, u32)> {
+        let journalscope::dialect::Step::Projection(view) =
+            journal.step_at(3, None).expect("the view at the request")
+        else {
+            panic!("an iterate journal steps through projections");
+        };
+        view.system
+            .iter()
+            .chain(&view.history)
+            .map(|item| (item.offset, item.tokens))
+            .collect()
+    };
+    let before = step_tokens(&journal);
+    assert_eq!(before.len(), 2, "the system prompt and the user's message");
+    assert!(counted > before.iter().map(|(_, t)| u64::from(*t)).sum::<u64>());
+
+    let db = rusqlite::Connection::open(dir.path().join("stored.jsonl.sqlite")).expect("the db");
+    let changed = db
+        .execute("UPDATE record_tokens SET tokens = 4242 WHERE seq = 0", [])
+        .expect("the stored counts");
+    assert_eq!(changed, 1, "the system prompt's count is stored once");
+    let after = step_tokens(&journal);
+    assert_eq!(after[0], (1, 4242), "the view took the stored count");
+    assert_eq!(after[1], before[1], "the other item's count is as counted");
+}

@@ -76,6 +76,27 @@ impl Item {
         tokens
     }
 
+    /// What else than its record the item's count depends on (its rules and header), as one
+    /// number to store beside the count; `None` for an `updates` offset too large to pack.
+    pub(super) fn token_variant(&self, rules: Rules) -> Option<i64> {
+        let rules = match rules {
+            Rules::Seed => 0,
+            Rules::Sections => 1,
+            Rules::NotFolded => 2,
+        };
+        let (updates, present) = match self.updates_offset {
+            None => (0, 0),
+            Some(offset) if offset.unsigned_abs() < 1 << 58 => (offset, 1),
+            Some(_) => return None,
+        };
+        Some((updates << 4) | (present << 3) | (i64::from(self.key.is_some()) << 2) | rules)
+    }
+
+    /// Whether the item's o200k_base count is taken (or restored).
+    pub(super) fn has_tokens(&self) -> bool {
+        self.tokens.0[Encoding::O200kBase as usize].get().is_some()
+    }
+
     /// Restores an o200k_base count a checkpoint kept.
     pub(super) fn restore_tokens(&self, rules: Rules, tokens: u32) {
         let _ = self.tokens.0[Encoding::O200kBase as usize].set(self.counted(rules, tokens));
@@ -88,20 +109,16 @@ impl Item {
 }
 
 fn protocol_tokens(encoding: Encoding, sections: bool) -> u32 {
-    static COUNTS: OnceLock<[u32; 4]> = OnceLock::new();
-    let counts = COUNTS.get_or_init(|| {
+    // One encoding's counts at a time: loading an encoding no request uses costs a process
+    // tens of milliseconds and tens of megabytes.
+    static COUNTS: [OnceLock<[u32; 2]>; 2] = [OnceLock::new(), OnceLock::new()];
+    let counts = COUNTS[encoding as usize].get_or_init(|| {
         [
-            Encoding::O200kBase.count(PROTOCOL_MESSAGE),
-            Encoding::O200kBase.count(SECTIONS_PROTOCOL_MESSAGE),
-            Encoding::Cl100kBase.count(PROTOCOL_MESSAGE),
-            Encoding::Cl100kBase.count(SECTIONS_PROTOCOL_MESSAGE),
+            encoding.count(PROTOCOL_MESSAGE),
+            encoding.count(SECTIONS_PROTOCOL_MESSAGE),
         ]
     });
-    let index = match encoding {
-        Encoding::O200kBase => 0,
-        Encoding::Cl100kBase => 2,
-    };
-    counts[index + usize::from(sections)]
+    counts[usize::from(sections)]
 }
 
 /// Tokens of the standing document, from its sections' kept counts rather than its text,
@@ -166,10 +183,10 @@ pub fn count_request(
 }
 
 /// The totals [`count_request`] comes to, kept by a fold across requests: each request adds
-/// the items appended since the request before, and starts again only when the projection
-/// was edited otherwise, so a long list is not read whole at every request. Each role a message
-/// takes is one token, so a message's framing is the same whatever its role, and no item's role
-/// is looked up.
+/// (and shows the caller) the items appended since the request before, and starts again only
+/// when the projection was edited otherwise, so a long list is not read whole at every request.
+/// Each role a message takes is one token, so a message's framing is the same whatever its
+/// role, and no item's role is looked up.
 #[derive(Debug, Clone, Default)]
 pub struct RunningTotal(Option<Running>);
 
@@ -195,6 +212,7 @@ impl RunningTotal {
         projection: &Projection,
         model: Option<&str>,
         created_at: Option<&str>,
+        mut summed: impl FnMut(&Item),
     ) -> (u64, bool) {
         let (encoding, exact) = encoding_for(model);
         let rules = projection.rules;
@@ -219,10 +237,13 @@ impl RunningTotal {
             }
             _ => fresh,
         };
-        let sum = |items: &[Item]| -> u64 {
+        let mut sum = |items: &[Item]| -> u64 {
             items
                 .iter()
-                .map(|item| u64::from(item.tokens_in(rules, encoding)))
+                .map(|item| {
+                    summed(item);
+                    u64::from(item.tokens_in(rules, encoding))
+                })
                 .sum()
         };
         running.content += sum(&projection.system[running.system..]);

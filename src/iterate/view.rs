@@ -1043,6 +1043,11 @@ pub struct Analyser {
     pub(super) counted: CountedRequests,
     /// The lanes' counts so far, which each request's total adds to.
     pub(super) running_total: super::tokens::RunningTotal,
+    /// Totals the import already counted, by the request's seq: a fold again over stored
+    /// records takes them rather than counting (and loading an encoding) again.
+    pub(super) stored_totals: std::collections::HashMap<u64, (u64, bool)>,
+    /// The newest record whose item's count is stored (in `analysis.record_tokens`).
+    pub(super) tokens_stored_through: Option<u64>,
 }
 
 /// How many requests back a reported usage is set against its request's count: reports come
@@ -1206,24 +1211,47 @@ impl Analyser {
                     .filter(|(_, item)| !item.is_published(published_before))
                     .count() as u64
             };
-            let (tokens, tokens_exact) = self.running_total.request(
-                projection,
-                model.as_deref(),
-                event.created_at.as_deref(),
-            );
-            // Every test build checks the running total against rendering the request whole.
-            debug_assert_eq!(
-                tokens,
-                super::tokens::count_request(
-                    projection,
-                    model.as_deref(),
-                    event.created_at.as_deref(),
-                    Transport::Openai,
-                )
-                .total,
-                "the running total of the request at {}",
-                event.offset
-            );
+            let (tokens, tokens_exact) = match self.stored_totals.get(&event.seq) {
+                Some(&stored) => stored,
+                None => {
+                    let record_tokens = &mut self.analysis.record_tokens;
+                    let stored_through = self.tokens_stored_through;
+                    let mut newest = stored_through;
+                    let rules = projection.rules;
+                    let counted = self.running_total.request(
+                        projection,
+                        model.as_deref(),
+                        event.created_at.as_deref(),
+                        |item| {
+                            // Each item's count is stored once, at the first request that
+                            // sums it (records come in seq order): views that fold its record
+                            // again read it there.
+                            if stored_through.is_none_or(|through| item.seq > through) {
+                                if let Some(variant) = item.token_variant(rules) {
+                                    record_tokens.push((item.seq, variant, item.tokens(rules)));
+                                }
+                                newest = newest.max(Some(item.seq));
+                            }
+                        },
+                    );
+                    self.tokens_stored_through = newest;
+                    // Every test build checks the running total against rendering the
+                    // request whole.
+                    debug_assert_eq!(
+                        counted.0,
+                        super::tokens::count_request(
+                            projection,
+                            model.as_deref(),
+                            event.created_at.as_deref(),
+                            Transport::Openai,
+                        )
+                        .total,
+                        "the running total of the request at {}",
+                        event.offset
+                    );
+                    counted
+                }
+            };
             let summary = RequestSummary {
                 offset: event.offset,
                 model: model.clone(),
@@ -1388,6 +1416,7 @@ impl Analyser {
             checkpoints: std::mem::take(&mut self.analysis.checkpoints),
             checkpoint_blocks: std::mem::take(&mut self.analysis.checkpoint_blocks),
             requests: std::mem::take(&mut self.analysis.requests),
+            record_tokens: std::mem::take(&mut self.analysis.record_tokens),
             ..Analysis::default()
         }
     }

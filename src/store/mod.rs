@@ -273,6 +273,16 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (journal_id, kind, seq, target)
     ) WITHOUT ROWID;
     CREATE INDEX links_by_target ON links(journal_id, kind, target);",
+    // 15: derived, rebuildable: the tokens a fold counted in a record's content, by the
+    // record's seq and the dialect's variant of it (what else the count depends on), so that a
+    // view folding the record again reads the count instead of loading a tokenizer.
+    "CREATE TABLE record_tokens (
+        journal_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        variant INTEGER NOT NULL,
+        tokens INTEGER NOT NULL,
+        PRIMARY KEY (journal_id, seq, variant)
+    ) WITHOUT ROWID;",
 ];
 
 /// What [`Store::type_counts`] and the type filter call an event without a type.
@@ -610,6 +620,10 @@ impl Store {
             .execute("DELETE FROM tips WHERE journal_id = ?1", [journal_id])?;
         self.conn.execute(
             "DELETE FROM request_rows WHERE journal_id = ?1",
+            [journal_id],
+        )?;
+        self.conn.execute(
+            "DELETE FROM record_tokens WHERE journal_id = ?1",
             [journal_id],
         )?;
         self.forget_checkpoints(journal_id)?;
@@ -1094,6 +1108,10 @@ impl Store {
             "DELETE FROM request_rows WHERE journal_id = ?1",
             [journal_id],
         )?;
+        self.conn.execute(
+            "DELETE FROM record_tokens WHERE journal_id = ?1",
+            [journal_id],
+        )?;
         self.conn
             .execute("DELETE FROM links WHERE journal_id = ?1", [journal_id])?;
         self.forget_checkpoints(journal_id)?;
@@ -1219,6 +1237,13 @@ impl Store {
         )?;
         for (seq, row) in &analysis.requests {
             request.execute(params![journal_id, *seq as i64, row])?;
+        }
+        let mut counted = self.conn.prepare_cached(
+            "INSERT OR IGNORE INTO record_tokens (journal_id, seq, variant, tokens)
+             VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for (seq, variant, tokens) in &analysis.record_tokens {
+            counted.execute(params![journal_id, clamp(*seq), variant, tokens])?;
         }
         let mut link = self.conn.prepare_cached(
             "INSERT OR IGNORE INTO links (journal_id, kind, seq, target) VALUES (?1, ?2, ?3, ?4)",
@@ -1635,6 +1660,38 @@ impl Store {
             .prepare_cached("SELECT row FROM request_rows WHERE journal_id = ?1 AND seq = ?2")?
             .query_row(params![journal_id, clamp(seq)], |row| row.get(0))
             .optional()?)
+    }
+
+    /// The request rows of the records `from..to` (seqs), in file order.
+    pub fn request_rows_between(
+        &self,
+        journal_id: i64,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<(u64, String)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, row FROM request_rows WHERE journal_id = ?1 AND seq >= ?2 AND seq < ?3
+             ORDER BY seq",
+        )?;
+        let rows = stmt.query_map(params![journal_id, clamp(from), clamp(to)], |row| {
+            Ok((row.get::<_, i64>(0)? as u64, row.get::<_, String>(1)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The token counts stored for the record at `seq`: variant and tokens.
+    pub fn record_tokens_at(
+        &self,
+        journal_id: i64,
+        seq: u64,
+    ) -> Result<Vec<(i64, u32)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT variant, tokens FROM record_tokens WHERE journal_id = ?1 AND seq = ?2",
+        )?;
+        let rows = stmt.query_map(params![journal_id, clamp(seq)], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, u32>(1)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// A journal's last request row, when it has one.
