@@ -1721,14 +1721,7 @@ impl Store {
             Some(to) => self.records_through_offset(journal_id, to)?,
             None => u64::MAX,
         };
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, row FROM request_rows WHERE journal_id = ?1 AND seq >= ?2 AND seq < ?3
-             ORDER BY seq",
-        )?;
-        let rows = stmt.query_map(params![journal_id, clamp(from), clamp(to)], |row| {
-            Ok((row.get::<_, i64>(0)? as u64, row.get::<_, String>(1)?))
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        self.request_rows_between(journal_id, from, to)
     }
 
     /// Up to `count` request rows before record `seq`, the nearest first.
