@@ -6,6 +6,13 @@ SHELL := /bin/bash
 CARGO ?= cargo
 FILE ?=
 
+# A clean clone on CI builds everything once: incremental caches would only add gigabytes to
+# its disk. Every debug build below selects the whole workspace with its tests, so the core,
+# the app, the examples and every test share one build of each dependency.
+ifeq ($(CI),true)
+export CARGO_INCREMENTAL := 0
+endif
+
 .PHONY: run test lint core-test bench system-deps fuzz package package-check
 
 # Desktop targets (ui-deps, ui-build, ui-test, app-build, e2e, run-app) live beside the app.
@@ -30,8 +37,10 @@ lint: system-deps ui-build
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
+# The core's tests and the shell's Rust tests (IPC shapes, recent files, the window's security
+# policy as configured); the end-to-end tests are ignored here and run under `e2e`.
 core-test:
-	$(CARGO) test --package journalscope
+	$(CARGO) test --workspace
 
 bench:
 	$(CARGO) run --release --package journalscope -- bench --events 1000000

@@ -13,15 +13,12 @@ ui-deps:
 ui-build: ui-deps
 	cd ui && npm run build
 
-# Vitest for view logic, svelte-check for types, drift of the generated TypeScript, and the
-# Rust side of the shell (IPC shapes, recent files, and the window's security policy as
-# configured).
+# Vitest for view logic, svelte-check for types, and drift of the generated TypeScript (the
+# shell's Rust tests run with the core's, in `core-test`).
 ui-test: ui-deps
 	cd ui && npm run check
 	cd ui && npm test
 	scripts/ts-drift.sh
-	cargo test -p journalscope-app --test config_policy
-	cargo test -p journalscope-app --lib
 
 app-build: ui-build
 	cargo build -p journalscope-app

@@ -10,9 +10,9 @@ cd "$here"
 export PATH="$HOME/.cargo/bin:$PATH"
 
 (cd ui && npm run build)
-cargo build -p journalscope-app
-cargo build -p journalscope --bin journalscope
-cargo build -p journalscope --example tail_server
+# The whole workspace with its examples resolves features as `cargo test --workspace` does, so
+# the app, the command line and tail_server reuse the tests' build of every dependency.
+cargo build --workspace --bins --examples
 
 mkdir -p target/e2e-screenshots
 # shellcheck source=scripts/xvfb.sh
@@ -26,4 +26,4 @@ for f in src-tauri/tests/e2e_*.rs; do
   suites+=(--test "$(basename "$f" .rs)")
 done
 timeout -k 20 "${E2E_TIMEOUT:-1800}" \
-  cargo test --no-fail-fast -p journalscope-app "${suites[@]}" -- --ignored --test-threads=1 --nocapture
+  cargo test --no-fail-fast --workspace "${suites[@]}" -- --ignored --test-threads=1 --nocapture

@@ -110,7 +110,7 @@ echo "package-check: the installed window, started from its desktop entry"
 . "$here/scripts/xvfb.sh"
 start_xvfb "${E2E_DISPLAY:-:98}" || fail "no display for the installed window"
 trap 'remove; rm -rf "$work"; stop_xvfb' EXIT
-timeout -k 20 600 cargo test -p journalscope-app --test installed_app -- --ignored --nocapture
+timeout -k 20 600 cargo test --workspace --test installed_app -- --ignored --nocapture
 
 echo "package-check: removing the package"
 remove
