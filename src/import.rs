@@ -183,7 +183,11 @@ pub fn import_file(
             }
             // Growth can only be read as appended records when what came before ended on a
             // record boundary; an array's closing bracket or a cut last line moves.
-            if !compressed && !prev.ends_mid_line && prev.framing != Framing::JsonArray {
+            if !compressed
+                && !prev.ends_mid_line
+                && prev.framing != Framing::JsonArray
+                && grows_alike(store, prev, &bytes)?
+            {
                 let ends = SourceEnds::split(&bytes, prefix_len);
                 let added = ingest_whole(store, prev, &ends, mtime_ns(&meta), control)?;
                 return Ok(ImportOutcome {
@@ -270,10 +274,24 @@ fn append_in_place(
         return Ok(None);
     }
     let (head, before) = source_ends::windows(&mut file, base).map_err(read_err)?;
+    if !grows_alike(store, journal, &head)? {
+        return Ok(None);
+    }
     let ends = StreamEnds::resumed(head, before, base);
     Ok(Some(ingest_stream(
         store, journal, file, meta, ends, control,
     )?))
+}
+
+/// Whether the grown file, whose first bytes are `head`, reads as `journal` read it: the same
+/// framing, and (for a journal that held no records, its framing and dialect guessed from
+/// blank bytes) the same dialect. Otherwise its growth is read whole, as a new generation.
+fn grows_alike(store: &Store, journal: &JournalRow, head: &[u8]) -> Result<bool, StoreError> {
+    let framing = source::detect_framing(head);
+    if framing != journal.framing {
+        return Ok(false);
+    }
+    Ok(store.event_count(journal.id)? > 0 || detect_dialect(head, framing) == journal.dialect)
 }
 
 /// Records that `journal`'s source was seen again, unchanged (its size and mtime as now). Its

@@ -251,3 +251,61 @@ fn given_a_grown_file_when_imported_then_only_a_change_at_its_ends_makes_a_new_g
         "a change just before where the import stopped is a new generation"
     );
 }
+
+#[test]
+fn regression_a_blank_file_that_grows_is_read_as_what_it_grew_into() {
+    // Protects growth from a file of blank lines: the framing and dialect a blank file was
+    // stored with (JSONL, iterate) are guesses, and must not decide how what is written after
+    // them reads. A JSON array was read as one bad line per line, a Codex session as iterate.
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let codex = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/claude-code/codex-compaction.jsonl"),
+    )
+    .expect("read the Codex fixture");
+    let array = "\n[\n{\"offset\":0,\"type\":\"events.iterate.com/agent/context-added\",\"payload\":{\"role\":\"user\",\"content\":\"hi\"}}\n]\n";
+    let iterate = "\n{\"offset\":0,\"type\":\"events.iterate.com/agent/context-added\",\"payload\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+    for (name, grown, dialect, records, kind) in [
+        ("array", array, Dialect::Iterate, 1, ImportKind::Replaced),
+        (
+            "codex",
+            &*format!("\n{codex}"),
+            Dialect::Codex,
+            codex.lines().count() as u64,
+            ImportKind::Replaced,
+        ),
+        (
+            "iterate",
+            iterate,
+            Dialect::Iterate,
+            1,
+            ImportKind::Appended,
+        ),
+    ] {
+        let path = dir.path().join(format!("{name}.jsonl"));
+        let db = dir.path().join(format!("{name}.sqlite"));
+        std::fs::write(&path, "\n").expect("write a blank line");
+        assert_eq!(
+            open(&path, &db).event_count(),
+            0,
+            "{name}: a blank file holds no records"
+        );
+        std::fs::write(&path, grown).expect("grow the file");
+        let journal = open(&path, &db);
+        assert_eq!(
+            journal.dialect(),
+            dialect,
+            "{name}: the dialect is read from the records"
+        );
+        assert_eq!(
+            journal.event_count(),
+            records,
+            "{name}: one record per record written, none of them the array's brackets"
+        );
+        assert_eq!(
+            journal.info().expect("info").import_kind,
+            kind,
+            "{name}: growth that reads as the blank file guessed is appended"
+        );
+    }
+}
