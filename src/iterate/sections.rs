@@ -75,6 +75,11 @@ impl Item {
     pub fn is_section(&self) -> bool {
         self.key.is_some() && !self.stamp
     }
+
+    /// Whether the item can stand in the standing document: a section that supersedes none.
+    pub fn is_standing(&self) -> bool {
+        self.is_section() && self.updates_offset.is_none()
+    }
 }
 
 impl Projection {
@@ -83,7 +88,7 @@ impl Projection {
     pub fn standing_len(&self) -> usize {
         self.history
             .iter()
-            .take_while(|item| item.is_section() && item.updates_offset.is_none())
+            .take_while(|item| item.is_standing())
             .count()
     }
 

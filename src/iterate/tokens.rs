@@ -30,6 +30,24 @@ struct Counted {
 #[derive(Debug, Clone, Default)]
 pub struct TokenMemo([OnceLock<Counted>; 2]);
 
+impl Counted {
+    /// The header facts a count was taken under, packed into one number: the memo's key as the
+    /// stored counts keep it, so the two cannot drift apart.
+    fn variant(&self) -> Option<i64> {
+        let rules = match self.rules {
+            Rules::Seed => 0,
+            Rules::Sections => 1,
+            Rules::NotFolded => 2,
+        };
+        let (updates, present) = match self.updates {
+            None => (0, 0),
+            Some(offset) if offset.unsigned_abs() < 1 << 58 => (offset, 1),
+            Some(_) => return None,
+        };
+        Some((updates << 4) | (present << 3) | (i64::from(self.keyed) << 2) | rules)
+    }
+}
+
 impl PartialEq for TokenMemo {
     fn eq(&self, _: &TokenMemo) -> bool {
         true
@@ -79,17 +97,7 @@ impl Item {
     /// What else than its record the item's count depends on (its rules and header), as one
     /// number to store beside the count; `None` for an `updates` offset too large to pack.
     pub(super) fn token_variant(&self, rules: Rules) -> Option<i64> {
-        let rules = match rules {
-            Rules::Seed => 0,
-            Rules::Sections => 1,
-            Rules::NotFolded => 2,
-        };
-        let (updates, present) = match self.updates_offset {
-            None => (0, 0),
-            Some(offset) if offset.unsigned_abs() < 1 << 58 => (offset, 1),
-            Some(_) => return None,
-        };
-        Some((updates << 4) | (present << 3) | (i64::from(self.key.is_some()) << 2) | rules)
+        self.counted(rules, 0).variant()
     }
 
     /// Whether the item's o200k_base count is taken (or restored).
@@ -135,9 +143,11 @@ fn standing_tokens(sections: &[Item], rules: Rules, encoding: Encoding) -> u32 {
 
 /// What joining `sections` blocks adds to the sum of their counts (see [`standing_tokens`]).
 fn standing_joins(sections: usize, encoding: Encoding) -> u64 {
-    let joins = sections.saturating_sub(1) as u64;
+    static JOIN: [OnceLock<u32>; 2] = [OnceLock::new(), OnceLock::new()];
     // Never below zero: `>\n\n` is at least as many tokens as `>`.
-    joins * u64::from(encoding.count(">\n\n").saturating_sub(encoding.count(">")))
+    let join = JOIN[encoding as usize]
+        .get_or_init(|| encoding.count(">\n\n").saturating_sub(encoding.count(">")));
+    sections.saturating_sub(1) as u64 * u64::from(*join)
 }
 
 /// The tokens of the request at `request_offset`, rendered from `projection` as
@@ -252,7 +262,7 @@ impl RunningTotal {
         if running.standing == running.history {
             running.standing += projection.history[running.history..]
                 .iter()
-                .take_while(|item| item.is_section() && item.updates_offset.is_none())
+                .take_while(|item| item.is_standing())
                 .count();
         }
         running.system = projection.system.len();
@@ -314,23 +324,11 @@ mod tests {
     use super::*;
     use crate::iterate::section_text::{section_block, standing_document};
 
+    /// A section as a rewrite writes it: an offset is all the event needs.
     fn section(offset: i64, key: &str, content: &str) -> Item {
-        Item {
-            offset,
-            seq: offset as u64,
-            role: Role::System,
-            actor: None,
-            key: Some(key.to_string()),
-            updates_offset: None,
-            refs: Vec::new(),
-            files: Vec::new(),
-            content: content.into(),
-            compaction: None,
-            llm_request_offset: None,
-            coalesced: Vec::new(),
-            stamp: false,
-            tokens: TokenMemo::default(),
-        }
+        let record = serde_json::json!({"offset": offset});
+        let (event, _) = super::super::event::parse(offset as u64, 0, &record);
+        Item::from_rewrite(&event.expect("a record with an offset"), key, content)
     }
 
     #[test]

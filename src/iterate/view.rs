@@ -1176,6 +1176,46 @@ impl Analyser {
         diagnostics
     }
 
+    /// The input tokens of the request `event` opens, and whether the count is exact: the total
+    /// an import stored when this fold replays its records, else the running total, which
+    /// stores each item's count at the first request that sums it (records come in seq order):
+    /// views that fold its record again read it there.
+    fn request_tokens(&mut self, event: &IterateEvent, model: Option<&str>) -> (u64, bool) {
+        if let Some(&stored) = self.stored_totals.get(&event.seq) {
+            return stored;
+        }
+        let projection = &self.projection;
+        let record_tokens = &mut self.analysis.record_tokens;
+        let stored_through = self.tokens_stored_through;
+        let mut newest = stored_through;
+        let rules = projection.rules;
+        let counted =
+            self.running_total
+                .request(projection, model, event.created_at.as_deref(), |item| {
+                    if stored_through.is_none_or(|through| item.seq > through) {
+                        if let Some(variant) = item.token_variant(rules) {
+                            record_tokens.push((item.seq, variant, item.tokens(rules)));
+                        }
+                        newest = newest.max(Some(item.seq));
+                    }
+                });
+        self.tokens_stored_through = newest;
+        // Every test build checks the running total against rendering the request whole.
+        debug_assert_eq!(
+            counted.0,
+            super::tokens::count_request(
+                projection,
+                model,
+                event.created_at.as_deref(),
+                Transport::Openai,
+            )
+            .total,
+            "the running total of the request at {}",
+            event.offset
+        );
+        counted
+    }
+
     pub fn feed(&mut self, event: &IterateEvent) {
         self.through = self.through.max(Some(event.offset));
         let known = self.projection.diagnostics.len();
@@ -1194,6 +1234,7 @@ impl Analyser {
             self.since_request.added += 1;
         }
         if let EventKind::RequestRequested { model } = &event.kind {
+            let (tokens, tokens_exact) = self.request_tokens(event, model.as_deref());
             let projection = &self.projection;
             // While offsets increase, a request publishes every item folded so far, so what it
             // newly publishes is what was added since the request before: counted as it comes,
@@ -1210,47 +1251,6 @@ impl Analyser {
                     .items()
                     .filter(|(_, item)| !item.is_published(published_before))
                     .count() as u64
-            };
-            let (tokens, tokens_exact) = match self.stored_totals.get(&event.seq) {
-                Some(&stored) => stored,
-                None => {
-                    let record_tokens = &mut self.analysis.record_tokens;
-                    let stored_through = self.tokens_stored_through;
-                    let mut newest = stored_through;
-                    let rules = projection.rules;
-                    let counted = self.running_total.request(
-                        projection,
-                        model.as_deref(),
-                        event.created_at.as_deref(),
-                        |item| {
-                            // Each item's count is stored once, at the first request that
-                            // sums it (records come in seq order): views that fold its record
-                            // again read it there.
-                            if stored_through.is_none_or(|through| item.seq > through) {
-                                if let Some(variant) = item.token_variant(rules) {
-                                    record_tokens.push((item.seq, variant, item.tokens(rules)));
-                                }
-                                newest = newest.max(Some(item.seq));
-                            }
-                        },
-                    );
-                    self.tokens_stored_through = newest;
-                    // Every test build checks the running total against rendering the
-                    // request whole.
-                    debug_assert_eq!(
-                        counted.0,
-                        super::tokens::count_request(
-                            projection,
-                            model.as_deref(),
-                            event.created_at.as_deref(),
-                            Transport::Openai,
-                        )
-                        .total,
-                        "the running total of the request at {}",
-                        event.offset
-                    );
-                    counted
-                }
             };
             let summary = RequestSummary {
                 offset: event.offset,
