@@ -8,27 +8,11 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use journalscope::gen::Rng;
 use journalscope::store::{Store, StoredEvent};
 
 const BIN: &str = env!("CARGO_BIN_EXE_journalscope");
 const PREFIX: &str = "events.iterate.com/agent/";
-
-/// splitmix64: a seeded, dependency-free source of kill moments.
-struct Moments(u64);
-
-impl Moments {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, bound: u64) -> u64 {
-        self.next() % bound.max(1)
-    }
-}
 
 fn line(offset: u64) -> String {
     if offset == 1 {
@@ -142,7 +126,7 @@ fn an_import_killed_at_random_moments_resumes_to_the_whole_journal() {
     assert!(status.success(), "an uninterrupted import succeeds");
     let whole = began.elapsed().as_millis() as u64;
 
-    let mut moments = Moments(0x5EED_1DEA);
+    let mut moments = Rng::new(0x5EED_1DEA);
     let mut kills = 0;
     let mut partial = 0;
     for round in 0..4 {
@@ -155,7 +139,7 @@ fn an_import_killed_at_random_moments_resumes_to_the_whole_journal() {
                 // A moment drawn from the first half of an import's time: an early kill, before
                 // or between the first commits. Only once: the load is a small part of an
                 // import's time, so on CI such kills in every round all fell after it.
-                std::thread::sleep(Duration::from_millis(moments.below(whole / 2)));
+                std::thread::sleep(Duration::from_millis(moments.range(0, whole / 2)));
             } else {
                 // A moment drawn by progress: once the database shows a random number of
                 // records past what it held, plus a random few milliseconds. A faster build
@@ -164,7 +148,7 @@ fn an_import_killed_at_random_moments_resumes_to_the_whole_journal() {
                 // lands mid-import however far the earlier ones got: a span measured from the
                 // start let CI aim every kill after a round's second at the journal's end.
                 let span = (expected.len() as u64).saturating_sub(held as u64) / 2;
-                let target = held as u64 + 1 + moments.below(span);
+                let target = held as u64 + 1 + moments.range(0, span);
                 let deadline = Instant::now() + Duration::from_millis(whole * 3);
                 while Instant::now() < deadline
                     && held_by_a_reader(&db) < target
@@ -172,7 +156,7 @@ fn an_import_killed_at_random_moments_resumes_to_the_whole_journal() {
                 {
                     std::thread::sleep(Duration::from_millis(2));
                 }
-                std::thread::sleep(Duration::from_millis(moments.below(20)));
+                std::thread::sleep(Duration::from_millis(moments.range(0, 20)));
             }
             kill(child);
             kills += 1;
@@ -236,7 +220,7 @@ fn a_tail_killed_at_random_moments_resumes_without_gaps_or_duplicates() {
         let file = file.clone();
         let text = expected.join("\n") + "\n";
         std::thread::spawn(move || {
-            let mut moments = Moments(0xF11E);
+            let mut moments = Rng::new(0xF11E);
             let mut out = std::fs::OpenOptions::new()
                 .append(true)
                 .open(&file)
@@ -244,21 +228,21 @@ fn a_tail_killed_at_random_moments_resumes_without_gaps_or_duplicates() {
             let bytes = text.as_bytes();
             let mut at = 0;
             while at < bytes.len() {
-                let piece = (1 + moments.below(500) as usize).min(bytes.len() - at);
+                let piece = (1 + moments.range(0, 500) as usize).min(bytes.len() - at);
                 out.write_all(&bytes[at..at + piece]).expect("append");
                 out.flush().expect("flush");
                 at += piece;
-                std::thread::sleep(Duration::from_millis(moments.below(12)));
+                std::thread::sleep(Duration::from_millis(moments.range(0, 12)));
             }
         })
     };
 
-    let mut moments = Moments(0x7A11);
+    let mut moments = Rng::new(0x7A11);
     let mut held = 0;
     let mut partial = 0;
     for kill_no in 0..20 {
         let child = spawn(&["tail", &file_text, "--db", &db_text], dir.path());
-        std::thread::sleep(Duration::from_millis(50 + moments.below(400)));
+        std::thread::sleep(Duration::from_millis(50 + moments.range(0, 400)));
         kill(child);
         let moment = format!("tail kill {kill_no}");
         let now = check(&db, &expected, &moment);

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use journalscope::gen::Rng;
 use journalscope::import::ImportControl;
 use journalscope::iterate::tokens::count_messages;
 use journalscope::iterate::Transport;
@@ -33,22 +34,6 @@ fn open(dir: &Path, name: &str, bytes: &[u8]) -> Journal {
         },
     )
     .expect("the journal opens")
-}
-
-/// A small deterministic generator, so a failure names a text that can be made again.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// Texts where tokenizers go wrong: every script, emoji with joiners and modifiers, combining
@@ -92,37 +77,37 @@ fn random_texts(count: usize) -> Vec<String> {
         "CamelCaseIdentifier",
         "\\n\\t\\\\",
     ];
-    let mut rng = Rng(0x5eed_70c3_u64);
+    let mut rng = Rng::new(0x5eed_70c3_u64);
     let mut texts = Vec::with_capacity(count);
     for _ in 0..count {
         let mut text = String::new();
-        match rng.below(10) {
+        match rng.range(0, 10) {
             // A run of one character, or of one piece, with no break: js-tiktoken's time grows
             // with the square of such a run, so they stay a few hundred bytes long.
             0 => {
-                let piece = PIECES[rng.below(PIECES.len() as u64) as usize];
-                let times = 1 + rng.below(400) as usize / piece.len().max(1);
+                let piece = PIECES[rng.range(0, PIECES.len() as u64) as usize];
+                let times = 1 + rng.range(0, 400) as usize / piece.len().max(1);
                 text = piece.repeat(times);
             }
-            1 => text = "a".repeat(1 + rng.below(400) as usize),
+            1 => text = "a".repeat(1 + rng.range(0, 400) as usize),
             // A long line of words: thousands of characters.
-            2 if rng.below(2) == 0 => {
+            2 if rng.range(0, 2) == 0 => {
                 while text.len() < 6_000 {
-                    text.push_str(PIECES[rng.below(PIECES.len() as u64) as usize]);
+                    text.push_str(PIECES[rng.range(0, PIECES.len() as u64) as usize]);
                     text.push(' ');
                 }
             }
             // Arbitrary code points, surrogates aside.
             2 => {
-                for _ in 0..rng.below(200) {
-                    let c = char::from_u32(rng.below(0x2_0000) as u32).unwrap_or('?');
+                for _ in 0..rng.range(0, 200) {
+                    let c = char::from_u32(rng.range(0, 0x2_0000) as u32).unwrap_or('?');
                     text.push(c);
                 }
             }
             _ => {
-                for _ in 0..1 + rng.below(60) {
-                    text.push_str(PIECES[rng.below(PIECES.len() as u64) as usize]);
-                    if rng.below(3) == 0 {
+                for _ in 0..1 + rng.range(0, 60) {
+                    text.push_str(PIECES[rng.range(0, PIECES.len() as u64) as usize]);
+                    if rng.range(0, 3) == 0 {
                         text.push(' ');
                     }
                 }

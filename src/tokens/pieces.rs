@@ -257,6 +257,7 @@ fn ascii_piece_end(encoding: Encoding, bytes: &[u8], at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gen::Rng;
 
     fn pieces(encoding: Encoding, text: &str) -> Vec<String> {
         let mut cut = Vec::new();
@@ -275,18 +276,6 @@ mod tests {
             Encoding::Cl100kBase => bpe_openai::cl100k_base(),
         };
         tokenizer.split(text).map(str::to_string).collect()
-    }
-
-    /// A small deterministic generator, so a failure names a seed that reproduces it.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
     }
 
     /// Text made of the fragments the patterns treat differently, so every alternative and
@@ -363,17 +352,15 @@ mod tests {
             "[",
             "]",
         ];
-        let len = (rng.next() % 40) as usize;
-        (0..len)
-            .map(|_| FRAGMENTS[(rng.next() % FRAGMENTS.len() as u64) as usize])
-            .collect()
+        let len = rng.range(0, 40) as usize;
+        (0..len).map(|_| *rng.pick(FRAGMENTS)).collect()
     }
 
     #[test]
     fn ascii_text_is_cut_as_the_encodings_expression_cuts_it() {
         // Protects exactness: the hand-written cut must equal the regular expression's on
         // every arrangement of the classes the patterns distinguish.
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         for case in 0..20_000 {
             let text = ascii_text(&mut rng);
             for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
@@ -409,12 +396,12 @@ mod tests {
     fn a_text_after_a_line_break_counts_apart_only_when_it_starts_a_piece() {
         // Protects counting an item's header and content apart: the sum must be the count of
         // the two put together whenever the content is taken to start a piece.
-        let mut rng = Rng(11);
+        let mut rng = Rng::new(11);
         let mut apart = 0;
         for _ in 0..20_000 {
             let head = ascii_text(&mut rng) + "\n";
             let tail = ascii_text(&mut rng)
-                + ["", " ünï", "\u{2028}x", "\u{a0}\n", "\u{301}a"][(rng.next() % 5) as usize];
+                + *rng.pick(&["", " ünï", "\u{2028}x", "\u{a0}\n", "\u{301}a"]);
             if !starts_a_piece_after_line_break(&tail) {
                 continue;
             }
@@ -435,7 +422,7 @@ mod tests {
     #[test]
     fn kept_piece_counts_equal_counting_afresh() {
         // Protects the per-thread counts: a count taken from them equals the encoding's own.
-        let mut rng = Rng(7);
+        let mut rng = Rng::new(7);
         for _ in 0..2_000 {
             let text = ascii_text(&mut rng) + "héllo wörld 数字 🙂";
             for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use journalscope::gen::Rng;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
@@ -334,25 +335,6 @@ async fn bind(port: u16) -> io::Result<TcpListener> {
     }
 }
 
-/// xorshift64*: reproducible, and enough for choosing cut points.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        if n == 0 {
-            return 0;
-        }
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
-    }
-}
-
 struct Request {
     path: String,
     query: HashMap<String, String>,
@@ -530,13 +512,13 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
             })
             .is_ok()
     {
-        Some(rng.below(faults.cut_within.max(1) as u64) as usize)
+        Some(rng.range(0, faults.cut_within.max(1) as u64) as usize)
     } else {
         None
     };
     let mut pos = 0usize;
     while pos < body.len() {
-        let end = (pos + 1 + rng.below(512) as usize).min(body.len());
+        let end = (pos + 1 + rng.range(0, 512) as usize).min(body.len());
         let piece = &body[pos..end];
         if let Some(cut) = cut.filter(|c| *c < end) {
             let framed = wire(kind, piece);
@@ -548,8 +530,8 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
         }
         socket.write_all(&wire(kind, piece)).await?;
         pos = end;
-        if faults.pause_ms > 0 && rng.below(6) == 0 {
-            tokio::time::sleep(Duration::from_millis(rng.below(faults.pause_ms))).await;
+        if faults.pause_ms > 0 && rng.range(0, 6) == 0 {
+            tokio::time::sleep(Duration::from_millis(rng.range(0, faults.pause_ms))).await;
         }
     }
     socket.flush().await?;
