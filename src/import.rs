@@ -605,40 +605,47 @@ fn read_stream(
         // The file's last record, when it ends without a line break.
         let unterminated = end && split.consumed > 0 && buf[split.consumed - 1] != b'\n';
         let last = split.records.last().map(|record| record.seq);
-        for chunk in split.records.chunks(BATCH) {
-            let records: Batch = chunk
-                .iter()
+        // Moved into the batches, not copied: a copy was every byte of the file once more on
+        // the thread that parses and folds, the import's busier one.
+        let mut records = split.records.into_iter().peekable();
+        while records.peek().is_some() {
+            let batch: Batch = records
+                .by_ref()
+                .take(BATCH)
                 .map(|record| {
                     let read = if unterminated && Some(record.seq) == last {
-                        ingest.read_unterminated(record)
+                        ingest.read_unterminated(&record)
                     } else {
-                        ingest.read(record)
+                        ingest.read(&record)
                     };
-                    (record.clone(), read)
+                    (record, read)
                 })
                 .collect();
             let found = Box::new(ingest.take_found());
-            let next = split.records.get(
-                records
-                    .last()
-                    .map_or(0, |(r, _)| (r.seq - at.seq) as usize + 1),
-            );
+            let next = records
+                .peek()
+                .map(|next| (next.byte_start, next.seq, next.line));
             batches
-                .send(Piece::Batch { records, found })
+                .send(Piece::Batch {
+                    records: batch,
+                    found,
+                })
                 .map_err(|_| stopped())?;
-            let Some(next) = next else { continue };
-            if !due((next.byte_start, next.seq), committed) {
+            let Some((next_byte, next_seq, next_line)) = next else {
+                continue;
+            };
+            if !due((next_byte, next_seq), committed) {
                 continue;
             }
-            let reached = (next.byte_start - at.byte) as usize;
+            let reached = (next_byte - at.byte) as usize;
             ends.push(&buf[pushed..reached]);
             pushed = reached;
-            committed = (next.byte_start, next.seq);
+            committed = (next_byte, next_seq);
             let piece = Piece::Reached {
                 at: Position {
-                    byte: next.byte_start,
-                    line: next.line - 1,
-                    seq: next.seq,
+                    byte: next_byte,
+                    line: next_line - 1,
+                    seq: next_seq,
                 },
                 content_hash: ends.hash(),
                 last_byte: reached.checked_sub(1).map(|i| buf[i]),
