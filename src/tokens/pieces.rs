@@ -17,7 +17,7 @@ use super::Encoding;
 /// count each time.
 const LONGEST_KEPT: usize = 15;
 
-/// Slots of a thread's piece counts per encoding, a power of two: 16,384 slots of 32 bytes
+/// Slots of a thread's piece counts per encoding, a power of two: 16,384 slots of 16 bytes
 /// stay in a core's cache.
 const SLOT_BITS: u32 = 14;
 
@@ -25,19 +25,26 @@ const SLOT_BITS: u32 = 14;
 /// latest piece that landed there: a lookup is one hash, one load and one compare, and a piece
 /// pushed out is counted again when it comes back.
 struct PieceCounts {
-    /// The piece's bytes and its length (in the top byte) packed into one number, and its count.
-    /// A key of zero is an empty piece, which is never looked up, so zeroed slots are empty.
-    slots: Box<[(u128, u32)]>,
+    /// The piece's bytes, its length and its count packed into one number (see
+    /// [`PieceCounts::key`] and [`COUNT_SHIFT`]): half the cache a separate count took, which
+    /// an import's fold, sharing the core, kept evicting. A key of zero is an empty piece,
+    /// which is never looked up, so zeroed slots are empty.
+    slots: Box<[u128]>,
 }
+
+/// Where a slot's count starts, above its key: a piece of at most [`LONGEST_KEPT`] bytes is at
+/// most that many tokens, since every byte is one, so four bits hold it.
+const COUNT_SHIFT: u32 = 124;
 
 impl PieceCounts {
     fn new() -> PieceCounts {
         PieceCounts {
-            slots: vec![(0, 0); 1 << SLOT_BITS].into_boxed_slice(),
+            slots: vec![0; 1 << SLOT_BITS].into_boxed_slice(),
         }
     }
 
-    /// The key of `text[at..end]`, a piece of at most [`LONGEST_KEPT`] bytes.
+    /// The key of `text[at..end]`, a piece of at most [`LONGEST_KEPT`] bytes: its bytes, and
+    /// its length in the four bits above them.
     fn key(text: &[u8], at: usize, end: usize) -> u128 {
         let len = end - at;
         let packed = match text.get(at..at + 16) {
@@ -159,11 +166,11 @@ fn piece_tokens(
     }
     let key = PieceCounts::key(text, at, end);
     let slot = &mut kept.slots[PieceCounts::slot(key)];
-    if slot.0 == key {
-        return slot.1 as usize;
+    if *slot & ((1 << COUNT_SHIFT) - 1) == key {
+        return (*slot >> COUNT_SHIFT) as usize;
     }
     let tokens = tokenizer.bpe.count(&text[at..end]);
-    *slot = (key, u32::try_from(tokens).unwrap_or(u32::MAX));
+    *slot = key | ((tokens.min(LONGEST_KEPT) as u128) << COUNT_SHIFT);
     tokens
 }
 
