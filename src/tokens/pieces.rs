@@ -73,15 +73,20 @@ thread_local! {
     static KEPT: RefCell<[PieceCounts; 2]> = RefCell::new([PieceCounts::new(), PieceCounts::new()]);
 }
 
+/// The vocabulary and expression of `encoding`.
+fn tokenizer(encoding: Encoding) -> &'static Tokenizer {
+    match encoding {
+        Encoding::O200kBase => bpe_openai::o200k_base(),
+        Encoding::Cl100kBase => bpe_openai::cl100k_base(),
+    }
+}
+
 /// Tokens of `text` in `encoding`.
 pub(super) fn count(encoding: Encoding, text: &str) -> usize {
     if cfg!(feature = "uncounted") {
         return 0;
     }
-    let tokenizer = match encoding {
-        Encoding::O200kBase => bpe_openai::o200k_base(),
-        Encoding::Cl100kBase => bpe_openai::cl100k_base(),
-    };
+    let tokenizer = tokenizer(encoding);
     KEPT.with(|kept| {
         let mut kept = kept.borrow_mut();
         let kept = &mut kept[encoding as usize];
@@ -326,11 +331,10 @@ mod tests {
     }
 
     fn regex_pieces(encoding: Encoding, text: &str) -> Vec<String> {
-        let tokenizer = match encoding {
-            Encoding::O200kBase => bpe_openai::o200k_base(),
-            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
-        };
-        tokenizer.split(text).map(str::to_string).collect()
+        tokenizer(encoding)
+            .split(text)
+            .map(str::to_string)
+            .collect()
     }
 
     /// Text made of the fragments the patterns treat differently, so every alternative and
@@ -518,16 +522,14 @@ mod tests {
             let text = long_ascii_text(&mut rng);
             for end in [text.len(), text.len() / 2, text.len() / 3 + 1] {
                 let text = &text[..end.min(text.len())];
-                assert_eq!(
-                    count(Encoding::O200kBase, text),
-                    bpe_openai::o200k_base().count(text),
-                    "{text:?}"
-                );
-                assert_eq!(
-                    count(Encoding::Cl100kBase, text),
-                    bpe_openai::cl100k_base().count(text),
-                    "{text:?}"
-                );
+                for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+                    assert_eq!(
+                        count(encoding, text),
+                        tokenizer(encoding).count(text),
+                        "{} {text:?}",
+                        encoding.as_str()
+                    );
+                }
             }
         }
     }
@@ -539,18 +541,13 @@ mod tests {
         for _ in 0..2_000 {
             let text = ascii_text(&mut rng) + "héllo wörld 数字 🙂";
             for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
-                let own = match encoding {
-                    Encoding::O200kBase => bpe_openai::o200k_base().count(text.as_str()),
-                    Encoding::Cl100kBase => bpe_openai::cl100k_base().count(text.as_str()),
-                };
+                let own = tokenizer(encoding).count(text.as_str());
                 assert_eq!(count(encoding, &text), own, "{text:?}");
-                assert_eq!(count(encoding, &text[..text.len() - 4]), {
-                    let ascii_part = &text[..text.len() - 4];
-                    match encoding {
-                        Encoding::O200kBase => bpe_openai::o200k_base().count(ascii_part),
-                        Encoding::Cl100kBase => bpe_openai::cl100k_base().count(ascii_part),
-                    }
-                });
+                let ascii_part = &text[..text.len() - 4];
+                assert_eq!(
+                    count(encoding, ascii_part),
+                    tokenizer(encoding).count(ascii_part)
+                );
             }
         }
     }

@@ -35,11 +35,7 @@ pub(super) const WINDOW: usize = 64;
 /// when the text ends with it.
 pub(super) fn o200k(window: &[u8], ends_text: bool) -> Starts {
     let len = window.len().min(WINDOW);
-    let within = if len == WINDOW {
-        u64::MAX
-    } else {
-        (1u64 << len) - 1
-    };
+    let within = below(len);
     let c = classes(&window[..len]);
     let letter = c.lower | c.upper;
     let plain = letter | c.space | c.newline | c.punct;
@@ -70,14 +66,18 @@ pub(super) fn o200k(window: &[u8], ends_text: bool) -> Starts {
     // piece (`[\r\n/]*`), after another it goes on.
     let newline_starts = c.newline & (letter << 1 | 1);
     let all = punct_starts | letter_starts | newline_starts | c.space | 1;
-    let below = if determined == WINDOW {
+    Starts {
+        bits: all & below(determined),
+        determined,
+    }
+}
+
+/// The bits of the window's first `n` bytes.
+fn below(n: usize) -> u64 {
+    if n >= WINDOW {
         u64::MAX
     } else {
-        (1u64 << determined) - 1
-    };
-    Starts {
-        bits: all & below,
-        determined,
+        (1u64 << n) - 1
     }
 }
 
@@ -207,14 +207,9 @@ mod tests {
             }
             for ends_text in [true, false] {
                 let starts = o200k(&window, ends_text);
-                let below = if starts.determined == WINDOW {
-                    u64::MAX
-                } else {
-                    (1u64 << starts.determined) - 1
-                };
                 assert_eq!(
                     starts.bits,
-                    expected & below,
+                    expected & below(starts.determined),
                     "round {round}, ends_text {ends_text}: {text:?} determined {}",
                     starts.determined
                 );
