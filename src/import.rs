@@ -419,11 +419,12 @@ struct StreamEnd {
     ends: StreamEnds,
 }
 
-/// Reads `file` from where `journal` stops, in chunks on its own thread that cuts, parses,
-/// reads and folds the records, while the calling thread stores each batch with what its fold
-/// found: parsing and SQLite each get a core. One transaction holds it all, committed every
-/// [`COMMIT_BYTES`] with the position reached. `ends` are the file's ends up to where the
-/// journal stops.
+/// Reads `file` from where `journal` stops: a thread reads it in chunks and cuts them into
+/// records, a second parses, reads and folds each record, and the calling thread stores each
+/// batch with what its fold found. Parsing and SQLite each get a core, and the cutting, which
+/// is light, runs where one of them leaves time, off the folding thread that sets the pace.
+/// One transaction holds it all, committed every [`COMMIT_BYTES`] with the position reached.
+/// `ends` are the file's ends up to where the journal stops.
 fn ingest_stream(
     store: &Store,
     journal: &JournalRow,
@@ -448,12 +449,14 @@ fn ingest_stream(
         let bulk = store.start_bulk_load()?;
         let ingest = resume(store, journal, total, control)?;
         let (end, mut ingest) = std::thread::scope(|scope| -> Result<_, ImportError> {
+            let (cut_sender, cuts) = std::sync::mpsc::sync_channel(2);
             let (sender, batches) = std::sync::mpsc::sync_channel(4);
             let framing = journal.framing;
-            let reading =
-                scope.spawn(move || read_stream(file, framing, start, ends, ingest, sender));
+            let cutting = scope.spawn(move || cut_stream(file, framing, start, ends, cut_sender));
+            let folding = scope.spawn(move || fold_stream(cuts, ingest, sender));
             let mut events = start.seq;
-            // Leaving this loop early drops `batches`, which stops the reading thread.
+            // Leaving this loop early drops `batches`, which stops the folding thread, and the
+            // reading one after it.
             for piece in batches {
                 if control.cancelled() {
                     return Err(ImportError::Cancelled);
@@ -491,10 +494,15 @@ fn ingest_stream(
                     }
                 }
             }
-            reading
+            let ingest = folding
+                .join()
+                .map_err(|_| std::io::Error::other("the folding thread panicked"))
+                .map_err(read_err)?;
+            let end = cutting
                 .join()
                 .unwrap_or_else(|_| Err(std::io::Error::other("the reading thread panicked")))
-                .map_err(read_err)
+                .map_err(read_err)?;
+            Ok((end, ingest))
         })?;
         if bulk {
             store.finish_bulk_load()?;
@@ -566,16 +574,15 @@ enum Piece {
     },
 }
 
-/// The reading side of [`ingest_stream`]: chunks, records, one parse each, batches out. Gives
-/// the ingest back when the file ends.
-fn read_stream(
+/// The reading side of [`ingest_stream`]: chunks cut into records, and how far each stretch
+/// reaches, hashed as the file's ends. Says where the file ended.
+fn cut_stream(
     mut file: fs::File,
     framing: Framing,
     start: Position,
     mut ends: StreamEnds,
-    mut ingest: Ingest,
-    batches: std::sync::mpsc::SyncSender<Piece>,
-) -> std::io::Result<(StreamEnd, Ingest)> {
+    cuts: std::sync::mpsc::SyncSender<Cut>,
+) -> std::io::Result<StreamEnd> {
     let stopped = || std::io::Error::other("the import stopped");
     // Zeroed once and reused; it grows only for a record longer than a chunk.
     let mut buf: Vec<u8> = vec![0; CHUNK * 2];
@@ -605,32 +612,18 @@ fn read_stream(
         // The file's last record, when it ends without a line break.
         let unterminated = end && split.consumed > 0 && buf[split.consumed - 1] != b'\n';
         let last = split.records.last().map(|record| record.seq);
-        // Moved into the batches, not copied: a copy was every byte of the file once more on
-        // the thread that parses and folds, the import's busier one.
+        // Moved into the batches, not copied: every byte of the file once more otherwise.
         let mut records = split.records.into_iter().peekable();
         while records.peek().is_some() {
-            let batch: Batch = records
-                .by_ref()
-                .take(BATCH)
-                .map(|record| {
-                    let read = if unterminated && Some(record.seq) == last {
-                        ingest.read_unterminated(&record)
-                    } else {
-                        ingest.read(&record)
-                    };
-                    (record, read)
-                })
-                .collect();
-            let found = Box::new(ingest.take_found());
+            let batch: Vec<RawRecord> = records.by_ref().take(BATCH).collect();
             let next = records
                 .peek()
                 .map(|next| (next.byte_start, next.seq, next.line));
-            batches
-                .send(Piece::Batch {
-                    records: batch,
-                    found,
-                })
-                .map_err(|_| stopped())?;
+            cuts.send(Cut::Records {
+                records: batch,
+                unterminated: last.filter(|_| unterminated),
+            })
+            .map_err(|_| stopped())?;
             let Some((next_byte, next_seq, next_line)) = next else {
                 continue;
             };
@@ -641,7 +634,7 @@ fn read_stream(
             ends.push(&buf[pushed..reached]);
             pushed = reached;
             committed = (next_byte, next_seq);
-            let piece = Piece::Reached {
+            let piece = Cut::Reached(Piece::Reached {
                 at: Position {
                     byte: next_byte,
                     line: next_line - 1,
@@ -649,8 +642,8 @@ fn read_stream(
                 },
                 content_hash: ends.hash(),
                 last_byte: reached.checked_sub(1).map(|i| buf[i]),
-            };
-            batches.send(piece).map_err(|_| stopped())?;
+            });
+            cuts.send(piece).map_err(|_| stopped())?;
         }
         ends.push(&buf[pushed..split.consumed]);
         if split.consumed > 0 {
@@ -668,22 +661,68 @@ fn read_stream(
         }
         if due((at.byte, at.seq), committed) {
             committed = (at.byte, at.seq);
-            let piece = Piece::Reached {
+            let piece = Cut::Reached(Piece::Reached {
                 at,
                 content_hash: ends.hash(),
                 last_byte,
-            };
-            batches.send(piece).map_err(|_| stopped())?;
+            });
+            cuts.send(piece).map_err(|_| stopped())?;
         }
     }
-    Ok((
-        StreamEnd {
-            at,
-            last_byte,
-            ends,
-        },
-        ingest,
-    ))
+    Ok(StreamEnd {
+        at,
+        last_byte,
+        ends,
+    })
+}
+
+/// What the cutting thread sends the folding one: records in file order, and after each
+/// stretch of [`COMMIT_BYTES`] how far they reach, which the folding thread passes on once
+/// the records before it are read.
+enum Cut {
+    Records {
+        records: Vec<RawRecord>,
+        /// The seq of the file's last record when it ends without a line break.
+        unterminated: Option<u64>,
+    },
+    Reached(Piece),
+}
+
+/// The folding side of [`ingest_stream`]: one parse each, the dialect's reader and fold,
+/// batches out. Gives the ingest back when the records end.
+fn fold_stream(
+    cuts: std::sync::mpsc::Receiver<Cut>,
+    mut ingest: Ingest,
+    batches: std::sync::mpsc::SyncSender<Piece>,
+) -> Ingest {
+    for cut in cuts {
+        let piece = match cut {
+            Cut::Records {
+                records,
+                unterminated,
+            } => {
+                let records: Batch = records
+                    .into_iter()
+                    .map(|record| {
+                        let read = if Some(record.seq) == unterminated {
+                            ingest.read_unterminated(&record)
+                        } else {
+                            ingest.read(&record)
+                        };
+                        (record, read)
+                    })
+                    .collect();
+                let found = Box::new(ingest.take_found());
+                Piece::Batch { records, found }
+            }
+            Cut::Reached(reached) => reached,
+        };
+        // The storing side has stopped: so does the import, and the cutting side after it.
+        if batches.send(piece).is_err() {
+            break;
+        }
+    }
+    ingest
 }
 
 /// Detects the dialect from the first records that parse.
