@@ -21,6 +21,9 @@ const LONGEST_KEPT: usize = 15;
 /// stay in a core's cache.
 const SLOT_BITS: u32 = 14;
 
+/// Slots of a table, a power of two.
+const SLOTS: usize = 1 << SLOT_BITS;
+
 /// Counts of the pieces a thread met, in slots chosen by a hash of the piece, each holding the
 /// latest piece that landed there: a lookup is one hash, one load and one compare, and a piece
 /// pushed out is counted again when it comes back.
@@ -28,7 +31,7 @@ struct PieceCounts {
     /// The piece's bytes, its length and its count packed into one number (see
     /// [`PieceCounts::key`] and [`COUNT_SHIFT`]): half the cache a separate count took, which
     /// an import's fold, sharing the core, kept evicting. A key of zero is an empty piece,
-    /// which is never looked up, so zeroed slots are empty.
+    /// which counts no tokens: zeroed slots are empty, and hold its count.
     slots: Box<[u128]>,
 }
 
@@ -36,15 +39,27 @@ struct PieceCounts {
 /// most that many tokens, since every byte is one, so four bits hold it.
 const COUNT_SHIFT: u32 = 124;
 
+/// The bytes of a piece of each length within the 16 bytes loaded from its start.
+const MASKS: [u128; 16] = {
+    let mut masks = [0u128; 16];
+    let mut len = 0;
+    while len < 16 {
+        masks[len] = (1u128 << (8 * len)) - 1;
+        len += 1;
+    }
+    masks
+};
+
 impl PieceCounts {
     fn new() -> PieceCounts {
         PieceCounts {
-            slots: vec![0; 1 << SLOT_BITS].into_boxed_slice(),
+            slots: vec![0; SLOTS].into_boxed_slice(),
         }
     }
 
     /// The key of `text[at..end]`, a piece of at most [`LONGEST_KEPT`] bytes: its bytes, and
     /// its length in the four bits above them.
+    #[inline(always)]
     fn key(text: &[u8], at: usize, end: usize) -> u128 {
         let len = end - at;
         let packed = match text.get(at..at + 16) {
@@ -52,7 +67,7 @@ impl PieceCounts {
             Some(window) => {
                 let mut word = [0u8; 16];
                 word.copy_from_slice(window);
-                u128::from_le_bytes(word) & ((1u128 << (8 * len)) - 1)
+                u128::from_le_bytes(word) & MASKS[len & 15]
             }
             None => {
                 let mut word = [0u8; 16];
@@ -63,6 +78,7 @@ impl PieceCounts {
         packed | ((len as u128) << 120)
     }
 
+    #[inline(always)]
     fn slot(key: u128) -> usize {
         let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
         (folded.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SLOT_BITS)) as usize
@@ -153,7 +169,7 @@ fn count_o200k_ascii(tokenizer: &Tokenizer, kept: &mut PieceCounts, bytes: &[u8]
 }
 
 /// Tokens of the piece `text[at..end]`.
-#[inline]
+#[inline(always)]
 fn piece_tokens(
     tokenizer: &Tokenizer,
     kept: &mut PieceCounts,
@@ -162,10 +178,6 @@ fn piece_tokens(
     end: usize,
 ) -> usize {
     let len = end - at;
-    // Every byte is a token of both vocabularies.
-    if len <= 1 {
-        return len;
-    }
     if len > LONGEST_KEPT {
         return tokenizer.bpe.count(&text[at..end]);
     }
@@ -174,7 +186,15 @@ fn piece_tokens(
     if *slot & ((1 << COUNT_SHIFT) - 1) == key {
         return (*slot >> COUNT_SHIFT) as usize;
     }
-    let tokens = tokenizer.bpe.count(&text[at..end]);
+    count_and_keep(tokenizer, slot, key, &text[at..end])
+}
+
+/// Counts a piece not kept, and keeps it in `slot` under `key`: out of the way of the kept
+/// pieces' path, which is most of them.
+#[cold]
+#[inline(never)]
+fn count_and_keep(tokenizer: &Tokenizer, slot: &mut u128, key: u128, piece: &[u8]) -> usize {
+    let tokens = tokenizer.bpe.count(piece);
     *slot = key | ((tokens.min(LONGEST_KEPT) as u128) << COUNT_SHIFT);
     tokens
 }

@@ -83,8 +83,45 @@ fn below(n: usize) -> u64 {
 
 #[cfg(target_arch = "x86_64")]
 fn classes(window: &[u8]) -> Classes {
-    // SAFETY: SSE2 is part of every x86_64 processor; the build's target has it.
-    unsafe { classes_sse2(window) }
+    if std::arch::is_x86_feature_detected!("avx512bw") {
+        // SAFETY: the processor has AVX-512BW, checked just above.
+        unsafe { classes_avx512(window) }
+    } else {
+        // SAFETY: SSE2 is part of every x86_64 processor; the build's target has it.
+        unsafe { classes_sse2(window) }
+    }
+}
+
+/// [`classes`] with the whole window in one register, each class a compare that gives its
+/// bits at once.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+fn classes_avx512(window: &[u8]) -> Classes {
+    use std::arch::x86_64::{
+        _mm512_cmpeq_epi8_mask, _mm512_cmplt_epu8_mask, _mm512_maskz_loadu_epi8, _mm512_set1_epi8,
+        _mm512_sub_epi8,
+    };
+    let len = window.len().min(WINDOW);
+    // SAFETY: the mask selects the window's first `len` bytes, all within the slice; a masked
+    // load reads nothing else.
+    let v = unsafe { _mm512_maskz_loadu_epi8(below(len), window.as_ptr().cast()) };
+    let within = |low: u8, high: u8| -> u64 {
+        _mm512_cmplt_epu8_mask(
+            _mm512_sub_epi8(v, _mm512_set1_epi8(low as i8)),
+            _mm512_set1_epi8((high - low + 1) as i8),
+        )
+    };
+    let is = |b: u8| -> u64 { _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b as i8)) };
+    let lower = within(b'a', b'z');
+    let upper = within(b'A', b'Z');
+    let not_punct = lower | upper | within(b'0', b'9') | is(b'\'') | is(b'/');
+    Classes {
+        lower,
+        upper,
+        space: is(b' '),
+        newline: is(b'\n'),
+        punct: within(b'!', b'~') & !not_punct,
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -95,9 +132,16 @@ fn classes_sse2(window: &[u8]) -> Classes {
         _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_set_epi64x,
     };
     let mut padded = [0u8; WINDOW];
-    padded[..window.len()].copy_from_slice(window);
+    // A whole window is read where it is; only a short one is copied out first.
+    let window: &[u8; WINDOW] = match window.first_chunk() {
+        Some(whole) => whole,
+        None => {
+            padded[..window.len()].copy_from_slice(window);
+            &padded
+        }
+    };
     let mut out = Classes::default();
-    for (chunk, bytes) in padded.chunks_exact(16).enumerate() {
+    for (chunk, bytes) in window.chunks_exact(16).enumerate() {
         let mut word = [0u8; 16];
         word.copy_from_slice(bytes);
         let word = u128::from_le_bytes(word);
@@ -178,13 +222,33 @@ mod tests {
         // Protects the vector classification: a byte put in the wrong class cuts pieces where
         // the encoding does not.
         let mut rng = Rng::new(7);
-        for len in 0..=WINDOW {
-            let window: Vec<u8> = (0..len).map(|_| rng.range(0, 128) as u8).collect();
-            assert_eq!(classes(&window), classes_bytewise(&window), "{window:?}");
-        }
+        let mut windows: Vec<Vec<u8>> = (0..=WINDOW)
+            .map(|len| (0..len).map(|_| rng.range(0, 128) as u8).collect())
+            .collect();
         let every: Vec<u8> = (0u8..128).collect();
-        for window in every.chunks(WINDOW) {
-            assert_eq!(classes(window), classes_bytewise(window), "{window:?}");
+        windows.extend(every.chunks(WINDOW).map(<[u8]>::to_vec));
+        for window in &windows {
+            let expected = classes_bytewise(window);
+            assert_eq!(classes(window), expected, "{window:?}");
+            // Each vector implementation this processor has, whichever `classes` picks.
+            #[cfg(target_arch = "x86_64")]
+            {
+                // SAFETY: SSE2 is part of every x86_64 processor.
+                assert_eq!(unsafe { classes_sse2(window) }, expected, "{window:?}");
+                if std::arch::is_x86_feature_detected!("avx512bw") {
+                    // SAFETY: checked just above.
+                    assert_eq!(unsafe { classes_avx512(window) }, expected, "{window:?}");
+                }
+            }
+        }
+        // A short window read from a longer text must not see the bytes after it.
+        let text = b"abc;DEF ghi\n".repeat(8);
+        for len in 0..WINDOW {
+            assert_eq!(
+                classes(&text[..len]),
+                classes_bytewise(&text[..len]),
+                "{len}"
+            );
         }
     }
 
