@@ -449,7 +449,7 @@ fn ingest_stream(
         let bulk = store.start_bulk_load()?;
         let ingest = resume(store, journal, total, control)?;
         let (end, mut ingest) = std::thread::scope(|scope| -> Result<_, ImportError> {
-            let (cut_sender, cuts) = std::sync::mpsc::sync_channel(2);
+            let (cut_sender, cuts) = std::sync::mpsc::sync_channel(1);
             let (sender, batches) = std::sync::mpsc::sync_channel(4);
             let framing = journal.framing;
             let cutting = scope.spawn(move || cut_stream(file, framing, start, ends, cut_sender));

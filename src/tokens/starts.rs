@@ -1,11 +1,12 @@
 //! Where o200k_base's pieces start in plain ASCII prose, a window of 64 bytes at a time.
 //!
-//! In prose made of letters, single spaces, line breaks and punctuation, whether a piece starts
-//! at a byte depends only on the two bytes before it, so a whole window's starts come out of a
-//! few masks. Cutting byte by byte stops at every piece to find where it ends, and those
-//! stops, which no branch predictor guesses, were most of what counting a text cost. Anything
-//! else (digits, apostrophes, runs of white space, tabs, control bytes) ends the stretch the
-//! masks answer for, and the byte-at-a-time cut takes over there.
+//! In prose made of letters, digits, single spaces, line breaks and punctuation, whether a
+//! piece starts at a byte depends only on the two bytes before it (and, in a run of digits, on
+//! where the run began), so a whole window's starts come out of a few masks. Cutting byte by
+//! byte stops at every piece to find where it ends, and those stops, which no branch predictor
+//! guesses, were most of what counting a text cost. Anything else (apostrophes, a slash after
+//! a line break, runs of white space, tabs, control bytes) ends the stretch the masks answer
+//! for, and the byte-at-a-time cut takes over there.
 
 /// The piece starts of a window: bit `i` is set when a piece starts at the window's byte `i`.
 /// Only the bits below `determined` are set; what starts from there on is not known here.
@@ -20,12 +21,15 @@ pub(super) struct Starts {
 struct Classes {
     lower: u64,
     upper: u64,
+    digit: u64,
     space: u64,
     newline: u64,
     /// Printable punctuation and symbols other than the apostrophe, which may open a
-    /// contraction, and the slash, which may end a piece of symbols after its line breaks
-    /// (`[\r\n/]*`).
+    /// contraction.
     punct: u64,
+    /// The slash: punctuation, but after line breaks that follow punctuation it ends that
+    /// piece (`[\r\n/]*`).
+    slash: u64,
 }
 
 /// Bytes a window holds at most.
@@ -38,12 +42,14 @@ pub(super) fn o200k(window: &[u8], ends_text: bool) -> Starts {
     let within = below(len);
     let c = classes(&window[..len]);
     let letter = c.lower | c.upper;
-    let plain = letter | c.space | c.newline | c.punct;
-    // Bytes the rules below do not cover: anything not plain, and a space beside another or
-    // beside a line break (a run of white space ends where later bytes say). A space's
-    // neighbour after it is only known inside the window, so its last byte is left out.
+    let punct = c.punct | c.slash;
+    let plain = letter | c.digit | c.space | c.newline | punct;
+    // Bytes the rules below do not cover: anything not plain, a space beside another or
+    // beside a line break (a run of white space ends where later bytes say), and a slash
+    // after a line break. A space's neighbour after it is only known inside the window, so
+    // its last byte is left out.
     let crowded = c.space & ((c.space | c.newline) >> 1 | (c.space | c.newline) << 1);
-    let bad = (!plain | crowded) & within;
+    let bad = (!plain | crowded | c.slash & c.newline << 1) & within;
     let mut determined = if bad == 0 {
         len
     } else {
@@ -54,18 +60,29 @@ pub(super) fn o200k(window: &[u8], ends_text: bool) -> Starts {
     }
     // The window opens a piece: to what follows, its start is like a line break before it.
     let after_break = c.newline << 1 | 1;
-    // Punctuation opens a piece after a letter or a line break; after a space it joins the
-    // space (` ?[^\s\p{L}\p{N}]+`), and within a run it goes on.
-    let punct_starts = c.punct & (letter << 1 | after_break);
-    // A letter opens a piece after a line break, after punctuation that did not open one
-    // (what opens a piece and is followed by a letter leads its word), and where a capital
-    // follows a small letter; a space before it leads its word.
-    let letter_starts =
-        letter & (after_break | (c.punct & !punct_starts) << 1 | (c.lower << 1 & c.upper));
-    // A line break opens a piece after a letter (`\s*[\r\n]+`); after punctuation it ends that
-    // piece (`[\r\n/]*`), after another it goes on.
-    let newline_starts = c.newline & (letter << 1 | 1);
-    let all = punct_starts | letter_starts | newline_starts | c.space | 1;
+    let word = letter | c.digit;
+    // Punctuation opens a piece after a letter, a digit or a line break; after a space it
+    // joins the space (` ?[^\s\p{L}\p{N}]+`), and within a run it goes on.
+    let punct_starts = punct & (word << 1 | after_break);
+    // A letter opens a piece after a line break or a digit, after punctuation that did not
+    // open one (what opens a piece and is followed by a letter leads its word), and where a
+    // capital follows a small letter; a space before it leads its word.
+    let letter_starts = letter
+        & (after_break | c.digit << 1 | (punct & !punct_starts) << 1 | (c.lower << 1 & c.upper));
+    // Digits go in pieces of three (`\p{N}{1,3}`) from where their run starts: after anything
+    // else, or at the window's start, which starts a piece.
+    let run_starts = c.digit & !(c.digit << 1);
+    let fourth = c.digit & c.digit << 1 & c.digit << 2 & c.digit << 3;
+    let mut digit_starts = run_starts;
+    let mut third = run_starts;
+    while third != 0 {
+        third = third << 3 & fourth;
+        digit_starts |= third;
+    }
+    // A line break opens a piece after a letter or a digit (`\s*[\r\n]+`); after punctuation
+    // it ends that piece (`[\r\n/]*`), after another it goes on.
+    let newline_starts = c.newline & (word << 1 | 1);
+    let all = punct_starts | letter_starts | digit_starts | newline_starts | c.space | 1;
     Starts {
         bits: all & below(determined),
         determined,
@@ -114,13 +131,17 @@ fn classes_avx512(window: &[u8]) -> Classes {
     let is = |b: u8| -> u64 { _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b as i8)) };
     let lower = within(b'a', b'z');
     let upper = within(b'A', b'Z');
-    let not_punct = lower | upper | within(b'0', b'9') | is(b'\'') | is(b'/');
+    let digit = within(b'0', b'9');
+    let slash = is(b'/');
+    let not_punct = lower | upper | digit | is(b'\'') | slash;
     Classes {
         lower,
         upper,
+        digit,
         space: is(b' '),
         newline: is(b'\n'),
         punct: within(b'!', b'~') & !not_punct,
+        slash,
     }
 }
 
@@ -166,6 +187,8 @@ fn classes_sse2(window: &[u8]) -> Classes {
         );
         out.lower |= bits(lower);
         out.upper |= bits(upper);
+        out.digit |= bits(digit);
+        out.slash |= bits(slash);
         out.space |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8)));
         out.newline |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8)));
         out.punct |= bits(_mm_andnot_si128(not_punct, printable));
@@ -187,9 +210,11 @@ fn classes_bytewise(window: &[u8]) -> Classes {
         match b {
             b'a'..=b'z' => out.lower |= bit,
             b'A'..=b'Z' => out.upper |= bit,
+            b'0'..=b'9' => out.digit |= bit,
+            b'/' => out.slash |= bit,
             b' ' => out.space |= bit,
             b'\n' => out.newline |= bit,
-            b'0'..=b'9' | b'\'' | b'/' => {}
+            b'\'' => {}
             b'!'..=b'~' => out.punct |= bit,
             _ => {}
         }
@@ -205,13 +230,15 @@ mod tests {
     /// Prose of the bytes the masks answer for, with now and then one they leave to the
     /// byte-at-a-time cut.
     fn prose(rng: &mut Rng, len: usize) -> Vec<u8> {
-        const PLAIN: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ .,;:!?()[]{}<>\"-_=+*&^%$#@`~|\\\n";
-        const OTHER: &[u8] = b"0123456789'/\t\r\x0b\x0c\x01\x7f";
+        const PLAIN: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ .,;:!?()[]{}<>\"-_=+*&^%$#@`~|\\\n/";
+        const DIGITS: &[u8] = b"0123456789";
+        const OTHER: &[u8] = b"'\t\r\x0b\x0c\x01\x7f";
         (0..len)
             .map(|_| match rng.range(0, 100) {
                 0..=2 => *rng.pick(OTHER),
                 3..=17 => b' ',
                 18..=22 => b'\n',
+                23..=37 => *rng.pick(DIGITS),
                 _ => *rng.pick(PLAIN),
             })
             .collect()
