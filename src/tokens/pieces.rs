@@ -515,6 +515,14 @@ mod tests {
             "CamelCaseWord",
             "ALLCAPS",
             "supercalifragilisticexpialidocious",
+            // Item headers and request times: digits and slashes in the windows.
+            "@1234567",
+            "key=\"linear/status\"",
+            "2026-11-02T00:00:55.885Z",
+            "42",
+            "v1.2.3",
+            "a1b2c3",
+            "/usr/bin",
         ];
         const BETWEEN: &[&str] = &[
             " ", " ", " ", ", ", ". ", ".\n", "\n", "\n\n", "(", ") ", " \"", "-", "; ", "!", "?\n",
