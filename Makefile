@@ -13,14 +13,14 @@ ifeq ($(CI),true)
 export CARGO_INCREMENTAL := 0
 endif
 
-.PHONY: run test lint core-test bench system-deps fuzz package package-check
+.PHONY: run test lint core-test clients bench system-deps fuzz package package-check
 
 # Desktop targets (ui-deps, ui-build, ui-test, app-build, e2e, run-app) live beside the app.
 -include mk/desktop.mk
 
 run: run-app
 
-test: system-deps lint core-test ui-test e2e package-check
+test: system-deps lint core-test clients ui-test e2e package-check
 
 # The release .deb (app, command line, manual pages, completions) in target/release/bundle/deb/.
 package:
@@ -41,6 +41,13 @@ lint: system-deps ui-build
 # policy as configured); the end-to-end tests are ignored here and run under `e2e`.
 core-test:
 	$(CARGO) test --workspace
+
+# The real agent clients (pinned releases from npm, installed into a cache kept between runs)
+# run offline against a scripted provider: every request it received is what Journalscope
+# exports for the transcript line that records it.
+clients:
+	scripts/clients.sh >/dev/null
+	$(CARGO) test --workspace --test real_clients -- --ignored --test-threads=2
 
 bench:
 	$(CARGO) run --release --package journalscope -- bench --events 1000000

@@ -152,13 +152,15 @@ pub enum TranscriptRequest {
 }
 
 impl TranscriptRequest {
-    /// The body the transcript records its provider got: the model and the messages (Claude
-    /// Code) or the input items (Codex). The system prompt and the tools are not in a transcript.
+    /// The body the transcript records its provider got: the whole body where Claude Code
+    /// records its requests, less the fields it names as not recorded; else the model and the
+    /// messages (Claude Code) or the input items (Codex).
     pub fn body(&self) -> serde_json::Value {
         match self {
-            TranscriptRequest::Messages(request) => {
-                serde_json::json!({"model": request.model, "messages": request.messages})
-            }
+            TranscriptRequest::Messages(request) => match &request.recorded {
+                Some(recorded) => recorded.body.clone(),
+                None => serde_json::json!({"model": request.model, "messages": request.messages}),
+            },
             TranscriptRequest::Items(request) => {
                 serde_json::json!({"model": request.model, "input": request.input})
             }

@@ -634,3 +634,101 @@ fn a_transcript_compaction_shows_the_conversation_before_it_and_the_one_that_goe
         "after: the three items of its replacement history"
     );
 }
+
+/// Every transcript under `dir`, recursively: a session's and its subagents'.
+fn transcripts(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read the folder") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            transcripts(&path, found);
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+fn a_recorded_session_s_every_request_exports_as_its_provider_received_it() {
+    // Given sessions Claude Code 2.1.332 wrote against a scripted provider, with each body the
+    // provider received (a tool call and a file write; thinking, parallel calls, non-ASCII text
+    // and a resumed session; a subagent with its own transcript)
+    let cache = tempfile::tempdir().expect("cache");
+    let scenarios = root().join("tests/fixtures/claude-code/recorded-2.1.332");
+    let mut compared = 0;
+    for scenario in ["c", "e", "g"] {
+        let folder = scenarios.join(scenario);
+        let mut files = Vec::new();
+        transcripts(&folder, &mut files);
+        for file in files {
+            let path = file.to_string_lossy().to_string();
+            let db = cache.path().join(format!("{compared}.db"));
+            let db = db.to_string_lossy().to_string();
+            text(cache.path(), &["import", &path, "--db", &db]);
+            let lines: Vec<Value> = std::fs::read_to_string(&file)
+                .expect("read")
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("JSON"))
+                .collect();
+            for (index, line) in lines.iter().enumerate() {
+                if line["type"] != "api-request" {
+                    continue;
+                }
+                // When each recorded request is exported exactly
+                let at = (index + 1).to_string();
+                let number: u64 = lines
+                    .iter()
+                    .find(|l| l["requestRef"] == line["id"])
+                    .and_then(|l| l["requestId"].as_str())
+                    .and_then(|id| id.strip_prefix("req_"))
+                    .and_then(|n| n.parse().ok())
+                    .expect("the response names the provider's request");
+                let sent = std::fs::read(folder.join(format!("received/req-{number:04}.json")))
+                    .expect("the body the provider received");
+                let view = run(cache.path(), &["request", &db, "--at", &at, "--json"])
+                    .expect("request --json");
+                let out = cache.path().join("body.json");
+                text(
+                    cache.path(),
+                    &[
+                        "request",
+                        &db,
+                        "--at",
+                        &at,
+                        "--format",
+                        "body",
+                        "--exact",
+                        "-o",
+                        &out.to_string_lossy(),
+                    ],
+                );
+                // Then it is what the provider received, byte for byte, less what the line
+                // does not record, which the view names; and the client's digest agrees
+                assert_eq!(
+                    view["notRecorded"],
+                    serde_json::json!(["metadata", "stream"]),
+                    "{path}:{at}: the view names the fields no line records"
+                );
+                assert_eq!(
+                    view["recorded"]["digestVerified"], true,
+                    "{path}:{at}: the rebuilt body gives the client's digest"
+                );
+                let mut body: Value = serde_json::from_slice(&sent).expect("JSON");
+                assert_eq!(
+                    serde_json::to_vec(&body).expect("JSON"),
+                    sent,
+                    "the received body reads back to its own bytes"
+                );
+                let object = body.as_object_mut().expect("an object");
+                object.shift_remove("metadata");
+                object.shift_remove("stream");
+                assert_eq!(
+                    String::from_utf8(std::fs::read(&out).expect("the export")).expect("UTF-8"),
+                    serde_json::to_string(&body).expect("JSON"),
+                    "{path}:{at}: the export is the body as sent"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 11, "every recorded request of the three sessions");
+}

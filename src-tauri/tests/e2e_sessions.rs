@@ -355,5 +355,93 @@ async fn sessions_end_to_end() {
         (c, r)
     })
     .await;
-    assert_all(vec![outcome], "sessions end-to-end scenario");
+    let recorded = fixture(&format!("recorded-2.1.332/c/{RECORDED_SESSION}.jsonl"));
+    let args = [recorded.to_string_lossy().into_owned()];
+    let shown = scenario(
+        port,
+        "sessions-07-recorded-request",
+        &args,
+        |c| async move {
+            let r = recorded_request(&c).await;
+            (c, r)
+        },
+    )
+    .await;
+    assert_all(vec![outcome, shown], "sessions end-to-end scenarios");
+}
+
+/// A session Claude Code 2.1.332 wrote, which records each request it sent, and its first
+/// request's line.
+const RECORDED_SESSION: &str = "7227f51a-bb31-46d7-a624-7b115b27a446";
+const RECORDED_REQUEST: i64 = 18;
+
+/// The request pane of a session that records its requests shows the body as sent: the
+/// system blocks (the billing block first), the tools, the parameters, the client's reminders
+/// marked as injected context, the cache breakpoints on their blocks, and what is not recorded.
+async fn recorded_request(c: &Client) -> Outcome {
+    wait_until(
+        c,
+        "the session's conversation",
+        "return !!document.querySelector('[data-testid=conversation]') && !document.querySelector('[data-testid=import-progress]');",
+    )
+    .await?;
+    goto(c, RECORDED_REQUEST).await?;
+    wait_for(
+        c,
+        &format!("[data-testid=transcript-request][data-offset='{RECORDED_REQUEST}']"),
+    )
+    .await?;
+    let system = text_of(c, "[data-testid=request-system] h4").await?;
+    check(
+        system.contains("3 blocks"),
+        &format!("the three system blocks: {system}"),
+    )?;
+    let billing = text_of(
+        c,
+        "[data-testid=request-system] [data-testid=transcript-block] pre",
+    )
+    .await?;
+    check(
+        billing.starts_with("x-anthropic-billing-header: cc_version=2.1.332."),
+        &format!("the billing block leads: {billing}"),
+    )?;
+    let tools = text_of(c, "[data-testid=request-tools] summary").await?;
+    check(
+        tools.contains("12") && tools.contains("Bash") && tools.contains("Write"),
+        &format!("the tools by name: {tools}"),
+    )?;
+    let params = text_of(c, "[data-testid=request-params]").await?;
+    check(
+        params.contains("max_tokens 128000") && params.contains("thinking"),
+        &format!("the parameters: {params}"),
+    )?;
+    let counts = js(
+        c,
+        "const pane = document.querySelector('[data-testid=transcript-request]');          return [pane.querySelectorAll('[data-kind=injected]').length,                  pane.querySelectorAll('[data-breakpoint=yes]').length];",
+    )
+    .await?;
+    check(
+        counts[0].as_u64().is_some_and(|n| n >= 1),
+        &format!("the client's reminders are marked as injected context: {counts}"),
+    )?;
+    check(
+        counts[1].as_u64() == Some(3),
+        &format!("the three cache breakpoints sit on their blocks: {counts}"),
+    )?;
+    let marks = text_of(c, "[data-testid=cache-breakpoints]").await?;
+    check(
+        marks.contains("system[1]") && marks.contains("messages[1].content[0]"),
+        &format!("the breakpoints' paths in the body as sent: {marks}"),
+    )?;
+    let missing = text_of(c, "[data-testid=not-recorded]").await?;
+    check(
+        missing.contains("metadata") && missing.contains("stream"),
+        &format!("what the transcript does not record is named: {missing}"),
+    )?;
+    let digest = text_of(c, "[data-testid=request-digest]").await?;
+    check(
+        digest.contains("verified"),
+        &format!("the client's digest agrees with the rebuilt body: {digest}"),
+    )?;
+    screenshot(c, "sessions-07-recorded-request").await
 }

@@ -18,7 +18,7 @@ use crate::store::{Store, StoreError};
 use crate::transcript::RequestRow;
 
 /// The encoding of a checkpoint: a database with another is folded again.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 /// Log entries in one sealed block: 128 KiB of nodes, so that a million-line transcript
 /// resumes from about a hundred blocks.
@@ -205,6 +205,7 @@ struct SavedResponse {
     usage: Option<Value>,
     mismatch_said: bool,
     lines: Vec<(u64, u64)>,
+    at: u64,
 }
 
 /// The short-lived maps, each in an order that does not depend on hashing, so that the same
@@ -222,6 +223,9 @@ struct Saved {
     calls: Vec<(u64, u64)>,
     task_prompts: Vec<(u64, u64)>,
     boundaries: Vec<(u64, u64, Option<i64>)>,
+    record: super::record::RecordState,
+    recent_parents: Vec<(u64, Option<u64>)>,
+    waiting_digests: Vec<(u64, u64)>,
 }
 
 fn sorted<K: Ord + Copy, V: Clone>(map: &HashMap<K, V>) -> Vec<(K, V)> {
@@ -255,6 +259,7 @@ pub(super) fn encode(fold: &ConversationFold) -> Vec<u8> {
                     usage: response.usage.clone(),
                     mismatch_said: response.mismatch_said,
                     lines: sorted(&response.lines),
+                    at: response.at,
                 })
             })
             .collect(),
@@ -264,6 +269,9 @@ pub(super) fn encode(fold: &ConversationFold) -> Vec<u8> {
             .into_iter()
             .map(|(seq, (line, offset))| (seq, line, offset))
             .collect(),
+        record: fold.record.clone(),
+        recent_parents: fold.recent_parents.iter().copied().collect(),
+        waiting_digests: sorted(&fold.waiting_digests),
     };
     // Serialising plain data does not fail.
     let json = serde_json::to_vec(&saved).unwrap_or_default();
@@ -344,6 +352,9 @@ fn rebuild(saved: Saved) -> ConversationFold {
             .into_iter()
             .map(|(seq, line, offset)| (seq, (line, offset)))
             .collect(),
+        record: saved.record,
+        recent_parents: saved.recent_parents.into_iter().collect(),
+        waiting_digests: saved.waiting_digests.into_iter().collect(),
         ..ConversationFold::default()
     };
     for (seq, key) in saved.recent_nodes {
@@ -360,6 +371,7 @@ fn rebuild(saved: Saved) -> ConversationFold {
                 usage: response.usage,
                 mismatch_said: response.mismatch_said,
                 lines: response.lines.into_iter().collect(),
+                at: response.at,
             },
         );
     }

@@ -38,6 +38,8 @@ pub(super) struct Response {
     pub(super) mismatch_said: bool,
     /// Each line's timestamp and content, to know a replayed line.
     pub(super) lines: HashMap<u64, u64>,
+    /// The seq its row is stored under: the recorded request it answers, else its first line.
+    pub(super) at: u64,
 }
 
 #[derive(Default)]
@@ -75,7 +77,17 @@ pub struct ConversationFold {
     /// blocks are sealed (see `checkpoint`).
     pub(super) log: Vec<Entry>,
     pub(super) sealed: u64,
+    /// What the transcript's own record of its requests has told so far.
+    pub(super) record: super::record::RecordState,
+    /// The latest nodes' digests with their parents', oldest first: a line written before its
+    /// parent is linked to it unless the parent descends from it.
+    pub(super) recent_parents: VecDeque<(u64, Option<u64>)>,
+    /// The digest of each line waiting for its parent, by seq.
+    pub(super) waiting_digests: HashMap<u64, u64>,
 }
+
+/// Nodes whose parents the fold remembers, to tell a line written early from a cycle.
+const RECENT_PARENTS: usize = 1_024;
 
 /// Responses the fold remembers: a line of one that began earlier than these is read as a
 /// response of its own.
@@ -94,11 +106,29 @@ fn keyed(key: Option<&str>, seq: u64) -> u64 {
 
 impl ConversationFold {
     /// The seq and line of the node whose uuid has this digest.
-    fn node(&self, digest: u64) -> Option<(u32, u32)> {
+    pub(super) fn node(&self, digest: u64) -> Option<(u32, u32)> {
         self.nodes
             .get(&digest)
             .copied()
             .or_else(|| self.sealed_blocks.node(digest))
+    }
+
+    /// The digests of the node with `digest` and its ancestors among the recent nodes.
+    fn ancestry(&self, mut digest: Option<u64>) -> Vec<u64> {
+        let mut found = Vec::new();
+        while let Some(at) = digest {
+            if found.contains(&at) || found.len() > RECENT_PARENTS {
+                break;
+            }
+            found.push(at);
+            digest = self
+                .recent_parents
+                .iter()
+                .rev()
+                .find(|(node, _)| *node == at)
+                .and_then(|(_, parent)| *parent);
+        }
+        found
     }
 
     fn link(&mut self, seq: u64, kind: &'static str, target: u64) {
@@ -146,6 +176,9 @@ impl ConversationFold {
     }
 
     fn feed_line(&mut self, record: FoldRecord<'_>, line: Line<'_>) {
+        if self.feed_record(record, &line) {
+            return;
+        }
         let seq = record.seq;
         let at = record.line;
         let offset = record.offset;
@@ -177,6 +210,7 @@ impl ConversationFold {
                 }
             }
         }
+        self.note_for_record(seq, &line);
         // The node, and its place in the graph.
         let node = match line.uuid().map(digest) {
             Some(uuid) if self.node(uuid).is_some() => {
@@ -198,16 +232,37 @@ impl ConversationFold {
                 self.nodes.insert(uuid, (seq as u32, at as u32));
                 self.log.push(Entry::Node(uuid, seq as u32, at as u32));
                 if let Some(waiting) = self.waiting_for_parent.remove(&uuid) {
+                    // The client queues a line's writes after awaiting other work, so two lines
+                    // can reach the file in the reverse of the order they were made in (seen in
+                    // 2.1.170); it reads parents across the whole file, and so does this fold.
+                    let ancestry = self.ancestry(line.parent().map(digest));
                     for (child, child_line, child_offset) in waiting {
+                        let child_digest = self.waiting_digests.remove(&child);
+                        if child_digest.is_some_and(|d| ancestry.contains(&d)) {
+                            self.say(
+                                child,
+                                Diagnostic::error(
+                                    child_line,
+                                    child_offset,
+                                    "parent-out-of-order",
+                                    format!(
+                                        "its parent is line {at}, which comes after it and \
+                                         descends from it: the line is read as a root"
+                                    ),
+                                ),
+                            );
+                            continue;
+                        }
+                        self.link(child, PARENT, seq);
                         self.say(
                             child,
-                            Diagnostic::error(
+                            Diagnostic::info(
                                 child_line,
                                 child_offset,
-                                "parent-out-of-order",
+                                "parent-written-later",
                                 format!(
-                                    "its parent is line {at}, which comes after it: the line is \
-                                     read as a root"
+                                    "its parent is line {at}, written after it: the client wrote \
+                                     the two out of order"
                                 ),
                             ),
                         );
@@ -218,6 +273,13 @@ impl ConversationFold {
             None => false,
         };
         if node {
+            if let Some(uuid) = line.uuid() {
+                self.recent_parents
+                    .push_back((digest(uuid), line.parent().map(digest)));
+                if self.recent_parents.len() > RECENT_PARENTS {
+                    self.recent_parents.pop_front();
+                }
+            }
             if let Some(parent) = line.parent() {
                 let parent_digest = digest(parent);
                 match self.node(parent_digest) {
@@ -242,11 +304,15 @@ impl ConversationFold {
                         }
                         self.note_child((parent_seq, parent_line), seq, &line);
                     }
-                    None => self
-                        .waiting_for_parent
-                        .entry(parent_digest)
-                        .or_default()
-                        .push((seq, at, offset)),
+                    None => {
+                        if let Some(uuid) = line.uuid() {
+                            self.waiting_digests.insert(seq, digest(uuid));
+                        }
+                        self.waiting_for_parent
+                            .entry(parent_digest)
+                            .or_default()
+                            .push((seq, at, offset))
+                    }
                 }
             }
             if let Some(key) = response_key {
@@ -360,19 +426,34 @@ impl ConversationFold {
                 }
                 self.found
                     .requests
-                    .push((response.first, encode_row(&response.row)));
+                    .push((response.at, encode_row(&response.row)));
                 response.first
             }
             None => {
-                let row = RequestRow {
-                    offset: offset.unwrap_or(seq as i64 + 1),
-                    request_id: line.request_id().map(str::to_string),
-                    message_id: line.message_id().map(str::to_string),
-                    model: line.model().map(str::to_string),
-                    sidechain: line.is_sidechain(),
-                    usage: usage.clone(),
-                    created_at: line.timestamp().map(str::to_string),
+                let recorded = self.answered_request(line);
+                let row = match &recorded {
+                    Some((_, row)) => RequestRow {
+                        request_id: line.request_id().map(str::to_string),
+                        message_id: line.message_id().map(str::to_string),
+                        model: row
+                            .model
+                            .clone()
+                            .or_else(|| line.model().map(str::to_string)),
+                        usage: usage.clone(),
+                        ..row.clone()
+                    },
+                    None => RequestRow {
+                        offset: offset.unwrap_or(seq as i64 + 1),
+                        request_id: line.request_id().map(str::to_string),
+                        message_id: line.message_id().map(str::to_string),
+                        model: line.model().map(str::to_string),
+                        sidechain: line.is_sidechain(),
+                        usage: usage.clone(),
+                        created_at: line.timestamp().map(str::to_string),
+                        recorded: None,
+                    },
                 };
+                let at_seq = recorded.as_ref().map_or(seq, |(s, _)| *s);
                 if usage.is_none() {
                     self.say(
                         seq,
@@ -384,12 +465,14 @@ impl ConversationFold {
                         ),
                     );
                 }
-                self.found.requests.push((seq, encode_row(&row)));
-                self.mark(
-                    seq,
-                    "request",
-                    format!("request {}", line.model().unwrap_or("(no model)")),
-                );
+                self.found.requests.push((at_seq, encode_row(&row)));
+                if recorded.is_none() {
+                    self.mark(
+                        seq,
+                        "request",
+                        format!("request {}", line.model().unwrap_or("(no model)")),
+                    );
+                }
                 self.response_order.push_back(key);
                 if self.response_order.len() > RECENT_RESPONSES {
                     if let Some(old) = self.response_order.pop_front() {
@@ -404,6 +487,7 @@ impl ConversationFold {
                         usage,
                         mismatch_said: false,
                         lines: HashMap::from([(shape, seq)]),
+                        at: at_seq,
                     },
                 );
                 seq

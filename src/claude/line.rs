@@ -17,6 +17,37 @@ pub const LINE_TYPES: &[&str] = &[
     "pr-link",
     "custom-title",
     "tag",
+    // The client's own record of each request (2.1.3xx).
+    "api-request",
+    "api-request-shape",
+    "api-request-blob",
+    "api-request-resumed",
+    // Bookkeeping the client writes again as the session goes, the last one counting.
+    "last-prompt",
+    "mode",
+    "permission-mode",
+    "ai-title",
+    "agent-name",
+    "agent-color",
+    "agent-setting",
+    "bridge-session",
+    "file-history-delta",
+    "worktree-state",
+    "relocated",
+    "isolation-latch",
+    "atis-latch",
+    "tools-used",
+    "cost-state",
+    // Records kept beside the conversation.
+    "content-replacement",
+    "fork-context-ref",
+    "frame-link",
+    "attribution-snapshot",
+    "ended-by-model",
+    "observer-ref",
+    "marble-origami-commit",
+    "marble-origami-snapshot",
+    "marble-origami-reset",
 ];
 
 /// What a parsed line says about itself.

@@ -11,7 +11,10 @@
 pub mod cache;
 mod checkpoint;
 pub mod fold;
+pub mod hash;
 pub mod line;
+pub mod rebuild;
+pub mod record;
 pub mod sessions;
 pub mod subagent;
 pub mod view;

@@ -14,7 +14,7 @@ use super::fold::{PARENT, REPLAYED, RESPONSE, RESULT};
 use super::line::Line;
 use crate::diagnostic::Diagnostic;
 use crate::store::{Store, StoreError, StoredEvent};
-use crate::transcript::{ConversationItem, ConversationView, RequestRow};
+use crate::transcript::{ConversationItem, ConversationView, RecordedRequest, RequestRow};
 
 /// Lines read from the store at a time.
 const READ_SLICE: usize = 512;
@@ -40,6 +40,13 @@ pub struct ConversationRequest {
     #[ts(type = "Record<string, number> | null")]
     pub usage: Option<Value>,
     pub messages: Vec<Message>,
+    /// The body as the client's own record gives it, where the transcript records its
+    /// requests; its messages are `messages`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub recorded: Option<Box<super::rebuild::RecordedBody>>,
+    /// Body fields the transcript does not record, by name.
+    pub not_recorded: Vec<String>,
     /// A tool call with no later result, or a result with no earlier call.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     #[ts(as = "Option<Vec<Diagnostic>>", optional)]
@@ -117,6 +124,7 @@ pub fn conversation(
         lines.sort_by_key(|record| record.seq);
     }
     let mut kept = Vec::with_capacity(lines.len());
+    let mut written_early = Vec::new();
     for record in lines {
         if store.link_from(journal_id, REPLAYED, record.seq)?.is_some() {
             continue;
@@ -125,8 +133,19 @@ pub fn conversation(
             Line::of(&value).is_some_and(|line| line.is_message() && !line.is_synthetic())
         });
         if input {
-            kept.push(record);
+            match store.link_from(journal_id, PARENT, record.seq)? {
+                Some(parent) if parent > record.seq => written_early.push((record, parent)),
+                _ => kept.push(record),
+            }
         }
+    }
+    // A line written before its parent follows it in the conversation.
+    for (record, parent) in written_early {
+        let at = kept
+            .iter()
+            .position(|r| r.seq == parent)
+            .map_or(kept.len(), |at| at + 1);
+        kept.insert(at, record);
     }
     Ok(kept)
 }
@@ -208,6 +227,15 @@ pub fn request(
     let Some(seq) = store.seq_at_offset(journal_id, request_offset)? else {
         return Ok(None);
     };
+    let stored_row: Option<RequestRow> = store
+        .request_row(journal_id, seq)?
+        .and_then(|row| serde_json::from_str(&row).ok());
+    if let Some(mut row) = stored_row {
+        if let Some(recorded) = row.recorded.take() {
+            return recorded_request(store, journal_id, (seq, request_offset), row, &recorded)
+                .map(Some);
+        }
+    }
     if store.link_from(journal_id, RESPONSE, seq)? != Some(seq) {
         return Ok(None);
     }
@@ -222,8 +250,99 @@ pub fn request(
         model: row.as_ref().and_then(|r| r.model.clone()),
         usage: row.and_then(|r| r.usage),
         messages,
+        recorded: None,
+        not_recorded: UNRECORDED_BY_CONVERSATION
+            .iter()
+            .map(|n| n.to_string())
+            .collect(),
         diagnostics,
     }))
+}
+
+/// What a request rendered from the conversation lacks: the transcript of a client that does
+/// not record its requests holds none of it.
+pub const UNRECORDED_BY_CONVERSATION: &[&str] = &[
+    "system",
+    "tools",
+    "max_tokens",
+    "thinking",
+    "metadata",
+    "stream",
+    "other parameters",
+    "context the client adds to messages (reminders, the date)",
+];
+
+/// A request the transcript records: its body rebuilt from its record, or, when the record
+/// cannot give it, the conversation before its response with a diagnostic saying why.
+fn recorded_request(
+    store: &Store,
+    journal_id: i64,
+    (seq, request_offset): (u64, i64),
+    row: RequestRow,
+    recorded: &RecordedRequest,
+) -> Result<ConversationRequest, StoreError> {
+    let line = store
+        .event(journal_id, seq)?
+        .and_then(|r| r.json())
+        .unwrap_or(Value::Null);
+    match super::rebuild::rebuild(store, journal_id, seq, recorded)? {
+        Ok(body) => {
+            let messages = body
+                .body
+                .get("messages")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|m| Message {
+                    role: m
+                        .get("role")
+                        .and_then(Value::as_str)
+                        .unwrap_or("?")
+                        .to_string(),
+                    content: match m.get("content") {
+                        Some(Value::Array(blocks)) => blocks.clone(),
+                        Some(Value::String(text)) => {
+                            vec![serde_json::json!({"type": "text", "text": text})]
+                        }
+                        _ => Vec::new(),
+                    },
+                })
+                .collect();
+            let mut diagnostics = Vec::new();
+            if body.digest.is_some() && !body.digest_verified {
+                diagnostics.push(Diagnostic::warning(
+                    request_offset as u64,
+                    Some(request_offset),
+                    "request-digest-differs",
+                    "the rebuilt body does not give the digest the client recorded: some part \
+                     of it is not as sent",
+                ));
+            }
+            Ok(ConversationRequest {
+                request_offset,
+                model: row.model.clone(),
+                usage: row.usage.clone(),
+                messages,
+                not_recorded: super::rebuild::not_recorded(&line),
+                recorded: Some(Box::new(body)),
+                diagnostics,
+            })
+        }
+        Err(why) => Ok(ConversationRequest {
+            request_offset,
+            model: row.model.clone(),
+            usage: row.usage.clone(),
+            messages: Vec::new(),
+            recorded: None,
+            not_recorded: super::rebuild::not_recorded(&line),
+            diagnostics: vec![Diagnostic::error(
+                request_offset as u64,
+                Some(request_offset),
+                "request-record-broken",
+                format!("the request cannot be rebuilt from the transcript: {why}"),
+            )],
+        }),
+    }
 }
 
 /// The conversation's lines as one alternating list of messages: a response is one assistant

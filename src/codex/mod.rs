@@ -296,6 +296,7 @@ impl Fold for RolloutFold {
                                 .get("timestamp")
                                 .and_then(Value::as_str)
                                 .map(str::to_string),
+                            recorded: None,
                         };
                         self.emit(seq, &row);
                         self.found.marks.push(Mark {

@@ -669,6 +669,7 @@ mod tests {
             sidechain,
             usage: Some(anthropic(3, 100, 1_000)),
             created_at: Some("2026-01-01T00:00:00Z".to_string()),
+            recorded: None,
         };
         (seq, serde_json::to_string(&row).expect("row"))
     }

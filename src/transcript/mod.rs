@@ -31,6 +31,58 @@ pub struct RequestRow {
     /// When the response's first line was written, as the transcript says.
     #[serde(default)]
     pub created_at: Option<String>,
+    /// Where the transcript records the request itself: the lines its body is rebuilt from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(skip)]
+    pub recorded: Option<RecordedRequest>,
+}
+
+/// The lines a recorded request's body is rebuilt from (Claude Code's own request record): the
+/// line holding its system prompt and tools, the request it extends and how many of that one's
+/// messages it keeps, the lines of each message it adds, and, every few requests, the lines of
+/// all its messages, so that rebuilding one walks back a few requests at most.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RecordedRequest {
+    /// The seq of the line holding the system prompt and tools.
+    #[serde(rename = "s", default)]
+    pub shape: Option<u64>,
+    /// The seq of the request this one extends.
+    #[serde(rename = "b", default)]
+    pub base: Option<u64>,
+    #[serde(rename = "k", default)]
+    pub keep: u32,
+    #[serde(rename = "t", default)]
+    pub tail: Vec<MessageLines>,
+    /// Every message's lines, where the fold had them.
+    #[serde(rename = "a", default, skip_serializing_if = "Option::is_none")]
+    pub all: Option<Vec<MessageLines>>,
+    /// How many messages the request has (its base's kept ones and its tail), where known.
+    #[serde(rename = "n", default)]
+    pub messages: Option<u32>,
+    /// How the client was started (`sdk-cli`, `cli`), as its lines say.
+    #[serde(rename = "e", default, skip_serializing_if = "Option::is_none")]
+    pub entrypoint: Option<String>,
+    /// The characters of the conversation's first prompt that the client's billing block is
+    /// derived from.
+    #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
+    pub prompt_chars: Option<String>,
+}
+
+/// Where one message of a recorded request is written: one line that holds it whole (`first`
+/// alone), or the run of user or assistant lines from `first` to `last` that make it up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageLines {
+    #[serde(rename = "f")]
+    pub first: u64,
+    #[serde(rename = "l")]
+    pub last: u64,
+    /// A line that holds a message whole (a blob), rather than a run of conversation lines.
+    #[serde(rename = "w", default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole: bool,
+    /// Its one text block went as a plain string (a user or system message written while it
+    /// carried a cache mark, which makes it a block).
+    #[serde(rename = "p", default, skip_serializing_if = "std::ops::Not::not")]
+    pub plain: bool,
 }
 
 /// One line of the conversation, as the projection shows it.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blockText, cacheLine, causeOffsets, innerText, itemLine, rowSign, subagentNote } from "./transcript";
+import { blockText, blocksText, cacheLine, causeOffsets, innerText, itemLine, rowSign, subagentNote } from "./transcript";
 import type { Subagent, TranscriptCacheEntry } from "./types";
 
 describe("Claude Code blocks as text", () => {
@@ -142,5 +142,26 @@ describe("a line of a compaction's before | after", () => {
   it("cuts a long line, marking the cut", () => {
     const line = itemLine(item([{ type: "text", text: "x".repeat(500) }]), 10);
     expect(line, "ten characters and an ellipsis").toBe(`${"x".repeat(10)}…`);
+  });
+});
+
+describe("a request the client recorded", () => {
+  it("marks the client's reminders as injected context, not what the user typed", () => {
+    const reminder = blockText({ type: "text", text: "<system-reminder>\nToday's date is 2026-12-06.\n</system-reminder>" });
+    expect(reminder.kind).toBe("injected");
+    expect(reminder.label).toBe("text · injected context");
+    expect(blockText({ type: "text", text: "Say hi" }).kind).toBe("text");
+  });
+
+  it("says which block carries a cache breakpoint, with its lifetime when set", () => {
+    const [plain, marked, hour] = blocksText([
+      { type: "text", text: "a" },
+      { type: "text", text: "b", cache_control: { type: "ephemeral" } },
+      { type: "text", text: "c", cache_control: { type: "ephemeral", ttl: "1h" } },
+    ]);
+    expect(plain.breakpoint).toBeUndefined();
+    expect(marked.breakpoint).toBe(true);
+    expect(marked.label).toBe("text · cache breakpoint");
+    expect(hour.label).toBe("text · cache breakpoint (1h)");
   });
 });

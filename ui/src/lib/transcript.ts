@@ -11,6 +11,8 @@ export interface BlockText {
   /** What the card's head says: the type, plus the tool's name or the call's id. */
   label: string;
   text: string;
+  /** The block carries a `cache_control` breakpoint. */
+  breakpoint?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -48,8 +50,12 @@ export function blockText(block: unknown): BlockText {
   switch (kind) {
     case "text":
     case "input_text":
-    case "output_text":
-      return { kind: "text", label: kind, text: str(block.text) ?? "" };
+    case "output_text": {
+      const text = str(block.text) ?? "";
+      // Context the client adds to a message, not what the user typed.
+      const injected = text.trimStart().startsWith("<system-reminder>");
+      return { kind: injected ? "injected" : "text", label: injected ? `${kind} · injected context` : kind, text };
+    }
     case "thinking":
       return { kind: "thinking", label: "thinking", text: str(block.thinking) ?? "" };
     case "redacted_thinking":
@@ -93,9 +99,16 @@ export function blockText(block: unknown): BlockText {
   }
 }
 
-/** The blocks of a message or item, each as text. */
+/** The blocks of a message or item, each as text; a block carrying a cache breakpoint says so. */
 export function blocksText(content: unknown[]): BlockText[] {
-  return content.map(blockText);
+  return content.map((block) => {
+    const text = blockText(block);
+    if (isObject(block) && isObject(block.cache_control)) {
+      const ttl = str(block.cache_control.ttl);
+      return { ...text, label: `${text.label} · cache breakpoint${ttl ? ` (${ttl})` : ""}`, breakpoint: true };
+    }
+    return text;
+  });
 }
 
 /** What a line says of the subagents: "result of subagent X" on the line holding the result

@@ -1,0 +1,344 @@
+//! The real agent clients, pinned releases installed from npm by `scripts/clients.sh`, run
+//! offline against the scripted provider on 127.0.0.1, each in a home and project of its own:
+//! every request the provider received is what Journalscope exports for the line that records
+//! it. Ignored in the core tests; `make clients` (part of `make test`) runs them.
+
+mod cli;
+mod provider;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use cli::Cli;
+use provider::{Provider, Received, SUMMARY_ASKED};
+
+/// The pinned clients' binaries, as the install script prints them (installing what is missing).
+fn clients() -> BTreeMap<String, PathBuf> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/clients.sh");
+    let output = Command::new("bash")
+        .arg(&script)
+        .output()
+        .expect("the client install script runs");
+    assert!(
+        output.status.success(),
+        "the pinned clients install: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(key, path)| (key.to_string(), PathBuf::from(path)))
+        .collect()
+}
+
+/// One Claude Code session: a home and a project folder of its own, and the provider.
+struct ClaudeSession {
+    binary: PathBuf,
+    home: tempfile::TempDir,
+    project: PathBuf,
+    provider: Provider,
+}
+
+impl ClaudeSession {
+    fn new(binary: &Path) -> ClaudeSession {
+        let home = tempfile::tempdir().expect("a home");
+        let project = home.path().join("project");
+        std::fs::create_dir_all(&project).expect("a project folder");
+        ClaudeSession {
+            binary: binary.to_path_buf(),
+            home,
+            project,
+            provider: Provider::start().expect("the scripted provider starts"),
+        }
+    }
+
+    /// Runs `claude -p PROMPT` (resuming `resume`), offline, and returns its session id.
+    fn prompt(&self, prompt: &str, resume: Option<&str>) -> String {
+        let mut command = Command::new("timeout");
+        command
+            .arg("180")
+            .arg(&self.binary)
+            .arg("-p")
+            .arg(prompt)
+            .args(["--dangerously-skip-permissions", "--output-format", "json"]);
+        if let Some(session) = resume {
+            command.args(["--resume", session]);
+        }
+        let output = command
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", self.home.path())
+            .env("TERM", "dumb")
+            .env("LANG", "C.UTF-8")
+            // The client refuses to skip permissions as root outside a sandbox.
+            .env("IS_SANDBOX", "1")
+            .env("ANTHROPIC_BASE_URL", self.provider.url())
+            .env("ANTHROPIC_API_KEY", "sk-ant-test-fake")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .current_dir(&self.project)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("the client runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "claude -p {prompt:?} succeeds: {stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let result: Value = serde_json::from_str(stdout.trim())
+            .unwrap_or_else(|e| panic!("the client prints its result as JSON ({e}): {stdout}"));
+        result["session_id"]
+            .as_str()
+            .expect("the result names its session")
+            .to_string()
+    }
+
+    /// Every transcript the sessions wrote: the sessions' own and their subagents'.
+    fn transcripts(&self) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        let mut folders = vec![self.home.path().join(".claude/projects")];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    found.push(path);
+                }
+            }
+        }
+        found.sort();
+        found
+    }
+}
+
+/// The number the provider gave a request, from the `request-id` it answered with.
+fn number_of(request_id: &str) -> Option<u64> {
+    request_id.strip_prefix("req_scripted_")?.parse().ok()
+}
+
+/// The body less the fields a transcript does not record, as compact JSON in the order sent.
+fn recorded_part(body: &Value, not_recorded: &[String]) -> String {
+    let mut body = body.clone();
+    if let Some(object) = body.as_object_mut() {
+        for name in not_recorded {
+            object.shift_remove(name);
+        }
+    }
+    serde_json::to_string(&body).expect("JSON")
+}
+
+/// Holds every request the provider received against the export of the transcript line that
+/// records it; returns how many were compared. The requests no line records must be the
+/// client's compaction summaries.
+fn hold_against_exports(session: &ClaudeSession, cli: &Cli) -> usize {
+    let received: BTreeMap<u64, Received> = session
+        .provider
+        .received()
+        .into_iter()
+        .filter(Received::is_model_request)
+        .map(|r| (r.number, r))
+        .collect();
+    let mut compared = BTreeMap::new();
+    for transcript in session.transcripts() {
+        let path = transcript.to_string_lossy().to_string();
+        let db = cli
+            .cache
+            .path()
+            .join(format!("{}.db", compared.len() + 1000));
+        let db = db.to_string_lossy().to_string();
+        cli.ok(&["import", &path, "--db", &db]);
+        let diagnostics = cli.json(&["diagnostics", &db, "--json"]);
+        for d in diagnostics.as_array().into_iter().flatten() {
+            assert_ne!(
+                d["severity"], "error",
+                "{path}: the transcript imports without an error: {d}"
+            );
+            assert_ne!(
+                d["code"], "unknown-line-type",
+                "{path}: every line type is known: {d}"
+            );
+        }
+        let text = std::fs::read_to_string(&transcript).expect("the transcript reads");
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+            .collect();
+        for (index, line) in lines.iter().enumerate() {
+            if line["type"] != "api-request" {
+                continue;
+            }
+            let at = (index + 1).to_string();
+            let number = lines
+                .iter()
+                .filter(|l| l["type"] == "assistant" && l["requestRef"] == line["id"])
+                .find_map(|l| l["requestId"].as_str().and_then(number_of))
+                .unwrap_or_else(|| panic!("{path}:{at}: the request has a response"));
+            let sent = received
+                .get(&number)
+                .unwrap_or_else(|| panic!("{path}:{at}: the provider received request {number}"));
+            let view = cli.json(&["request", &db, "--at", &at, "--json"]);
+            let not_recorded: Vec<String> = view["notRecorded"]
+                .as_array()
+                .expect("the fields not recorded are named")
+                .iter()
+                .filter_map(|n| n.as_str().map(str::to_string))
+                .collect();
+            assert_eq!(
+                not_recorded,
+                ["metadata", "stream"],
+                "{path}:{at}: the request names what its line does not record"
+            );
+            assert_eq!(
+                view["recorded"]["digestVerified"], true,
+                "{path}:{at}: the rebuilt body gives the digest the client recorded"
+            );
+            let out = cli.cache.path().join("body.json");
+            let out_text = out.to_string_lossy().to_string();
+            cli.ok(&[
+                "request", &db, "--at", &at, "--format", "body", "--exact", "-o", &out_text,
+            ]);
+            let exported = std::fs::read(&out).expect("the export is written");
+            let sent_body: Value = serde_json::from_slice(&sent.body).expect("a JSON body");
+            assert_eq!(
+                serde_json::to_vec(&sent_body).expect("JSON"),
+                sent.body,
+                "{path}:{at}: the body as sent reads back to its own bytes, so what is compared \
+                 below is the bytes"
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&exported),
+                recorded_part(&sent_body, &not_recorded),
+                "{path}:{at}: the export is the body the provider received, byte for byte, \
+                 less the fields named as not recorded"
+            );
+            compared.insert(number, path.clone());
+        }
+    }
+    for (number, request) in &received {
+        if compared.contains_key(number) {
+            continue;
+        }
+        let body = String::from_utf8_lossy(&request.body);
+        assert!(
+            body.contains(SUMMARY_ASKED),
+            "request {number} is recorded by no transcript line, and only a compaction's summary \
+             request may be: {}",
+            &body[..body.len().min(400)]
+        );
+    }
+    compared.len()
+}
+
+fn claude_code() -> PathBuf {
+    clients()
+        .remove("CLAUDE_CODE")
+        .expect("the install script names Claude Code")
+}
+
+#[test]
+#[ignore = "runs the real clients: `make clients`"]
+fn claude_code_a_tool_call_is_exported_as_sent() {
+    let session = ClaudeSession::new(&claude_code());
+    session.prompt(
+        r#"Say hi with bash. #steps [["Bash", {"command": "echo hi", "description": "Print hi"}]]"#,
+        None,
+    );
+    let compared = hold_against_exports(&session, &Cli::new());
+    assert_eq!(compared, 2, "the call's request and the answer's");
+}
+
+#[test]
+#[ignore = "runs the real clients: `make clients`"]
+fn claude_code_a_session_resumed_twice_is_exported_as_sent() {
+    let session = ClaudeSession::new(&claude_code());
+    let id = session.prompt("first prompt: hello there", None);
+    session.prompt("second prompt", Some(&id));
+    session.prompt("third prompt", Some(&id));
+    let compared = hold_against_exports(&session, &Cli::new());
+    assert_eq!(compared, 3, "one request a prompt");
+}
+
+#[test]
+#[ignore = "runs the real clients: `make clients`"]
+fn claude_code_a_file_read_and_write_is_exported_as_sent() {
+    let session = ClaudeSession::new(&claude_code());
+    let notes = session.project.join("notes.txt");
+    std::fs::write(&notes, "first line\nsecond line\n").expect("a file to read");
+    let out = session.project.join("out.txt");
+    let steps = serde_json::json!([
+        ["Read", {"file_path": notes}],
+        ["Write", {"file_path": out, "content": "FIRST LINE\n"}],
+    ]);
+    session.prompt(
+        &format!("Copy the first line of notes.txt to out.txt in capitals. #steps {steps}"),
+        None,
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).ok().as_deref(),
+        Some("FIRST LINE\n"),
+        "the client wrote the file"
+    );
+    let compared = hold_against_exports(&session, &Cli::new());
+    assert_eq!(
+        compared, 3,
+        "the read's request, the write's and the answer's"
+    );
+}
+
+#[test]
+#[ignore = "runs the real clients: `make clients`"]
+fn claude_code_a_compaction_then_a_prompt_is_exported_as_sent() {
+    let session = ClaudeSession::new(&claude_code());
+    let id = session.prompt(
+        r#"Say hi with bash. #steps [["Bash", {"command": "echo hi", "description": "Print hi"}]]"#,
+        None,
+    );
+    session.prompt("/compact", Some(&id));
+    session.prompt("one more prompt after the compaction", Some(&id));
+    let summaries = session
+        .provider
+        .received()
+        .iter()
+        .filter(|r| String::from_utf8_lossy(&r.body).contains(SUMMARY_ASKED))
+        .count();
+    assert_eq!(summaries, 1, "the compaction asked the model for a summary");
+    let compared = hold_against_exports(&session, &Cli::new());
+    assert_eq!(
+        compared, 3,
+        "the call's request, the answer's, and the one after the compaction"
+    );
+}
+
+#[test]
+#[ignore = "runs the real clients: `make clients`"]
+fn claude_code_a_subagent_is_exported_as_sent() {
+    let session = ClaudeSession::new(&claude_code());
+    let task = serde_json::json!([["Bash", {"command": "echo sub", "description": "Print sub"}]]);
+    let steps = serde_json::json!([["Agent", {
+        "description": "Print sub",
+        "prompt": format!("Print sub with bash. #steps {task}"),
+        "subagent_type": "general-purpose",
+        "run_in_background": false,
+    }]]);
+    session.prompt(
+        &format!("Use a subagent to print sub. #steps {steps}"),
+        None,
+    );
+    let transcripts = session.transcripts();
+    assert!(
+        transcripts
+            .iter()
+            .any(|t| t.to_string_lossy().contains("/subagents/")),
+        "the subagent wrote its own transcript: {transcripts:?}"
+    );
+    let compared = hold_against_exports(&session, &Cli::new());
+    assert!(
+        compared >= 4,
+        "the main thread's two requests and the subagent's two: {compared}"
+    );
+}
