@@ -185,16 +185,28 @@ impl TranscriptRequest {
     }
 
     /// The request as one side of a diff: its first line, model, and messages (or items) as
-    /// JSON.
+    /// JSON; where the transcript records the tools and the system prompt, they lead, as they
+    /// lead the prompt cache's prefix (a `tools` and a `system` entry).
     pub fn messages(&self) -> (i64, Option<String>, Vec<serde_json::Value>) {
         match self {
             TranscriptRequest::Messages(request) => (
                 request.request_offset,
                 request.model.clone(),
                 request
-                    .messages
+                    .recorded
                     .iter()
-                    .map(|m| serde_json::to_value(m).unwrap_or(serde_json::Value::Null))
+                    .flat_map(|recorded| {
+                        [
+                            serde_json::json!({"role": "tools", "content": recorded.tools}),
+                            serde_json::json!({"role": "system", "content": recorded.system}),
+                        ]
+                    })
+                    .chain(
+                        request
+                            .messages
+                            .iter()
+                            .map(|m| serde_json::to_value(m).unwrap_or(serde_json::Value::Null)),
+                    )
                     .collect(),
             ),
             TranscriptRequest::Items(request) => (

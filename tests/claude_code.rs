@@ -732,3 +732,125 @@ fn a_recorded_session_s_every_request_exports_as_its_provider_received_it() {
     }
     assert_eq!(compared, 11, "every recorded request of the three sessions");
 }
+
+#[test]
+fn a_recorded_request_sent_with_other_tools_names_them_as_its_cache_break() {
+    // Given a recorded session whose second request went with another system prompt and tool
+    // set than the first (a second shape line), and whose response read nothing of the 5,000
+    // tokens the first wrote to the cache
+    let cache = tempfile::tempdir().expect("cache");
+    let source = root().join(
+        "tests/fixtures/claude-code/recorded-2.1.332/c/7227f51a-bb31-46d7-a624-7b115b27a446.jsonl",
+    );
+    let mut lines: Vec<Value> = std::fs::read_to_string(&source)
+        .expect("read")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let requests: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i]["type"] == "api-request")
+        .collect();
+    let (first, second) = (requests[0], requests[1]);
+    for line in lines.iter_mut() {
+        let answers = line["requestRef"].clone();
+        let usage = &mut line["message"]["usage"];
+        if answers == lines_id(&source, first) {
+            usage["cache_creation_input_tokens"] = serde_json::json!(5000);
+        } else if answers == lines_id(&source, second) {
+            usage["cache_creation_input_tokens"] = serde_json::json!(5000);
+            usage["cache_read_input_tokens"] = serde_json::json!(0);
+        }
+    }
+    let mut shape = lines
+        .iter()
+        .find(|l| l["type"] == "api-request-shape")
+        .cloned()
+        .expect("a shape");
+    shape["shapeHash"] = serde_json::json!("f".repeat(64));
+    shape["shape"]["tools"] = serde_json::json!([]);
+    lines[second]["shapeHash"] = shape["shapeHash"].clone();
+    lines.insert(second, shape);
+    let file = cache.path().join("reshaped.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&file, text).expect("write");
+    // When its cache report is read
+    let report =
+        run(cache.path(), &["cache", &file.to_string_lossy(), "--json"]).expect("cache --json");
+    // Then the second request's miss is put down to the changed system prompt and tools
+    let entry = report["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .find(|r| r["requestOffset"] == serde_json::json!(second + 2))
+        .unwrap_or_else(|| panic!("the second request in {report}"));
+    assert_eq!(entry["broke"], true, "the cache broke: {entry}");
+    let causes: Vec<&str> = entry["causes"]
+        .as_array()
+        .expect("causes")
+        .iter()
+        .filter_map(|c| c["kind"].as_str())
+        .collect();
+    assert_eq!(
+        causes,
+        ["system-or-tools"],
+        "the changed shape, and no rewind (the request extends the first): {entry}"
+    );
+}
+
+/// The id of the `api-request` at index `at` of the transcript in `path`.
+fn lines_id(path: &Path, at: usize) -> Value {
+    let text = std::fs::read_to_string(path).expect("read");
+    let line: Value = serde_json::from_str(text.lines().nth(at).expect("the line")).expect("JSON");
+    line["id"].clone()
+}
+
+#[test]
+fn regression_a_rolled_back_turn_is_not_in_a_later_request() {
+    // Given a rollout whose second turn was interrupted and then rolled back
+    // (`thread_rolled_back`, as Codex 0.12x to 0.14x write it), and a third turn after
+    let cache = tempfile::tempdir().expect("cache");
+    let user = |text: &str| {
+        serde_json::json!({"timestamp": "2026-03-02T10:00:00Z", "type": "response_item", "payload":
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}})
+    };
+    let assistant = |text: &str| {
+        serde_json::json!({"timestamp": "2026-03-02T10:00:01Z", "type": "response_item", "payload":
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}})
+    };
+    let lines = [
+        serde_json::json!({"timestamp": "2026-03-02T10:00:00Z", "type": "session_meta", "payload":
+            {"id": "019c0000-0000-7000-8000-000000000001", "cwd": "/work/demo", "cli_version": "0.128.0"}}),
+        serde_json::json!({"timestamp": "2026-03-02T10:00:00Z", "type": "turn_context", "payload": {"model": "gpt-5.2"}}),
+        user("first question"),
+        assistant("first answer"),
+        user("second question"),
+        user("<turn_aborted>\nThe user interrupted the previous turn.\n</turn_aborted>"),
+        serde_json::json!({"timestamp": "2026-03-02T10:00:02Z", "type": "event_msg", "payload":
+            {"type": "thread_rolled_back", "num_turns": 1}}),
+        user("third question"),
+        assistant("third answer"),
+    ];
+    let file = cache
+        .path()
+        .join("rollout-2026-03-02T10-00-00-rolled.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&file, text).expect("write");
+    // When the request that answered the third question is read
+    let view = run(
+        cache.path(),
+        &["request", &file.to_string_lossy(), "--at", "9", "--json"],
+    )
+    .expect("request --json");
+    // Then its input holds the first turn and the third, not the rolled-back second
+    let texts: Vec<&str> = view["input"]
+        .as_array()
+        .expect("input")
+        .iter()
+        .filter_map(|item| item["content"][0]["text"].as_str())
+        .collect();
+    assert_eq!(
+        texts,
+        ["first question", "first answer", "third question"],
+        "the rolled-back turn and its interruption left the model's input"
+    );
+}

@@ -132,6 +132,35 @@ fn recorded_part(body: &Value, not_recorded: &[String]) -> String {
     serde_json::to_string(&body).expect("JSON")
 }
 
+/// Imports a client's log into a database of its own, which must give no error diagnostic and
+/// know every line type; returns the database's path.
+fn import_cleanly(cli: &Cli, log: &Path) -> String {
+    let path = log.to_string_lossy().to_string();
+    let name = format!(
+        "{}.db",
+        log.file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().to_string())
+    );
+    let db = cli.cache.path().join(name).to_string_lossy().to_string();
+    cli.ok(&["import", &path, "--db", &db]);
+    for d in cli
+        .json(&["diagnostics", &db, "--json"])
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        assert_ne!(
+            d["severity"], "error",
+            "{path}: imports without an error: {d}"
+        );
+        assert_ne!(
+            d["code"], "unknown-line-type",
+            "{path}: every line type is known: {d}"
+        );
+    }
+    db
+}
+
 /// Holds every request the provider received against the export of the transcript line that
 /// records it; returns how many were compared. The requests no line records must be the
 /// client's compaction summaries.
@@ -146,23 +175,7 @@ fn hold_against_exports(session: &ClaudeSession, cli: &Cli) -> usize {
     let mut compared = BTreeMap::new();
     for transcript in session.transcripts() {
         let path = transcript.to_string_lossy().to_string();
-        let db = cli
-            .cache
-            .path()
-            .join(format!("{}.db", compared.len() + 1000));
-        let db = db.to_string_lossy().to_string();
-        cli.ok(&["import", &path, "--db", &db]);
-        let diagnostics = cli.json(&["diagnostics", &db, "--json"]);
-        for d in diagnostics.as_array().into_iter().flatten() {
-            assert_ne!(
-                d["severity"], "error",
-                "{path}: the transcript imports without an error: {d}"
-            );
-            assert_ne!(
-                d["code"], "unknown-line-type",
-                "{path}: every line type is known: {d}"
-            );
-        }
+        let db = import_cleanly(cli, &transcript);
         let text = std::fs::read_to_string(&transcript).expect("the transcript reads");
         let lines: Vec<Value> = text
             .lines()
@@ -341,4 +354,224 @@ fn claude_code_a_subagent_is_exported_as_sent() {
         compared >= 4,
         "the main thread's two requests and the subagent's two: {compared}"
     );
+}
+
+/// One Codex session: its own CODEX_HOME (under the target folder: Codex refuses to place its
+/// helper binaries under /tmp), a project folder, and the provider as a custom model provider.
+struct CodexSession {
+    binary: PathBuf,
+    home: PathBuf,
+    project: PathBuf,
+    provider: Provider,
+}
+
+impl CodexSession {
+    fn new(binary: &Path, name: &str) -> CodexSession {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("codex-{name}"));
+        let _ = std::fs::remove_dir_all(&root);
+        let home = root.join("codex-home");
+        let project = root.join("project");
+        std::fs::create_dir_all(&home).expect("a CODEX_HOME");
+        std::fs::create_dir_all(&project).expect("a project folder");
+        let provider = Provider::start().expect("the scripted provider starts");
+        std::fs::write(
+            home.join("config.toml"),
+            format!(
+                "model = \"gpt-test\"\nmodel_provider = \"scripted\"\napproval_policy = \"never\"\n\
+                 sandbox_mode = \"danger-full-access\"\n\n[model_providers.scripted]\n\
+                 name = \"Scripted\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n\
+                 env_key = \"SCRIPTED_API_KEY\"\n",
+                provider.url()
+            ),
+        )
+        .expect("the client's configuration");
+        CodexSession {
+            binary: binary.to_path_buf(),
+            home,
+            project,
+            provider,
+        }
+    }
+
+    /// Runs `codex exec PROMPT`, or `codex exec resume --last PROMPT`.
+    fn prompt(&self, prompt: &str, resume: bool) {
+        let mut command = Command::new("timeout");
+        command.arg("180").arg(&self.binary).arg("exec");
+        if resume {
+            command.args(["resume", "--last"]);
+        }
+        command.args(["--skip-git-repo-check", prompt]);
+        let output = command
+            .env("CODEX_HOME", &self.home)
+            .env("SCRIPTED_API_KEY", "sk-scripted-test-fake")
+            .env_remove("OPENAI_API_KEY")
+            .current_dir(&self.project)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("the client runs");
+        assert!(
+            output.status.success(),
+            "codex exec {prompt:?} succeeds: {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    fn rollouts(&self) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        let mut folders = vec![self.home.join("sessions")];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    found.push(path);
+                }
+            }
+        }
+        found.sort();
+        found
+    }
+}
+
+/// Holds every request the provider received against the rollout's requests, in order: the
+/// input after the base-instructions item is what Journalscope exports, and what the rollout
+/// does not record is named. Returns how many were compared.
+fn hold_codex_against_exports(session: &CodexSession, cli: &Cli) -> usize {
+    let received: Vec<Value> = session
+        .provider
+        .received()
+        .iter()
+        .filter(|r| r.is_model_request())
+        .map(|r| r.json().expect("a JSON body"))
+        .collect();
+    let rollouts = session.rollouts();
+    assert_eq!(rollouts.len(), 1, "one rollout: {rollouts:?}");
+    let path = rollouts[0].to_string_lossy().to_string();
+    let db = import_cleanly(cli, &rollouts[0]);
+    let text = std::fs::read_to_string(&rollouts[0]).expect("the rollout reads");
+    let instructions = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["type"] == "session_meta")
+        .and_then(|l| {
+            l["payload"]["base_instructions"]["text"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .expect("the session records its base instructions");
+    let requests = cli.json(&["requests", &db, "--json"]);
+    let offsets: Vec<i64> = requests
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|r| r["offset"].as_i64())
+        .collect();
+    assert_eq!(
+        offsets.len(),
+        received.len(),
+        "{path}: a request for each the provider received"
+    );
+    for (at, sent) in offsets.iter().zip(&received) {
+        let view = cli.json(&["request", &db, "--at", &at.to_string(), "--json"]);
+        let input = sent["input"].as_array().expect("the input items");
+        let head = &input[0];
+        assert_eq!(
+            (head["type"].as_str(), head["role"].as_str()),
+            (Some("message"), Some("developer")),
+            "{path}@{at}: the base instructions head the input"
+        );
+        let first_line = instructions.lines().next().unwrap_or_default();
+        assert!(
+            head["content"][0]["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with(first_line)),
+            "{path}@{at}: they are the session's, as session_meta holds them"
+        );
+        assert_eq!(
+            serde_json::to_string(&view["input"]).expect("JSON"),
+            serde_json::to_string(&input[1..]).expect("JSON"),
+            "{path}@{at}: every other input item is exported as sent"
+        );
+        let missing = view["notRecorded"].to_string();
+        assert!(
+            missing.contains("base-instructions") && missing.contains("tools"),
+            "{path}@{at}: the instructions item and the tools are named as not recorded: {missing}"
+        );
+        assert_eq!(
+            view["model"], sent["model"],
+            "{path}@{at}: the model is the one sent"
+        );
+    }
+    offsets.len()
+}
+
+fn codex() -> PathBuf {
+    clients()
+        .remove("CODEX")
+        .expect("the install script names Codex")
+}
+
+#[test]
+#[ignore = "runs the real clients: `make clients`"]
+fn codex_a_tool_call_and_a_resumed_turn_are_exported_as_sent() {
+    let session = CodexSession::new(&codex(), "tool-and-resume");
+    session.prompt(
+        r#"Run echo hi. #steps [["exec_command", {"cmd": "echo hi"}]]"#,
+        false,
+    );
+    session.prompt("and once more, in a word", true);
+    let compared = hold_codex_against_exports(&session, &Cli::new());
+    assert_eq!(
+        compared, 3,
+        "the call's request, the answer's, and the resumed turn's"
+    );
+}
+
+#[test]
+#[ignore = "runs the real clients: `make clients`"]
+fn claude_code_before_the_request_record_a_compacted_session_imports_cleanly() {
+    // A release from before the transcript recorded its requests: its transcript holds the
+    // conversation, not the system prompt, the tools or the parameters.
+    let binary = clients()
+        .remove("CLAUDE_CODE_OLD")
+        .expect("the install script names the older Claude Code");
+    let session = ClaudeSession::new(&binary);
+    let id = session.prompt(
+        r#"Say hi with bash. #steps [["Bash", {"command": "echo hi", "description": "Print hi"}]]"#,
+        None,
+    );
+    session.prompt("/compact", Some(&id));
+    session.prompt("one more prompt after the compaction", Some(&id));
+    let cli = Cli::new();
+    let mut requests = 0;
+    for transcript in session.transcripts() {
+        let db = import_cleanly(&cli, &transcript);
+        let text = std::fs::read_to_string(&transcript).expect("the transcript reads");
+        assert!(
+            text.contains("\"compact_boundary\""),
+            "the session was compacted"
+        );
+        for row in cli
+            .json(&["requests", &db, "--json"])
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let at = row["offset"].to_string();
+            let view = cli.json(&["request", &db, "--at", &at, "--json"]);
+            let missing = view["notRecorded"].to_string();
+            assert!(
+                missing.contains("\"system\"") && missing.contains("\"tools\""),
+                "@{at}: the request names the system prompt and tools as not recorded: {missing}"
+            );
+            assert!(
+                view.get("recorded").is_none(),
+                "@{at}: nothing is presented as the body the client recorded"
+            );
+            requests += 1;
+        }
+    }
+    assert!(requests >= 3, "the session's requests: {requests}");
 }

@@ -205,6 +205,39 @@ fn summarize(line: &line::Line<'_>) -> String {
             one_line(&format!("assistant {model}{side}: {what}"), 120)
         }
         "system" => format!("system {}", line.subtype().unwrap_or("")),
+        record::REQUEST => {
+            let value = line.value;
+            format!(
+                "request {}: keeps {} message(s) of the one before, adds {}",
+                value
+                    .get("params")
+                    .and_then(|p| p.get("model"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("?"),
+                value.get("keep").and_then(Value::as_u64).unwrap_or(0),
+                value
+                    .get("tail")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len)
+            )
+        }
+        record::BLOB => format!(
+            "a {} message as sent",
+            line.value
+                .get("message")
+                .and_then(|m| m.get("role"))
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+        ),
+        record::SHAPE => "the system prompt and tools as sent".to_string(),
+        "attachment" => format!(
+            "attachment {}",
+            line.value
+                .get("attachment")
+                .and_then(|a| a.get("type"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+        ),
         other => other.to_string(),
     }
 }

@@ -306,7 +306,7 @@ fn place_in_messages(messages: &mut [Value], path: &[Value], mark: &Value) -> Op
 
 /// The lines of every message of `recorded`: the nearest request of its chain that lists them
 /// all, then each later one's kept messages and tail.
-fn message_lines(
+pub fn message_lines(
     store: &Store,
     journal_id: i64,
     recorded: &RecordedRequest,

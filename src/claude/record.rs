@@ -160,7 +160,8 @@ impl ConversationFold {
             SHAPE => {
                 self.record.on = true;
                 if let Some(hash) = line.value.get("shapeHash").and_then(Value::as_str) {
-                    self.remember(hash_key("shape", hash), seq, seq);
+                    // A shape's entry keeps its line where a run keeps its last seq.
+                    self.remember(hash_key("shape", hash), seq, record.line);
                 }
                 true
             }
@@ -185,17 +186,17 @@ impl ConversationFold {
         let (seq, at, offset) = (record.seq, record.line, record.offset);
         let value = line.value;
         let mut problems = Vec::new();
-        let shape = match value.get("shapeHash").and_then(Value::as_str) {
+        let (shape, shape_offset) = match value.get("shapeHash").and_then(Value::as_str) {
             Some(hash) => match self.node(hash_key("shape", hash)) {
-                Some((shape, _)) => Some(u64::from(shape)),
+                Some((shape, line)) => (Some(u64::from(shape)), Some(i64::from(line))),
                 None => {
                     problems.push(format!("its shape {hash} is on no earlier line"));
-                    None
+                    (None, None)
                 }
             },
             None => {
                 problems.push("it names no shape".to_string());
-                None
+                (None, None)
             }
         };
         let keep = value.get("keep").and_then(Value::as_u64).unwrap_or(0) as u32;
@@ -337,6 +338,7 @@ impl ConversationFold {
             created_at: line.timestamp().map(str::to_string),
             recorded: Some(RecordedRequest {
                 shape,
+                shape_offset,
                 base,
                 keep,
                 tail,

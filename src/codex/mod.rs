@@ -7,6 +7,7 @@
 //! Marks: `request` (a run's first item), `compaction`, `session` (a `session_meta` line). Links:
 //! `response` (an output item to its run's first).
 
+mod rollback;
 pub mod sessions;
 
 use serde_json::Value;
@@ -25,7 +26,44 @@ const LINE_TYPES: &[&str] = &[
     "response_item",
     "event_msg",
     "compacted",
+    // 0.17x: the session's state and each response's usage, neither sent to the model.
+    "world_state",
+    "token_usage_record",
 ];
+
+/// What a request's body holds that no rollout line records: the base instructions go as a
+/// developer item at the head of the input (`session_meta` holds their text, which the client
+/// trims by the tools it offers, and not the item's id), and the tools and parameters.
+pub const NOT_RECORDED: &[&str] = &[
+    "the base-instructions developer item at the head of the input",
+    "tools",
+    "tool_choice",
+    "parallel_tool_calls",
+    "reasoning",
+    "store",
+    "stream",
+    "include",
+    "prompt_cache_key",
+    "text",
+];
+
+/// The field the client keeps on an item for itself: it sends it to no provider but its own,
+/// and there without its per-content metadata.
+const PASSTHROUGH: &str = "internal_chat_message_metadata_passthrough";
+
+/// An item as the client sends it to the provider the session names.
+fn as_sent(mut item: Value, own_provider: bool) -> Value {
+    if let Some(object) = item.as_object_mut() {
+        if own_provider {
+            if let Some(Value::Object(passthrough)) = object.get_mut(PASSTHROUGH) {
+                passthrough.shift_remove("content_item_metadata");
+            }
+        } else {
+            object.shift_remove(PASSTHROUGH);
+        }
+    }
+    item
+}
 
 /// The encoding of a Codex fold's checkpoint: a database with another is folded again.
 pub const FORMAT: u32 = 3;
@@ -404,10 +442,21 @@ pub struct RolloutRequest {
     pub usage: Option<Value>,
     #[ts(type = "Array<unknown>")]
     pub input: Vec<Value>,
+    /// What the body holds that the rollout does not record, by name.
+    pub not_recorded: Vec<String>,
 }
 
 /// Records read from the store at a time.
 const READ_SLICE: u64 = 4_096;
+
+/// How many turns a `thread_rolled_back` line takes back, when the line is one.
+fn rolled_back_turns(value: &Value) -> Option<usize> {
+    let payload = value.get("payload")?;
+    (value.get("type")?.as_str()? == "event_msg"
+        && payload.get("type")?.as_str()? == "thread_rolled_back")
+        .then(|| payload.get("num_turns")?.as_u64())?
+        .map(|n| n as usize)
+}
 
 /// The model input of the records before seq `end`: from the last compaction before it (its
 /// replacement history, else a user message holding its summary), then each response item.
@@ -440,6 +489,10 @@ fn input_before(
     for slice in store.slices(journal_id, from, end, READ_SLICE) {
         for record in slice? {
             let Some(value) = record.json() else { continue };
+            if let Some(turns) = rolled_back_turns(&value) {
+                rollback::roll_back(&mut input, turns);
+                continue;
+            }
             if value.get("type").and_then(Value::as_str) != Some("response_item") {
                 continue;
             }
@@ -498,26 +551,45 @@ pub fn request(
     else {
         return Ok(None);
     };
+    let own_provider = session_meta(store, journal_id, seq)?
+        .and_then(|meta| meta.json())
+        .and_then(|v| {
+            v.get("payload")?
+                .get("model_provider")?
+                .as_str()
+                .map(|p| p == "openai")
+        })
+        .unwrap_or(false);
     let input = input_before(store, journal_id, seq)?
         .into_iter()
-        .map(|(_, item)| item)
+        .map(|(_, item)| as_sent(item, own_provider))
         .collect();
     Ok(Some(RolloutRequest {
         request_offset,
         model: row.model,
         usage: row.usage,
         input,
+        not_recorded: NOT_RECORDED.iter().map(|n| n.to_string()).collect(),
     }))
+}
+
+/// The session's `session_meta` line before seq `end`.
+fn session_meta(
+    store: &Store,
+    journal_id: i64,
+    end: u64,
+) -> Result<Option<StoredEvent>, StoreError> {
+    match store.next_mark(journal_id, SESSION, Some(end), false)? {
+        Some(seq) => store.event(journal_id, seq),
+        None => Ok(None),
+    }
 }
 
 /// What the model could see at offset `at`: the session's base instructions, when it records
 /// them, and every model input item through `at`.
 pub fn projection(store: &Store, journal_id: i64, at: i64) -> Result<ConversationView, StoreError> {
     let end = store.offset_cut(journal_id, at, None)?.prefix;
-    let meta = match store.next_mark(journal_id, SESSION, Some(end), false)? {
-        Some(seq) => store.event(journal_id, seq)?,
-        None => None,
-    };
+    let meta = session_meta(store, journal_id, end)?;
     let instructions = meta.as_ref().and_then(|meta| {
         let value = meta.json()?;
         let text = value

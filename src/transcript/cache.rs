@@ -29,6 +29,10 @@ pub struct CacheFacts {
     /// When the request was sent, in milliseconds since the epoch, when the journal says.
     pub at_ms: Option<i64>,
     pub usage: Option<Value>,
+    /// The record of the system prompt and tools the request was sent with, where the
+    /// transcript records them.
+    pub shape: Option<u64>,
+    pub shape_offset: Option<i64>,
 }
 
 /// How a request's conversation relates to the previous request's in its thread.
@@ -63,6 +67,15 @@ pub enum CacheCause {
         from: Option<String>,
         to: Option<String>,
     },
+    /// The system prompt or the tools changed: they open every request, so nothing after
+    /// them could be read from the cache.
+    #[serde(rename_all = "camelCase")]
+    SystemOrTools {
+        #[ts(type = "number | null")]
+        from: Option<i64>,
+        #[ts(type = "number | null")]
+        to: Option<i64>,
+    },
     #[serde(rename_all = "camelCase")]
     Expired {
         #[ts(type = "number")]
@@ -86,6 +99,12 @@ impl CacheCause {
                 "the model changed from {} to {}: each model has its own cache",
                 from.as_deref().unwrap_or("?"),
                 to.as_deref().unwrap_or("?")
+            ),
+            CacheCause::SystemOrTools { from, to } => format!(
+                "the system prompt or the tools changed (their record at {} differs from the one \
+                 at {}): they come first in every request",
+                to.map_or_else(|| "?".to_string(), |o| format!("@{o}")),
+                from.map_or_else(|| "?".to_string(), |o| format!("@{o}")),
             ),
             CacheCause::Expired {
                 gap_seconds,
@@ -319,6 +338,14 @@ fn causes(
         Lineage::Compacted { offset } => causes.push(CacheCause::Compaction { offset }),
         Lineage::Rewound { from } => causes.push(CacheCause::Rewind { from }),
     }
+    if let (Some(then), Some(now)) = (before.shape, current.shape) {
+        if then != now {
+            causes.push(CacheCause::SystemOrTools {
+                from: before.shape_offset,
+                to: current.shape_offset,
+            });
+        }
+    }
     if before.model != current.model {
         causes.push(CacheCause::ModelChange {
             from: before.model.clone(),
@@ -352,6 +379,8 @@ fn facts_of((seq, row): (u64, String)) -> Option<CacheFacts> {
         thread: if row.sidechain { "sidechain" } else { "main" }.to_string(),
         model: row.model,
         at_ms: row.created_at.as_deref().and_then(epoch_ms),
+        shape: row.recorded.as_ref().and_then(|r| r.shape),
+        shape_offset: row.recorded.as_ref().and_then(|r| r.shape_offset),
         usage: row.usage,
     })
 }
@@ -462,6 +491,8 @@ mod tests {
             model: Some(model.to_string()),
             at_ms: epoch_ms(at),
             usage: Some(usage),
+            shape: None,
+            shape_offset: None,
         }
     }
 

@@ -139,10 +139,23 @@ fn message(index: usize, value: &Value) -> TranscriptDiffMessage {
         .and_then(Value::as_str)
         .unwrap_or("?")
         .to_string();
+    // A tool set reads as its tools' names: a changed schema still marks the row changed.
+    let text = if role == "tools" {
+        let names: Vec<&str> = value
+            .get("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|tool| tool.get("name").and_then(Value::as_str))
+            .collect();
+        format!("{} tools: {}", names.len(), names.join(", "))
+    } else {
+        text_of(value)
+    };
     TranscriptDiffMessage {
         index: index as u64,
         role,
-        text: one_line(&text_of(value), TEXT_CHARS),
+        text: one_line(&text, TEXT_CHARS),
     }
 }
 

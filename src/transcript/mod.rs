@@ -46,6 +46,9 @@ pub struct RecordedRequest {
     /// The seq of the line holding the system prompt and tools.
     #[serde(rename = "s", default)]
     pub shape: Option<u64>,
+    /// That line's offset.
+    #[serde(rename = "so", default, skip_serializing_if = "Option::is_none")]
+    pub shape_offset: Option<i64>,
     /// The seq of the request this one extends.
     #[serde(rename = "b", default)]
     pub base: Option<u64>,

@@ -4,4 +4,8 @@
  * A rollout's request as the Responses API got it: every model input item before its first
  * output item, a compaction replacing what came before it.
  */
-export type RolloutRequest = { requestOffset: number, model: string | null, usage: Record<string, number> | null, input: Array<unknown>, };
+export type RolloutRequest = { requestOffset: number, model: string | null, usage: Record<string, number> | null, input: Array<unknown>, 
+/**
+ * What the body holds that the rollout does not record, by name.
+ */
+notRecorded: Array<string>, };

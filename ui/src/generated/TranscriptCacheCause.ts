@@ -3,4 +3,4 @@
 /**
  * Why a request read less from the cache than the request before it left there.
  */
-export type TranscriptCacheCause = { "kind": "compaction", offset: number, } | { "kind": "rewind", from: number | null, } | { "kind": "model-change", from: string | null, to: string | null, } | { "kind": "expired", gapSeconds: number, ttlSeconds: number, };
+export type TranscriptCacheCause = { "kind": "compaction", offset: number, } | { "kind": "rewind", from: number | null, } | { "kind": "model-change", from: string | null, to: string | null, } | { "kind": "system-or-tools", from: number | null, to: number | null, } | { "kind": "expired", gapSeconds: number, ttlSeconds: number, };

@@ -110,4 +110,10 @@ describe("transcript change line", () => {
       "@5 compacts the conversation: the requests after it send its summary, not the lines before",
     );
   });
+
+  it("a request the client recorded is its record, not a line of the conversation", () => {
+    const c = conversation([[1, "user"]]);
+    const recorded: ChangedEvent = { offset: 18, type: "api-request", diagnostics: [] };
+    expect(transcriptChange(recorded, c, new Set(["request"])).line).toBe("@18 the client's record of the request it sent");
+  });
 });

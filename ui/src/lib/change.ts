@@ -148,8 +148,9 @@ export function transcriptChange(e: ChangedEvent, conversation: ConversationView
   const isRequest = marks.has("request");
   const phrases: string[] = [];
   if (mine.length) phrases.push(`adds ${mine.map((i) => `${withArticle(i.role)} line`).join(" and ")}`);
+  else if (isRequest && e.type === "api-request") phrases.push("the client's record of the request it sent");
   else if (marks.has("compaction")) phrases.push("compacts the conversation: the requests after it send its summary, not the lines before");
   else phrases.push("not in the conversation the model sees");
-  if (isRequest) phrases.push(`request of ${plural(conversation.history.length, "line")}`);
+  if (isRequest && e.type !== "api-request") phrases.push(`request of ${plural(conversation.history.length, "line")}`);
   return { line: sentence(e, [...phrases, ...problem(e)]), touched: mine.map((i) => i.offset), paths: [] };
 }

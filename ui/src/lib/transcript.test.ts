@@ -126,6 +126,10 @@ describe("a transcript diff", () => {
       causeOffsets(entry({ causes: [{ kind: "rewind", from: 40 }, { kind: "expired", gapSeconds: 400, ttlSeconds: 300 }, { kind: "rewind", from: null }] })),
       "the line a rewind went back from; nothing for an expiry",
     ).toEqual([40]);
+    expect(
+      causeOffsets(entry({ causes: [{ kind: "system-or-tools", from: 15, to: 26 }] })),
+      "the record of the system prompt and tools the later request went with",
+    ).toEqual([26]);
   });
 });
 

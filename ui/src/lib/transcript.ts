@@ -143,13 +143,14 @@ export function cacheLine(entry: TranscriptCacheEntry | null): string {
   return `no cache break: read ${entry.cacheReadTokens.toLocaleString("en-US")} tokens (${entry.expectedReadTokens.toLocaleString("en-US")} expected), wrote ${entry.cacheWriteTokens.toLocaleString("en-US")}`;
 }
 
-/** The lines a cache entry's causes point at, to go to: a compaction, and the line a rewind
- * or fork went back from. */
+/** The lines a cache entry's causes point at, to go to: a compaction, the line a rewind or
+ * fork went back from, and the record of a changed system prompt and tool set. */
 export function causeOffsets(entry: TranscriptCacheEntry | null): number[] {
   if (!entry) return [];
   return entry.causes.flatMap((cause) => {
     if (cause.kind === "compaction") return [cause.offset];
     if (cause.kind === "rewind" && cause.from !== null) return [cause.from];
+    if (cause.kind === "system-or-tools" && cause.to !== null) return [cause.to];
     return [];
   });
 }
