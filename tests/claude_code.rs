@@ -854,3 +854,114 @@ fn regression_a_rolled_back_turn_is_not_in_a_later_request() {
         "the rolled-back turn and its interruption left the model's input"
     );
 }
+
+#[test]
+fn a_codex_rollout_s_every_request_input_is_what_its_provider_received() {
+    // Given a Codex 0.171.0 session against a scripted provider, compacting itself after every
+    // few responses (`model_auto_compact_token_limit`), with each body the provider received
+    let cache = tempfile::tempdir().expect("cache");
+    let folder = root().join("tests/fixtures/claude-code/recorded-codex-0.171/compaction");
+    let rollout = std::fs::read_dir(&folder)
+        .expect("the folder")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .expect("the rollout");
+    let path = rollout.to_string_lossy().to_string();
+    let rows = run(cache.path(), &["requests", &path, "--json"]).expect("requests --json");
+    let offsets: Vec<i64> = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["offset"].as_i64())
+        .collect();
+    assert_eq!(
+        offsets.len(),
+        15,
+        "a request for each the provider received"
+    );
+    let mut compactions = 0;
+    for (n, at) in offsets.iter().enumerate() {
+        let sent: Value = serde_json::from_slice(
+            &std::fs::read(folder.join(format!("received/{:04}.json", n + 1))).expect("a body"),
+        )
+        .expect("JSON");
+        let input = sent["input"].as_array().expect("input");
+        // When each request is read
+        let view = run(
+            cache.path(),
+            &["request", &path, "--at", &at.to_string(), "--json"],
+        )
+        .expect("request --json");
+        // Then its input is the provider's after the base instructions, less a compaction's
+        // own prompt, and what the rollout does not hold is named
+        let last = input.last().expect("an item");
+        let compacts = last["role"] == "user"
+            && last.get("id").is_none()
+            && last.to_string().contains("CONTEXT CHECKPOINT COMPACTION");
+        let recorded = if compacts {
+            compactions += 1;
+            &input[1..input.len() - 1]
+        } else {
+            &input[1..]
+        };
+        assert_eq!(
+            view["input"].as_array().expect("items").as_slice(),
+            recorded,
+            "@{at}: the input items as sent"
+        );
+        let missing = view["notRecorded"].to_string();
+        assert!(
+            missing.contains("base-instructions") && missing.contains("\"tools\""),
+            "@{at}: the instructions item and the tools are named: {missing}"
+        );
+        assert_eq!(
+            missing.contains("compaction prompt"),
+            compacts,
+            "@{at}: a compaction's request names its prompt as not recorded, no other does"
+        );
+    }
+    assert_eq!(compactions, 5, "the session compacted five times");
+}
+
+#[test]
+fn claude_code_s_own_account_is_held_against_what_the_responses_report() {
+    let cache = tempfile::tempdir().expect("cache");
+    let recorded = root().join("tests/fixtures/claude-code/recorded-2.1.332");
+    let codes = |file: &str| -> Vec<(Value, String)> {
+        let path = recorded.join(file).to_string_lossy().to_string();
+        run(cache.path(), &["diagnostics", &path, "--json"])
+            .expect("diagnostics --json")
+            .as_array()
+            .expect("a list")
+            .iter()
+            .filter(|d| d["code"] == "cost-state-differs")
+            .map(|d| {
+                (
+                    d["offset"].clone(),
+                    d["message"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    // Given a session whose every request is in its transcript, Claude Code's own count agrees
+    assert!(
+        codes("c/7227f51a-bb31-46d7-a624-7b115b27a446.jsonl").is_empty(),
+        "the account agrees with the responses"
+    );
+    // Given a session whose subagent's requests are in the subagent's own transcript, the
+    // account counts them and the session's responses do not
+    let differs = codes("e/3bb2d32a-1e9d-49b7-8b72-3844f363d4d2.jsonl");
+    assert_eq!(
+        differs.len(),
+        1,
+        "one account line, and it differs: {differs:?}"
+    );
+    assert!(
+        differs[0]
+            .1
+            .contains("input_tokens: 500 by Claude Code, 300 by the responses here"),
+        "the difference is given per model and field: {}",
+        differs[0].1
+    );
+}

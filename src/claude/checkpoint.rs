@@ -226,6 +226,7 @@ struct Saved {
     record: super::record::RecordState,
     recent_parents: Vec<(u64, Option<u64>)>,
     waiting_digests: Vec<(u64, u64)>,
+    ledger: super::ledger::Ledger,
 }
 
 fn sorted<K: Ord + Copy, V: Clone>(map: &HashMap<K, V>) -> Vec<(K, V)> {
@@ -272,6 +273,7 @@ pub(super) fn encode(fold: &ConversationFold) -> Vec<u8> {
         record: fold.record.clone(),
         recent_parents: fold.recent_parents.iter().copied().collect(),
         waiting_digests: sorted(&fold.waiting_digests),
+        ledger: fold.ledger.clone(),
     };
     // Serialising plain data does not fail.
     let json = serde_json::to_vec(&saved).unwrap_or_default();
@@ -355,6 +357,7 @@ fn rebuild(saved: Saved) -> ConversationFold {
         record: saved.record,
         recent_parents: saved.recent_parents.into_iter().collect(),
         waiting_digests: saved.waiting_digests.into_iter().collect(),
+        ledger: saved.ledger,
         ..ConversationFold::default()
     };
     for (seq, key) in saved.recent_nodes {

@@ -84,6 +84,8 @@ pub struct ConversationFold {
     pub(super) recent_parents: VecDeque<(u64, Option<u64>)>,
     /// The digest of each line waiting for its parent, by seq.
     pub(super) waiting_digests: HashMap<u64, u64>,
+    /// What the responses reported so far, per model.
+    pub(super) ledger: super::ledger::Ledger,
 }
 
 /// Nodes whose parents the fold remembers, to tell a line written early from a cycle.
@@ -345,6 +347,7 @@ impl ConversationFold {
                 self.feed_response(record, &line, response_key.unwrap_or_default())
             }
             "user" => self.feed_user(record, &line),
+            "cost-state" => self.feed_cost_state(record, &line),
             "system" if line.is_compact_boundary() => {
                 let metadata = line.value.get("compactMetadata");
                 let trigger = metadata
@@ -421,6 +424,8 @@ impl ConversationFold {
                     ));
                 }
                 if usage.is_some() {
+                    self.ledger
+                        .account(line.model(), response.usage.as_ref(), usage.as_ref());
                     response.usage = usage.clone();
                     response.row.usage = usage;
                 }
@@ -479,6 +484,7 @@ impl ConversationFold {
                         self.responses.remove(&old);
                     }
                 }
+                self.ledger.account(line.model(), None, usage.as_ref());
                 self.responses.insert(
                     key,
                     Response {

@@ -12,6 +12,7 @@ pub mod cache;
 mod checkpoint;
 pub mod fold;
 pub mod hash;
+mod ledger;
 pub mod line;
 pub mod rebuild;
 pub mod record;

@@ -564,14 +564,29 @@ pub fn request(
         .into_iter()
         .map(|(_, item)| as_sent(item, own_provider))
         .collect();
+    let mut not_recorded: Vec<String> = NOT_RECORDED.iter().map(|n| n.to_string()).collect();
+    // A compaction's own request (0.17x marks its answer) ends with the prompt that asks for
+    // the summary, which no line holds.
+    let compacts = store
+        .event(journal_id, seq)?
+        .and_then(|record| record.json())
+        .and_then(|v| v.get("metadata")?.get("compaction_output")?.as_bool())
+        == Some(true);
+    if compacts {
+        not_recorded.push(COMPACTION_PROMPT.to_string());
+    }
     Ok(Some(RolloutRequest {
         request_offset,
         model: row.model,
         usage: row.usage,
         input,
-        not_recorded: NOT_RECORDED.iter().map(|n| n.to_string()).collect(),
+        not_recorded,
     }))
 }
+
+/// What a compaction's request holds after the rollout's items.
+pub const COMPACTION_PROMPT: &str =
+    "the compaction prompt: a user message that ends the input (Codex's own, or the compact_prompt setting)";
 
 /// The session's `session_meta` line before seq `end`.
 fn session_meta(
