@@ -43,13 +43,13 @@ fn run(cache: &Path, args: &[&str]) -> Result<Value, String> {
     serde_json::from_slice(&out.stdout).map_err(|e| format!("not JSON: {e}"))
 }
 
-/// Every expected file under `dir`, recursively.
-fn expected_files(dir: &Path, found: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("read the expected files") {
+/// Every file under `dir` whose extension is `extension`, recursively.
+fn files_with(dir: &Path, extension: &str, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read the folder") {
         let path = entry.expect("entry").path();
         if path.is_dir() {
-            expected_files(&path, found);
-        } else if path.extension().is_some_and(|e| e == "json") {
+            files_with(&path, extension, found);
+        } else if path.extension().is_some_and(|e| e == extension) {
             found.push(path);
         }
     }
@@ -60,7 +60,7 @@ fn every_fixture_shows_the_requests_projections_and_diagnostics_the_spec_gives()
     let fixtures = root().join("tests/fixtures/claude-code");
     let cache = tempfile::tempdir().expect("cache dir");
     let mut expected = Vec::new();
-    expected_files(&fixtures.join("expected"), &mut expected);
+    files_with(&fixtures.join("expected"), "json", &mut expected);
     expected.sort();
     let mut checked = 0;
     let mut mismatches = Vec::new();
@@ -635,18 +635,6 @@ fn a_transcript_compaction_shows_the_conversation_before_it_and_the_one_that_goe
     );
 }
 
-/// Every transcript under `dir`, recursively: a session's and its subagents'.
-fn transcripts(dir: &Path, found: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("read the folder") {
-        let path = entry.expect("entry").path();
-        if path.is_dir() {
-            transcripts(&path, found);
-        } else if path.extension().is_some_and(|e| e == "jsonl") {
-            found.push(path);
-        }
-    }
-}
-
 #[test]
 fn a_recorded_session_s_every_request_exports_as_its_provider_received_it() {
     // Given sessions Claude Code 2.1.332 wrote against a scripted provider, with each body the
@@ -658,7 +646,7 @@ fn a_recorded_session_s_every_request_exports_as_its_provider_received_it() {
     for scenario in ["c", "e", "g"] {
         let folder = scenarios.join(scenario);
         let mut files = Vec::new();
-        transcripts(&folder, &mut files);
+        files_with(&folder, "jsonl", &mut files);
         for file in files {
             let path = file.to_string_lossy().to_string();
             let db = cache.path().join(format!("{compared}.db"));

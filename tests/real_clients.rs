@@ -99,21 +99,26 @@ impl ClaudeSession {
 
     /// Every transcript the sessions wrote: the sessions' own and their subagents'.
     fn transcripts(&self) -> Vec<PathBuf> {
-        let mut found = Vec::new();
-        let mut folders = vec![self.home.path().join(".claude/projects")];
-        while let Some(folder) = folders.pop() {
-            for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    folders.push(path);
-                } else if path.extension().is_some_and(|e| e == "jsonl") {
-                    found.push(path);
-                }
+        logs_under(&self.home.path().join(".claude/projects"))
+    }
+}
+
+/// Every `.jsonl` file under `root`, at any depth, in path order: the logs a client wrote.
+fn logs_under(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                found.push(path);
             }
         }
-        found.sort();
-        found
     }
+    found.sort();
+    found
 }
 
 /// The number the provider gave a request, from the `request-id` it answered with.
@@ -418,20 +423,7 @@ impl CodexSession {
     }
 
     fn rollouts(&self) -> Vec<PathBuf> {
-        let mut found = Vec::new();
-        let mut folders = vec![self.home.join("sessions")];
-        while let Some(folder) = folders.pop() {
-            for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    folders.push(path);
-                } else if path.extension().is_some_and(|e| e == "jsonl") {
-                    found.push(path);
-                }
-            }
-        }
-        found.sort();
-        found
+        logs_under(&self.home.join("sessions"))
     }
 }
 

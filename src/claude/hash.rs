@@ -92,6 +92,16 @@ pub fn sha256_hex(text: &str) -> String {
     out
 }
 
+/// A message's content as blocks, as the client reads a transcript line's: a string is one
+/// text block, a list its blocks, anything else one block.
+pub fn content_blocks(content: &Value) -> Vec<Value> {
+    match content {
+        Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
+        Value::Array(blocks) => blocks.clone(),
+        other => vec![other.clone()],
+    }
+}
+
 /// A message as its hash reads it: a string content is one text block.
 pub fn as_blocks(message: &Value) -> Value {
     match message.get("content") {

@@ -224,23 +224,20 @@ fn summarize(line: &line::Line<'_>) -> String {
         }
         record::BLOB => format!(
             "a {} message as sent",
-            line.value
-                .get("message")
-                .and_then(|m| m.get("role"))
-                .and_then(Value::as_str)
-                .unwrap_or("?")
+            nested_text(line.value, "message", "role").unwrap_or("?")
         ),
         record::SHAPE => "the system prompt and tools as sent".to_string(),
         "attachment" => format!(
             "attachment {}",
-            line.value
-                .get("attachment")
-                .and_then(|a| a.get("type"))
-                .and_then(Value::as_str)
-                .unwrap_or("")
+            nested_text(line.value, "attachment", "type").unwrap_or("")
         ),
         other => other.to_string(),
     }
+}
+
+/// The text at `outer.inner` of a line.
+fn nested_text<'a>(value: &'a Value, outer: &str, inner: &str) -> Option<&'a str> {
+    value.get(outer)?.get(inner)?.as_str()
 }
 
 /// Collapses whitespace and cuts at `max` characters, marking the cut.

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use ts_rs::TS;
 
-use super::hash::{as_blocks, canonical, sha256_hex};
+use super::hash::{as_blocks, canonical, content_blocks, sha256_hex};
 use crate::store::{Store, StoreError, StoredEvent};
 use crate::transcript::{MessageLines, RecordedRequest, RequestRow};
 
@@ -68,16 +68,14 @@ pub struct RecordedBody {
 /// Why a recorded request could not be rebuilt.
 pub type Unbuilt = String;
 
-/// The body of the recorded request at `seq`, or why it cannot be rebuilt.
+/// The body of the recorded request whose `api-request` line is `line`, or why it cannot be
+/// rebuilt.
 pub fn rebuild(
     store: &Store,
     journal_id: i64,
-    seq: u64,
+    line: &Value,
     recorded: &RecordedRequest,
 ) -> Result<Result<RecordedBody, Unbuilt>, StoreError> {
-    let Some(line) = store.event(journal_id, seq)?.and_then(|r| r.json()) else {
-        return Ok(Err("its line is not stored".to_string()));
-    };
     let lines = match message_lines(store, journal_id, recorded)? {
         Ok(lines) => lines,
         Err(why) => return Ok(Err(why)),
@@ -243,7 +241,7 @@ pub fn rebuild(
     }))
 }
 
-/// The fields of the request at `seq` that no line records, by name.
+/// The fields of the request whose `api-request` line is `line` that no line records, by name.
 pub fn not_recorded(line: &Value) -> Vec<String> {
     let mut names: Vec<String> = NOT_RECORDED.iter().map(|n| n.to_string()).collect();
     for field in line
@@ -408,14 +406,9 @@ fn read_messages(
             };
             count += 1;
             role = held.get("role").cloned();
-            match held.get("content") {
-                Some(Value::String(text)) => {
-                    only_string = Some(text.clone());
-                    blocks.push(serde_json::json!({"type": "text", "text": text}));
-                }
-                Some(Value::Array(items)) => blocks.extend(items.iter().cloned()),
-                Some(other) => blocks.push(other.clone()),
-                None => {}
+            if let Some(content) = held.get("content") {
+                only_string = content.as_str().map(str::to_string);
+                blocks.extend(content_blocks(content));
             }
         }
         let Some(role) = role else {

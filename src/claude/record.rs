@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::fold::ConversationFold;
-use super::hash::message_hash;
+use super::hash::{content_blocks, message_hash};
 use super::line::{digest, Line};
 use crate::diagnostic::Diagnostic;
 use crate::interpreter::FoldRecord;
@@ -121,11 +121,7 @@ impl ConversationFold {
             return;
         };
         let id = message.get("id").and_then(Value::as_str);
-        let blocks = match content {
-            Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
-            Value::Array(blocks) => blocks.clone(),
-            other => vec![other.clone()],
-        };
+        let blocks = content_blocks(content);
         let same = self.record.run.as_ref().is_some_and(|run| {
             run.role == role && (role == "user" || (id.is_some() && run.id.as_deref() == id))
         });

@@ -281,11 +281,16 @@ fn recorded_request(
     row: RequestRow,
     recorded: &RecordedRequest,
 ) -> Result<ConversationRequest, StoreError> {
-    let line = store
-        .event(journal_id, seq)?
-        .and_then(|r| r.json())
-        .unwrap_or(Value::Null);
-    match super::rebuild::rebuild(store, journal_id, seq, recorded)? {
+    let Some(line) = store.event(journal_id, seq)?.and_then(|r| r.json()) else {
+        let not_recorded = super::rebuild::not_recorded(&Value::Null);
+        return Ok(unbuilt(
+            request_offset,
+            row,
+            not_recorded,
+            "its line is not stored",
+        ));
+    };
+    match super::rebuild::rebuild(store, journal_id, &line, recorded)? {
         Ok(body) => {
             let messages = body
                 .body
@@ -328,20 +333,35 @@ fn recorded_request(
                 diagnostics,
             })
         }
-        Err(why) => Ok(ConversationRequest {
+        Err(why) => Ok(unbuilt(
             request_offset,
-            model: row.model.clone(),
-            usage: row.usage.clone(),
-            messages: Vec::new(),
-            recorded: None,
-            not_recorded: super::rebuild::not_recorded(&line),
-            diagnostics: vec![Diagnostic::error(
-                request_offset as u64,
-                Some(request_offset),
-                "request-record-broken",
-                format!("the request cannot be rebuilt from the transcript: {why}"),
-            )],
-        }),
+            row,
+            super::rebuild::not_recorded(&line),
+            &why,
+        )),
+    }
+}
+
+/// A recorded request that cannot be rebuilt: no messages, and a diagnostic saying why.
+fn unbuilt(
+    request_offset: i64,
+    row: RequestRow,
+    not_recorded: Vec<String>,
+    why: &str,
+) -> ConversationRequest {
+    ConversationRequest {
+        request_offset,
+        model: row.model,
+        usage: row.usage,
+        messages: Vec::new(),
+        recorded: None,
+        not_recorded,
+        diagnostics: vec![Diagnostic::error(
+            request_offset as u64,
+            Some(request_offset),
+            "request-record-broken",
+            format!("the request cannot be rebuilt from the transcript: {why}"),
+        )],
     }
 }
 
