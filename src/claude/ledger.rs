@@ -45,7 +45,13 @@ impl Ledger {
         now: Option<&Value>,
     ) {
         let Some(model) = model else { return };
-        let sums = self.by_model.entry(model.to_string()).or_default();
+        // Looked up before inserting: a new key is made once per model, not once per line.
+        if !self.by_model.contains_key(model) {
+            self.by_model.insert(model.to_string(), [0; 4]);
+        }
+        let Some(sums) = self.by_model.get_mut(model) else {
+            return;
+        };
         for (i, (name, _)) in FIELDS.iter().enumerate() {
             sums[i] = sums[i].saturating_sub(field(before, name)) + field(now, name);
         }
