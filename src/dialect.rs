@@ -159,7 +159,12 @@ impl TranscriptRequest {
         match self {
             TranscriptRequest::Messages(request) => match &request.recorded {
                 Some(recorded) => recorded.body.clone(),
-                None => serde_json::json!({"model": request.model, "messages": request.messages}),
+                None => match &request.sent {
+                    Some(sent) => serde_json::json!({"model": request.model, "messages": sent}),
+                    None => {
+                        serde_json::json!({"model": request.model, "messages": request.messages})
+                    }
+                },
             },
             TranscriptRequest::Items(request) => {
                 serde_json::json!({"model": request.model, "input": request.input})

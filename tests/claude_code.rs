@@ -953,3 +953,69 @@ fn claude_code_s_own_account_is_held_against_what_the_responses_report() {
         differs[0].1
     );
 }
+
+#[test]
+fn regression_the_segment_a_compaction_keeps_follows_its_summary_in_the_next_request() {
+    // given a real compacted session (2.1.207, tugtool's fixture) whose compaction kept its
+    // last response, and a prompt and answer after it
+    let cache = tempfile::tempdir().expect("cache dir");
+    let source = root().join(
+        "tests/fixtures/claude-code/corpus/tugtool/compact-native/0967f3f0-013d-4849-b967-4b66dc702146.jsonl",
+    );
+    let text = std::fs::read_to_string(&source).expect("the corpus copy reads");
+    let lines: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let last = lines
+        .iter()
+        .rev()
+        .find_map(|l| l["uuid"].as_str())
+        .expect("a node")
+        .to_string();
+    let session = lines[0]["sessionId"].clone();
+    let prompt = serde_json::json!({"type": "user", "uuid": "after-prompt", "parentUuid": last,
+        "sessionId": session, "timestamp": "2026-06-01T10:00:00.000Z", "version": "2.1.207",
+        "message": {"role": "user", "content": "and the number 10?"}});
+    let answer = serde_json::json!({"type": "assistant", "uuid": "after-answer",
+        "parentUuid": "after-prompt", "sessionId": session, "requestId": "req_after",
+        "timestamp": "2026-06-01T10:00:01.000Z", "version": "2.1.207",
+        "message": {"id": "msg_after", "role": "assistant", "model": "claude-opus-4-7",
+            "content": [{"type": "text", "text": "Ten."}],
+            "usage": {"input_tokens": 1, "output_tokens": 1}}});
+    let mut out = text.trim_end().to_string();
+    for line in [prompt, answer] {
+        out.push('\n');
+        out.push_str(&line.to_string());
+    }
+    out.push('\n');
+    let file = cache.path().join("compacted.jsonl");
+    std::fs::write(&file, out).expect("write");
+    let file = file.to_string_lossy().to_string();
+    let at = (lines.len() + 2).to_string();
+    // when the request after the compaction is shown
+    let request = run(cache.path(), &["request", &file, "--at", &at, "--json"]).expect("renders");
+    // then the kept response follows the summary, before the compaction's command lines
+    let sent = request["sent"]
+        .as_array()
+        .expect("the sent messages are rendered");
+    let summary = sent[0]["content"].to_string();
+    assert!(
+        summary.contains("This session is being continued"),
+        "the first turn holds the summary: {summary}"
+    );
+    let kept = sent[1]["content"].to_string();
+    assert!(
+        sent[1]["role"] == "assistant" && kept.contains("The number 9"),
+        "the response the compaction kept comes right after the summary: {}",
+        sent[1]
+    );
+    let diagnostics = run(cache.path(), &["diagnostics", &file, "--json"]).expect("diagnostics");
+    assert!(
+        !diagnostics
+            .to_string()
+            .contains("preserved-segment-missing"),
+        "the kept segment is found: {diagnostics}"
+    );
+}

@@ -521,30 +521,22 @@ fn codex_a_tool_call_and_a_resumed_turn_are_exported_as_sent() {
     );
 }
 
-#[test]
-#[ignore = "runs the real clients: `make clients`"]
-fn claude_code_before_the_request_record_a_compacted_session_imports_cleanly() {
-    // A release from before the transcript recorded its requests: its transcript holds the
-    // conversation, not the system prompt, the tools or the parameters.
-    let binary = clients()
-        .remove("CLAUDE_CODE_OLD")
-        .expect("the install script names the older Claude Code");
-    let session = ClaudeSession::new(&binary);
-    let id = session.prompt(
-        r#"Say hi with bash. #steps [["Bash", {"command": "echo hi", "description": "Print hi"}]]"#,
-        None,
-    );
-    session.prompt("/compact", Some(&id));
-    session.prompt("one more prompt after the compaction", Some(&id));
-    let cli = Cli::new();
-    let mut requests = 0;
+/// Holds the messages of every request the provider received from a release that does not
+/// record its requests against the `messages` Journalscope exports for the response line that
+/// answers it; returns how many were compared. The requests no line answers must be the
+/// client's compaction summaries.
+fn hold_messages_against_exports(session: &ClaudeSession, cli: &Cli) -> usize {
+    let received: BTreeMap<u64, Received> = session
+        .provider
+        .received()
+        .into_iter()
+        .filter(Received::is_model_request)
+        .map(|r| (r.number, r))
+        .collect();
+    let mut compared = BTreeMap::new();
     for transcript in session.transcripts() {
-        let db = import_cleanly(&cli, &transcript);
-        let text = std::fs::read_to_string(&transcript).expect("the transcript reads");
-        assert!(
-            text.contains("\"compact_boundary\""),
-            "the session was compacted"
-        );
+        let path = transcript.to_string_lossy().to_string();
+        let db = import_cleanly(cli, &transcript);
         for row in cli
             .json(&["requests", &db, "--json"])
             .as_array()
@@ -552,18 +544,110 @@ fn claude_code_before_the_request_record_a_compacted_session_imports_cleanly() {
             .flatten()
         {
             let at = row["offset"].to_string();
+            let Some(number) = row["requestId"].as_str().and_then(number_of) else {
+                panic!("{path}:{at}: the response names the provider's request: {row}");
+            };
+            let sent = received
+                .get(&number)
+                .unwrap_or_else(|| panic!("{path}:{at}: the provider received request {number}"));
             let view = cli.json(&["request", &db, "--at", &at, "--json"]);
             let missing = view["notRecorded"].to_string();
             assert!(
                 missing.contains("\"system\"") && missing.contains("\"tools\""),
-                "@{at}: the request names the system prompt and tools as not recorded: {missing}"
+                "{path}:{at}: the request names the system prompt and tools as not recorded: \
+                 {missing}"
             );
             assert!(
                 view.get("recorded").is_none(),
-                "@{at}: nothing is presented as the body the client recorded"
+                "{path}:{at}: nothing is presented as the body the client recorded"
             );
-            requests += 1;
+            let out = cli.cache.path().join("body.json");
+            let out_text = out.to_string_lossy().to_string();
+            cli.ok(&[
+                "request", &db, "--at", &at, "--format", "body", "--exact", "-o", &out_text,
+            ]);
+            let exported: Value =
+                serde_json::from_slice(&std::fs::read(&out).expect("the export is written"))
+                    .expect("the export is JSON");
+            let sent_body: Value = serde_json::from_slice(&sent.body).expect("a JSON body");
+            assert_eq!(
+                serde_json::to_string(&exported["messages"]).expect("JSON"),
+                serde_json::to_string(&sent_body["messages"]).expect("JSON"),
+                "{path}:{at}: the exported messages are the ones the provider received, in \
+                 order, with the client's context, reminders and cache breakpoint"
+            );
+            compared.insert(number, path.clone());
         }
     }
-    assert!(requests >= 3, "the session's requests: {requests}");
+    for (number, request) in &received {
+        if compared.contains_key(number) {
+            continue;
+        }
+        let body = String::from_utf8_lossy(&request.body);
+        assert!(
+            body.contains(SUMMARY_ASKED),
+            "request {number} is answered by no transcript line, and only a compaction's summary \
+             request may be: {}",
+            &body[..body.len().min(400)]
+        );
+    }
+    compared.len()
+}
+
+fn claude_code_old() -> PathBuf {
+    clients()
+        .remove("CLAUDE_CODE_OLD")
+        .expect("the install script names the older Claude Code")
+}
+
+#[test]
+#[ignore = "runs the real clients: `make clients`"]
+fn claude_code_before_the_request_record_a_compacted_session_is_exported_as_sent() {
+    // A release from before the transcript recorded its requests: its messages are rendered
+    // from the conversation by the client's own rules.
+    let session = ClaudeSession::new(&claude_code_old());
+    let id = session.prompt(
+        r#"Say hi with bash. #steps [["Bash", {"command": "echo hi", "description": "Print hi"}]]"#,
+        None,
+    );
+    session.prompt("/compact", Some(&id));
+    session.prompt("one more prompt after the compaction", Some(&id));
+    let text: String = session
+        .transcripts()
+        .iter()
+        .map(|t| std::fs::read_to_string(t).expect("the transcript reads"))
+        .collect();
+    assert!(
+        text.contains("\"compact_boundary\""),
+        "the session was compacted"
+    );
+    let compared = hold_messages_against_exports(&session, &Cli::new());
+    assert_eq!(
+        compared, 3,
+        "the call's request, the answer's, and the one after the compaction"
+    );
+}
+
+#[test]
+#[ignore = "runs the real clients: `make clients`"]
+fn claude_code_before_the_request_record_a_session_resumed_twice_with_files_is_exported_as_sent() {
+    let session = ClaudeSession::new(&claude_code_old());
+    let notes = session.project.join("notes.txt");
+    std::fs::write(&notes, "first line\nsecond line\n").expect("a file to read");
+    let out = session.project.join("out.txt");
+    let steps = serde_json::json!([
+        ["Read", {"file_path": notes}],
+        ["Write", {"file_path": out, "content": "FIRST LINE\n"}],
+    ]);
+    let id = session.prompt(
+        &format!("Copy the first line of notes.txt to out.txt in capitals. #steps {steps}"),
+        None,
+    );
+    session.prompt("And now, a second turn.", Some(&id));
+    session.prompt("A third turn, with @notes.txt mentioned.", Some(&id));
+    let compared = hold_messages_against_exports(&session, &Cli::new());
+    assert_eq!(
+        compared, 5,
+        "the read's request, the write's, the answer's, and one per resumed turn"
+    );
 }

@@ -18,7 +18,7 @@ use crate::store::{Store, StoreError};
 use crate::transcript::RequestRow;
 
 /// The encoding of a checkpoint: a database with another is folded again.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 
 /// Log entries in one sealed block: 128 KiB of nodes, so that a million-line transcript
 /// resumes from about a hundred blocks.

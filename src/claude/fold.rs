@@ -25,6 +25,11 @@ pub const RESULT: &str = "result";
 pub const MESSAGE: &str = "message";
 pub const SPAWNED: &str = "spawned";
 pub const REPLAYED: &str = "replayed";
+/// A compaction boundary's link to the last line of the segment of history it keeps.
+pub const PRESERVED: &str = "preserved";
+/// A prompt the client queued (to itself): where a run of the client begins, as far as its
+/// requests can tell. A `-p` run queues one prompt.
+pub const QUEUED: &str = "queued";
 
 /// A line whose parent was not seen (yet): its seq, line and offset.
 pub(super) type Waiting = (u64, u64, Option<i64>);
@@ -348,6 +353,11 @@ impl ConversationFold {
             }
             "user" => self.feed_user(record, &line),
             "cost-state" => self.feed_cost_state(record, &line),
+            "queue-operation"
+                if line.value.get("operation").and_then(Value::as_str) == Some("enqueue") =>
+            {
+                self.link(seq, QUEUED, seq)
+            }
             "system" if line.is_compact_boundary() => {
                 let metadata = line.value.get("compactMetadata");
                 let trigger = metadata
@@ -373,9 +383,28 @@ impl ConversationFold {
                             at,
                             offset,
                             "preserved-segment",
-                            "the compaction keeps a segment of the history: read as its parent says",
+                            "the compaction keeps a segment of the history: the requests after \
+                             it send that segment right after the summary, as the client does",
                         ),
                     );
+                }
+                if let Some(tail) = line.preserved_tail() {
+                    match self.node(digest(tail)) {
+                        Some((tail_seq, _)) => self.link(seq, PRESERVED, u64::from(tail_seq)),
+                        None => self.say(
+                            seq,
+                            Diagnostic::warning(
+                                at,
+                                offset,
+                                "preserved-segment-missing",
+                                format!(
+                                    "the compaction keeps a segment of the history ending at \
+                                     {tail}, which no earlier line is: the summary is followed \
+                                     by what came after it"
+                                ),
+                            ),
+                        ),
+                    }
                 }
             }
             _ => {}

@@ -152,6 +152,38 @@ impl<'a> Line<'a> {
             .is_some_and(|m| m.get("preservedSegment").is_some())
     }
 
+    /// The uuid of the last line of the history a compaction keeps: its `preservedMessages`
+    /// list's last, else its `preservedSegment`'s tail (the client prefers the list).
+    pub fn preserved_tail(&self) -> Option<&'a str> {
+        let metadata = self.value.get("compactMetadata")?;
+        metadata
+            .get("preservedMessages")
+            .and_then(|m| m.get("uuids"))
+            .and_then(Value::as_array)
+            .and_then(|uuids| uuids.last())
+            .and_then(Value::as_str)
+            .or_else(|| metadata.get("preservedSegment")?.get("tailUuid")?.as_str())
+    }
+
+    /// The uuids a compaction keeps, and the line they follow: its `preservedMessages`, else
+    /// its `preservedSegment`'s head and anchor (its lines are then read back from the tail).
+    pub fn preserved_segment(&self) -> Option<(Option<&'a str>, Option<&'a str>)> {
+        let metadata = self.value.get("compactMetadata")?;
+        let segment = metadata.get("preservedSegment");
+        let messages = metadata.get("preservedMessages");
+        let anchor = messages
+            .and_then(|m| m.get("anchorUuid"))
+            .or_else(|| segment?.get("anchorUuid"))
+            .and_then(Value::as_str);
+        let head = messages
+            .and_then(|m| m.get("uuids"))
+            .and_then(Value::as_array)
+            .and_then(|uuids| uuids.first())
+            .or_else(|| segment?.get("headUuid"))
+            .and_then(Value::as_str);
+        (segment.is_some() || messages.is_some()).then_some((head, anchor))
+    }
+
     pub fn request_id(&self) -> Option<&'a str> {
         self.text("requestId")
     }

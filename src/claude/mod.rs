@@ -8,12 +8,15 @@
 //! `sidechain` (a subagent's line), `subagent` (a Task result naming its agent). Links (see `fold`): `parent`, `response`, `result`,
 //! `message`, `spawned`, `replayed`.
 
+mod attachment;
 pub mod cache;
+mod chain;
 mod checkpoint;
 pub mod fold;
 pub mod hash;
 mod ledger;
 pub mod line;
+pub mod outgoing;
 pub mod rebuild;
 pub mod record;
 pub mod sessions;

@@ -12,6 +12,7 @@ use ts_rs::TS;
 
 use super::fold::{PARENT, REPLAYED, RESPONSE, RESULT};
 use super::line::Line;
+use super::outgoing;
 use crate::diagnostic::Diagnostic;
 use crate::store::{Store, StoreError, StoredEvent};
 use crate::transcript::{ConversationItem, ConversationView, RecordedRequest, RequestRow};
@@ -40,6 +41,15 @@ pub struct ConversationRequest {
     #[ts(type = "Record<string, number> | null")]
     pub usage: Option<Value>,
     pub messages: Vec<Message>,
+    /// The messages exactly as the client sends them, rendered from the conversation by the
+    /// client's own rules: the context it adds, attachments as reminders, merged turns, the
+    /// cache breakpoint; a string content stays a string. The export's `messages`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(
+        type = "Array<{ role: string, content: string | Array<unknown> }>",
+        optional
+    )]
+    pub sent: Option<Vec<Value>>,
     /// The body as the client's own record gives it, where the transcript records its
     /// requests; its messages are `messages`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -243,20 +253,115 @@ pub fn request(
         .request_row(journal_id, seq)?
         .and_then(|row| serde_json::from_str(&row).ok());
     let leaf = store.link_from(journal_id, PARENT, seq)?;
-    let lines = conversation(store, journal_id, leaf, seq)?;
-    let (messages, diagnostics) = render(&lines);
+    let conversation_lines = conversation(store, journal_id, leaf, seq)?;
+    let (messages, mut diagnostics) = render(&conversation_lines);
+    let first = store.event(journal_id, seq)?.and_then(|r| r.json());
+    let chain = super::chain::lines(store, journal_id, leaf, seq)?;
+    let values: Vec<(&StoredEvent, Value)> = chain
+        .iter()
+        .filter_map(|record| record.json().map(|value| (record, value)))
+        .collect();
+    let model = row.as_ref().and_then(|r| r.model.clone());
+    let text_of = |key: &str| {
+        first
+            .as_ref()
+            .and_then(|line| line.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let version = text_of("version").unwrap_or_default();
+    let timestamp = text_of("timestamp").or_else(|| {
+        values.iter().rev().find_map(|(_, v)| {
+            v.get("timestamp")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+    });
+    let date: String = timestamp.unwrap_or_default().chars().take(10).collect();
+    let release = outgoing::release(&version);
+    let lines: Vec<&Value> = values.iter().map(|(_, v)| v).collect();
+    // The run of the client that sent the request began at its latest queued prompt.
+    let run_start = match seq.checked_sub(1) {
+        Some(before) => store
+            .last_linked_at_or_before(journal_id, super::fold::QUEUED, before)?
+            .unwrap_or(0),
+        None => 0,
+    };
+    let live_from = values
+        .iter()
+        .position(|(record, _)| record.seq >= run_start)
+        .unwrap_or(values.len());
+    let out = outgoing::messages(
+        &lines,
+        &outgoing::Rendering {
+            model: model.as_deref().unwrap_or(""),
+            version: release,
+            date: &date,
+            live_from,
+        },
+    );
+    for (at, kind) in out.unrendered {
+        if let Some((record, _)) = values.get(at) {
+            let offset = record.offset.unwrap_or(record.line as i64);
+            diagnostics.push(Diagnostic::warning(
+                record.line,
+                Some(offset),
+                "attachment-not-rendered",
+                format!(
+                    "an attachment of type {kind} reaches the model in a form not known here: \
+                     the request leaves it out"
+                ),
+            ));
+        }
+    }
+    let mut not_recorded: Vec<String> = UNRECORDED_BY_CONVERSATION
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    if !(OBSERVED_RULES.0..=OBSERVED_RULES.1).contains(&release) {
+        not_recorded.push(format!(
+            "how {} renders its lines for the model: the sent messages follow the rules of \
+             Claude Code 2.1.177 to 2.1.220",
+            if version.is_empty() {
+                "this client".to_string()
+            } else {
+                format!("Claude Code {version}")
+            }
+        ));
+    }
     Ok(Some(ConversationRequest {
         request_offset,
-        model: row.as_ref().and_then(|r| r.model.clone()),
+        model,
         usage: row.and_then(|r| r.usage),
         messages,
+        sent: (release >= FIRST_RENDERED).then_some(out.messages),
         recorded: None,
-        not_recorded: UNRECORDED_BY_CONVERSATION
-            .iter()
-            .map(|n| n.to_string())
-            .collect(),
+        not_recorded,
         diagnostics,
     }))
+}
+
+/// The releases whose rendering of their conversation was read and checked against the
+/// requests they sent.
+const OBSERVED_RULES: ((u64, u64, u64), (u64, u64, u64)) = ((2, 1, 177), (2, 1, 220));
+
+/// The first release the sent messages are rendered for: the 1.0 line's client is not known
+/// to add the same context in the same places.
+const FIRST_RENDERED: (u64, u64, u64) = (2, 0, 0);
+
+/// A message as sent, as the window shows it: its content as blocks.
+fn message_of(message: &Value) -> Message {
+    Message {
+        role: message
+            .get("role")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string(),
+        content: match message.get("content") {
+            Some(content) => super::hash::content_blocks(content),
+            None => Vec::new(),
+        },
+    }
 }
 
 /// What a request rendered from the conversation lacks: the transcript of a client that does
@@ -269,7 +374,8 @@ pub const UNRECORDED_BY_CONVERSATION: &[&str] = &[
     "metadata",
     "stream",
     "other parameters",
-    "context the client adds to messages (reminders, the date)",
+    "the client's memory files (CLAUDE.md) in its context reminder, and its time zone (the \
+     reminder's date is read in UTC)",
 ];
 
 /// A request the transcript records: its body rebuilt from its record, or, when the record
@@ -298,20 +404,7 @@ fn recorded_request(
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .map(|m| Message {
-                    role: m
-                        .get("role")
-                        .and_then(Value::as_str)
-                        .unwrap_or("?")
-                        .to_string(),
-                    content: match m.get("content") {
-                        Some(Value::Array(blocks)) => blocks.clone(),
-                        Some(Value::String(text)) => {
-                            vec![serde_json::json!({"type": "text", "text": text})]
-                        }
-                        _ => Vec::new(),
-                    },
-                })
+                .map(message_of)
                 .collect();
             let mut diagnostics = Vec::new();
             if body.digest.is_some() && !body.digest_verified {
@@ -328,6 +421,7 @@ fn recorded_request(
                 model: row.model.clone(),
                 usage: row.usage.clone(),
                 messages,
+                sent: None,
                 not_recorded: super::rebuild::not_recorded(&line),
                 recorded: Some(Box::new(body)),
                 diagnostics,
@@ -354,6 +448,7 @@ fn unbuilt(
         model: row.model,
         usage: row.usage,
         messages: Vec::new(),
+        sent: None,
         recorded: None,
         not_recorded,
         diagnostics: vec![Diagnostic::error(

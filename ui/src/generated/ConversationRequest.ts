@@ -9,6 +9,12 @@ import type { RecordedBody } from "./RecordedBody";
  */
 export type ConversationRequest = { requestOffset: number, model: string | null, usage: Record<string, number> | null, messages: Array<ConversationMessage>, 
 /**
+ * The messages exactly as the client sends them, rendered from the conversation by the
+ * client's own rules: the context it adds, attachments as reminders, merged turns, the
+ * cache breakpoint; a string content stays a string. The export's `messages`.
+ */
+sent?: Array<{ role: string, content: string | Array<unknown> }>, 
+/**
  * The body as the client's own record gives it, where the transcript records its
  * requests; its messages are `messages`.
  */
