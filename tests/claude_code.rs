@@ -1019,3 +1019,31 @@ fn regression_the_segment_a_compaction_keeps_follows_its_summary_in_the_next_req
         "the kept segment is found: {diagnostics}"
     );
 }
+
+#[test]
+fn the_provider_s_own_cache_miss_reason_is_shown_with_the_request_and_in_the_cache_report() {
+    // given a real 2.1.170 session whose responses carry the API's cache_miss_reason
+    let cache = tempfile::tempdir().expect("cache dir");
+    let file = root()
+        .join("tests/fixtures/claude-code/corpus/tugtool/sessions/session-transcript-basic.jsonl")
+        .to_string_lossy()
+        .to_string();
+    // when its cache report and the request at line 10 are shown
+    let report = run(cache.path(), &["cache", &file, "--json"]).expect("cache report");
+    let request = run(cache.path(), &["request", &file, "--at", "10", "--json"]).expect("request");
+    // then both name the provider's reason
+    let entry = report["requests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| e["requestOffset"] == 10)
+        .expect("the request at line 10 is in the report");
+    assert_eq!(
+        entry["reportedReason"], "previous_message_not_found",
+        "the report carries the reason the provider gave beside its own reading"
+    );
+    assert_eq!(
+        request["cacheMissReason"], "previous_message_not_found",
+        "the request view shows the provider's reason for the miss"
+    );
+}

@@ -458,6 +458,9 @@ impl ConversationFold {
                     response.usage = usage.clone();
                     response.row.usage = usage;
                 }
+                if let Some(reason) = line.cache_miss_reason() {
+                    response.row.cache_miss_reason = Some(reason.to_string());
+                }
                 self.found
                     .requests
                     .push((response.at, encode_row(&response.row)));
@@ -474,6 +477,7 @@ impl ConversationFold {
                             .clone()
                             .or_else(|| line.model().map(str::to_string)),
                         usage: usage.clone(),
+                        cache_miss_reason: line.cache_miss_reason().map(str::to_string),
                         ..row.clone()
                     },
                     None => RequestRow {
@@ -485,6 +489,7 @@ impl ConversationFold {
                         usage: usage.clone(),
                         created_at: line.timestamp().map(str::to_string),
                         recorded: None,
+                        cache_miss_reason: line.cache_miss_reason().map(str::to_string),
                     },
                 };
                 let at_seq = recorded.as_ref().map_or(seq, |(s, _)| *s);

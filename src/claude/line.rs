@@ -197,6 +197,15 @@ impl<'a> Line<'a> {
         self.request_id().or_else(|| self.message_id())
     }
 
+    /// The provider's reason for a prompt-cache miss, as the response's diagnostics give it.
+    pub fn cache_miss_reason(&self) -> Option<&'a str> {
+        self.message()?
+            .get("diagnostics")?
+            .get("cache_miss_reason")?
+            .get("type")?
+            .as_str()
+    }
+
     pub fn usage(&self) -> Option<&'a Value> {
         self.message()?.get("usage").filter(|u| u.is_object())
     }

@@ -343,6 +343,7 @@ impl ConversationFold {
                 entrypoint: self.record.entrypoint.clone(),
                 prompt_chars: self.record.prompt_chars.clone(),
             }),
+            cache_miss_reason: None,
         };
         self.found.requests.push((seq, encode(&row)));
         self.found.marks.push(crate::derived::Mark {

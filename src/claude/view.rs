@@ -40,6 +40,10 @@ pub struct ConversationRequest {
     pub model: Option<String>,
     #[ts(type = "Record<string, number> | null")]
     pub usage: Option<Value>,
+    /// Why the provider says the prompt cache missed, where the response gives its reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cache_miss_reason: Option<String>,
     pub messages: Vec<Message>,
     /// The messages exactly as the client sends them, rendered from the conversation by the
     /// client's own rules: the context it adds, attachments as reminders, merged turns, the
@@ -332,6 +336,7 @@ pub fn request(
     Ok(Some(ConversationRequest {
         request_offset,
         model,
+        cache_miss_reason: row.as_ref().and_then(|r| r.cache_miss_reason.clone()),
         usage: row.and_then(|r| r.usage),
         messages,
         sent: (release >= FIRST_RENDERED).then_some(out.messages),
@@ -420,6 +425,7 @@ fn recorded_request(
                 request_offset,
                 model: row.model.clone(),
                 usage: row.usage.clone(),
+                cache_miss_reason: row.cache_miss_reason.clone(),
                 messages,
                 sent: None,
                 not_recorded: super::rebuild::not_recorded(&line),
@@ -446,6 +452,7 @@ fn unbuilt(
     ConversationRequest {
         request_offset,
         model: row.model,
+        cache_miss_reason: row.cache_miss_reason,
         usage: row.usage,
         messages: Vec::new(),
         sent: None,

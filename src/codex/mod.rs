@@ -335,6 +335,7 @@ impl Fold for RolloutFold {
                                 .and_then(Value::as_str)
                                 .map(str::to_string),
                             recorded: None,
+                            cache_miss_reason: None,
                         };
                         self.emit(seq, &row);
                         self.found.marks.push(Mark {

@@ -33,6 +33,8 @@ pub struct CacheFacts {
     /// transcript records them.
     pub shape: Option<u64>,
     pub shape_offset: Option<i64>,
+    /// The provider's own reason for a miss, where the response gives one.
+    pub reported_reason: Option<String>,
 }
 
 /// How a request's conversation relates to the previous request's in its thread.
@@ -154,6 +156,11 @@ pub struct CacheEntry {
     pub causes: Vec<CacheCause>,
     /// The causes in words, or why none was found.
     pub explanation: String,
+    /// The provider's own reason for the miss, as the response gives it (Claude Code writes
+    /// the Messages API's `cache_miss_reason`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reported_reason: Option<String>,
 }
 
 /// Every request of a transcript against the one before it in its thread.
@@ -276,11 +283,18 @@ pub fn report<E>(
                     report.breaks += 1;
                     if e.causes.is_empty() {
                         report.unexplained_breaks += 1;
-                        e.explanation = "the cache gave back less than the previous request left, \
-                                         and the transcript records no reason: the system prompt or \
-                                         the tools may have changed (a transcript does not record \
-                                         them), or the provider evicted the entry early"
-                            .to_string();
+                        e.explanation = match &facts.reported_reason {
+                            Some(reason) => format!(
+                                "the cache gave back less than the previous request left; the \
+                                 transcript records no change that explains it, and the provider \
+                                 gave its reason: {reason}"
+                            ),
+                            None => "the cache gave back less than the previous request left, \
+                                     and the transcript records no reason: the system prompt or \
+                                     the tools may have changed (a transcript does not record \
+                                     them), or the provider evicted the entry early"
+                                .to_string(),
+                        };
                     }
                 }
                 e
@@ -321,6 +335,7 @@ fn entry(
         broke: false,
         causes,
         explanation,
+        reported_reason: facts.reported_reason.clone(),
     }
 }
 
@@ -381,6 +396,7 @@ fn facts_of((seq, row): (u64, String)) -> Option<CacheFacts> {
         at_ms: row.created_at.as_deref().and_then(epoch_ms),
         shape: row.recorded.as_ref().and_then(|r| r.shape),
         shape_offset: row.recorded.as_ref().and_then(|r| r.shape_offset),
+        reported_reason: row.cache_miss_reason,
         usage: row.usage,
     })
 }
@@ -493,6 +509,7 @@ mod tests {
             usage: Some(usage),
             shape: None,
             shape_offset: None,
+            reported_reason: None,
         }
     }
 
@@ -701,6 +718,7 @@ mod tests {
             usage: Some(anthropic(3, 100, 1_000)),
             created_at: Some("2026-01-01T00:00:00Z".to_string()),
             recorded: None,
+            cache_miss_reason: None,
         };
         (seq, serde_json::to_string(&row).expect("row"))
     }

@@ -275,6 +275,7 @@ mod tests {
             broke: false,
             causes: Vec::new(),
             explanation: String::new(),
+            reported_reason: None,
         };
         assert!(
             diff(side(4, &m), side(9, &m), Some(entry(Some(4))))

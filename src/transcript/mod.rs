@@ -35,6 +35,11 @@ pub struct RequestRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(skip)]
     pub recorded: Option<RecordedRequest>,
+    /// Why the provider says the prompt cache missed, where the response carries its reason
+    /// (`message.diagnostics.cache_miss_reason`, Claude Code 2.1.17x and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cache_miss_reason: Option<String>,
 }
 
 /// The lines a recorded request's body is rebuilt from (Claude Code's own request record): the

@@ -7,7 +7,11 @@ import type { RecordedBody } from "./RecordedBody";
  * A request as the Messages API got it: the conversation before its first line, in one
  * alternating list of messages.
  */
-export type ConversationRequest = { requestOffset: number, model: string | null, usage: Record<string, number> | null, messages: Array<ConversationMessage>, 
+export type ConversationRequest = { requestOffset: number, model: string | null, usage: Record<string, number> | null, 
+/**
+ * Why the provider says the prompt cache missed, where the response gives its reason.
+ */
+cacheMissReason?: string, messages: Array<ConversationMessage>, 
 /**
  * The messages exactly as the client sends them, rendered from the conversation by the
  * client's own rules: the context it adds, attachments as reminders, merged turns, the

@@ -20,4 +20,9 @@ missedTokens: number, broke: boolean, causes: Array<TranscriptCacheCause>,
 /**
  * The causes in words, or why none was found.
  */
-explanation: string, };
+explanation: string, 
+/**
+ * The provider's own reason for the miss, as the response gives it (Claude Code writes
+ * the Messages API's `cache_miss_reason`).
+ */
+reportedReason?: string, };

@@ -8,4 +8,9 @@ export type TranscriptRequestRow = { offset: number, requestId: string | null, m
 /**
  * When the response's first line was written, as the transcript says.
  */
-createdAt: string | null, };
+createdAt: string | null, 
+/**
+ * Why the provider says the prompt cache missed, where the response carries its reason
+ * (`message.diagnostics.cache_miss_reason`, Claude Code 2.1.17x and later).
+ */
+cacheMissReason?: string, };
