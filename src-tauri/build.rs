@@ -37,6 +37,7 @@ const COMMANDS: &[&str] = &[
     "conversation_request",
     "conversation_request_export_text",
     "subagents",
+    "spawned_by",
     "transcript_diff",
     "transcript_compaction",
     "request_diff",

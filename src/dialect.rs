@@ -278,13 +278,25 @@ pub fn compaction_continues(
 pub fn subagents(
     store: &Store,
     journal: &JournalRow,
-) -> Result<Option<Vec<claude::subagent::Subagent>>, StoreError> {
+) -> Result<Option<Vec<crate::transcript::Subagent>>, StoreError> {
     Ok(match journal.dialect {
         Dialect::ClaudeCode => Some(claude::subagent::subagents(store, journal)?),
-        // A rollout records no subagents of its own.
-        Dialect::Codex => Some(Vec::new()),
+        Dialect::Codex => Some(codex::subagent::subagents(store, journal)?),
         Dialect::Iterate | Dialect::AgUi | Dialect::AgentsKit => None,
     })
+}
+
+/// The session or thread that spawned this transcript's subagent; `None` when it is no
+/// subagent's, or the journal is no transcript.
+pub fn spawned_by(
+    store: &Store,
+    journal: &JournalRow,
+) -> Result<Option<crate::transcript::SpawnedBy>, StoreError> {
+    match journal.dialect {
+        Dialect::ClaudeCode => claude::subagent::spawned_by(store, journal),
+        Dialect::Codex => codex::subagent::spawned_by(store, journal),
+        Dialect::Iterate | Dialect::AgUi | Dialect::AgentsKit => Ok(None),
+    }
 }
 
 /// Every agent session on disk that a dialect knows where to find, newest first.

@@ -868,6 +868,23 @@ fn a_codex_rollout_s_every_request_input_is_what_its_provider_received() {
         15,
         "a request for each the provider received"
     );
+    let windows = run(
+        cache.path(),
+        &[
+            "sql",
+            &path,
+            "select note from marks where kind = 'compaction' order by seq",
+            "--json",
+        ],
+    )
+    .expect("sql --json");
+    assert!(
+        windows.to_string().contains(
+            "context window 2 (01a24b68-1461-7c80-9a44-1919ac432175), after \
+             01a24b67-a97d-77e3-9bc0-76f6cd6b5403"
+        ),
+        "each compaction names the context window it opens and the one it follows: {windows}"
+    );
     let mut compactions = 0;
     for (n, at) in offsets.iter().enumerate() {
         let sent: Value = serde_json::from_slice(
@@ -1045,5 +1062,70 @@ fn the_provider_s_own_cache_miss_reason_is_shown_with_the_request_and_in_the_cac
     assert_eq!(
         request["cacheMissReason"], "previous_message_not_found",
         "the request view shows the provider's reason for the miss"
+    );
+}
+
+#[test]
+fn subagents_link_both_ways_for_codex_threads_and_claude_code_agent_files() {
+    let cache = tempfile::tempdir().expect("cache dir");
+    let fixtures = root().join("tests/fixtures/claude-code");
+    let sessions = fixtures.join("recorded-codex-0.171/subagent/sessions/2026/12/06");
+    let rollout = |id: &str| -> String {
+        std::fs::read_dir(&sessions)
+            .expect("the recorded rollouts")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with(&format!("-{id}.jsonl")))
+            .expect("the rollout of the thread")
+            .to_string_lossy()
+            .to_string()
+    };
+    // given a Codex 0.171 thread that spawned a subagent, then a forked one, in two turns
+    let parent = rollout("01a24b69-5545-7392-8442-d4cb8e790bac");
+    // when its subagents are listed
+    let listed = run(cache.path(), &["subagents", &parent, "--json"]).expect("subagents --json");
+    let listed = listed.as_array().expect("a list");
+    // then each is found from its spawn_agent call, with the child's rollout
+    let found: Vec<(Value, Value, String)> = listed
+        .iter()
+        .map(|s| {
+            (
+                s["callOffset"].clone(),
+                s["resultOffset"].clone(),
+                s["path"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "two spawned threads: {listed:?}");
+    assert_eq!(
+        (&found[0].0, &found[0].1),
+        (&serde_json::json!(10), &serde_json::json!(13)),
+        "the first spawn's call and the output naming its thread: {listed:?}"
+    );
+    assert!(
+        found[0]
+            .2
+            .ends_with("-01a24b69-55cd-7272-be59-814e598d0f5b.jsonl")
+            && found[1]
+                .2
+                .ends_with("-01a24b69-7225-7de2-a25b-9e204a994fb1.jsonl"),
+        "each child's rollout is found where Codex keeps them: {listed:?}"
+    );
+    // and the child names the thread that spawned it
+    let child = rollout("01a24b69-55cd-7272-be59-814e598d0f5b");
+    let shown = text(cache.path(), &["subagents", &child]);
+    assert!(
+        shown.contains("spawned by 01a24b69-5545-7392-8442-d4cb8e790bac")
+            && shown.contains(&parent),
+        "the child's view names its parent thread and its rollout: {shown}"
+    );
+    // given a Claude Code 2.1.x agent file under its session
+    let agent = fixtures
+        .join("subagents-2.1/b3000000-0000-4000-8000-000000000000/subagents/agent-a1b2c3d.jsonl");
+    let shown = text(cache.path(), &["subagents", &agent.to_string_lossy()]);
+    assert!(
+        shown.contains("spawned by b3000000-0000-4000-8000-000000000000")
+            && shown.contains("subagents-2.1/b3000000-0000-4000-8000-000000000000.jsonl"),
+        "the agent file names the session that ran it: {shown}"
     );
 }

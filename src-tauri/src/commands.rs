@@ -493,6 +493,13 @@ pub async fn transcript_diff(
 #[tauri::command]
 pub async fn subagents(
     session: State<'_, Session>,
-) -> Result<Vec<journalscope::claude::subagent::Subagent>, IpcError> {
+) -> Result<Vec<journalscope::transcript::Subagent>, IpcError> {
     session.with(|journal| journal.subagents())
+}
+
+#[tauri::command]
+pub async fn spawned_by(
+    session: State<'_, Session>,
+) -> Result<Option<journalscope::transcript::SpawnedBy>, IpcError> {
+    session.with(|journal| journal.spawned_by())
 }

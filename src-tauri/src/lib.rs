@@ -59,6 +59,7 @@ pub fn run() {
             commands::conversation_at,
             commands::conversation_request,
             commands::subagents,
+            commands::spawned_by,
             commands::conversation_request_export_text,
             commands::transcript_diff,
             commands::transcript_compaction,

@@ -4,38 +4,15 @@
 
 use std::path::Path;
 
-use serde::Serialize;
 use serde_json::Value;
-use ts_rs::TS;
 
 use super::fold::{RESULT, SPAWNED};
 use super::line::Line;
 use crate::store::{JournalRow, Store, StoreError};
+pub use crate::transcript::{SpawnedBy, Subagent};
 
 /// The mark on a line whose tool result names the agent that produced it.
 pub const SUBAGENT: &str = "subagent";
-
-/// One subagent of a session.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct Subagent {
-    /// The assistant line with the call that spawned it.
-    #[ts(type = "number | null")]
-    pub call_offset: Option<i64>,
-    pub tool_use_id: Option<String>,
-    /// What the call asked for, as its `description` says.
-    pub description: Option<String>,
-    /// The line holding the result the session got back.
-    #[ts(type = "number | null")]
-    pub result_offset: Option<i64>,
-    pub agent_id: Option<String>,
-    /// The agent's own transcript, when it is a file that exists.
-    pub path: Option<String>,
-    /// The first line of a subagent written into the session itself.
-    #[ts(type = "number | null")]
-    pub root_offset: Option<i64>,
-}
 
 /// Every subagent of the session in file order of its call (or result, when the call is not in
 /// the file). Reads only the lines the fold marked or linked, never the whole session.
@@ -144,4 +121,46 @@ fn agent_file(session: &str, agent: &str) -> Option<String> {
     .into_iter()
     .find(|path| path.is_file())
     .map(|path| path.to_string_lossy().into_owned())
+}
+
+/// The session that ran this subagent's transcript: the session file its agent file sits
+/// under (`<session>/subagents/`, 2.1.x) or beside (2.0.x, named by the lines' `sessionId`).
+pub fn spawned_by(store: &Store, journal: &JournalRow) -> Result<Option<SpawnedBy>, StoreError> {
+    let path = Path::new(&journal.source_path);
+    let Some(agent) = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .and_then(|s| s.strip_prefix("agent-"))
+    else {
+        return Ok(None);
+    };
+    let Some(folder) = path.parent() else {
+        return Ok(None);
+    };
+    let first = store.event(journal.id, 0)?.and_then(|r| r.json());
+    let session = first
+        .as_ref()
+        .and_then(|v| v.get("sessionId"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let under = folder
+        .file_name()
+        .is_some_and(|n| n == "subagents")
+        .then(|| folder.parent())
+        .flatten();
+    let candidate = match (under, &session) {
+        (Some(session_folder), _) => session_folder
+            .parent()
+            .zip(session_folder.file_name())
+            .map(|(dir, name)| dir.join(format!("{}.jsonl", name.to_string_lossy()))),
+        (None, Some(session)) => Some(folder.join(format!("{session}.jsonl"))),
+        (None, None) => None,
+    };
+    Ok(Some(SpawnedBy {
+        path: candidate
+            .filter(|p| p.is_file())
+            .map(|p| p.to_string_lossy().into_owned()),
+        parent_id: session,
+        agent_id: Some(agent.to_string()),
+    }))
 }

@@ -334,9 +334,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// The subagents a Claude Code session ran: the call that spawned each, the result the
-    /// session got back, and the agent's own transcript (a file any command opens, or the line
-    /// where an inline one starts).
+    /// The subagents a session ran: the call that spawned each, the result the session got
+    /// back, and the agent's own transcript (a file any command opens, or the line where an
+    /// inline one starts); for a subagent's own transcript, the session that ran it.
     Subagents {
         journal: String,
         #[arg(long)]
@@ -693,6 +693,7 @@ pub fn run(cli: Cli) -> Result<()> {
             if json {
                 output::json(&mut out, &subagents)?;
             } else {
+                output::spawned_by(&mut out, journal.spawned_by()?.as_ref())?;
                 output::subagents(&mut out, &subagents)?;
             }
         }

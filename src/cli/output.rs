@@ -758,9 +758,28 @@ pub fn sessions(
     Ok(())
 }
 
+/// The session or thread that ran this subagent's transcript, where it is one.
+pub fn spawned_by(
+    out: &mut dyn Write,
+    parent: Option<&journalscope::transcript::SpawnedBy>,
+) -> Result<()> {
+    let Some(parent) = parent else {
+        return Ok(());
+    };
+    let id = parent.parent_id.as_deref().unwrap_or("an unnamed session");
+    match &parent.path {
+        Some(path) => writeln!(out, "spawned by {id}\n    {path}")?,
+        None => writeln!(
+            out,
+            "spawned by {id} (its file is not where its writer keeps it)"
+        )?,
+    }
+    Ok(())
+}
+
 pub fn subagents(
     out: &mut dyn Write,
-    subagents: &[journalscope::claude::subagent::Subagent],
+    subagents: &[journalscope::transcript::Subagent],
 ) -> Result<()> {
     if subagents.is_empty() {
         writeln!(out, "no subagents")?;

@@ -9,6 +9,7 @@
 
 mod rollback;
 pub mod sessions;
+pub mod subagent;
 
 use serde_json::Value;
 
@@ -47,6 +48,35 @@ pub const NOT_RECORDED: &[&str] = &[
     "text",
 ];
 
+/// The context window a `compacted` line opens, as its fields name it (0.140 and later): its
+/// number, its id and the window it follows.
+fn window_of(payload: &Value) -> String {
+    let text = |key: &str| match payload.get(key) {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    // Before 0.142 the number was written as `window_id`.
+    let (number, id) = match payload.get("window_id") {
+        Some(Value::Number(n)) => (Some(n.to_string()), None),
+        _ => (text("window_number"), text("window_id")),
+    };
+    let mut out = String::new();
+    if number.is_some() || id.is_some() {
+        out.push_str(": context window");
+        if let Some(number) = number {
+            out.push_str(&format!(" {number}"));
+        }
+        if let Some(id) = id {
+            out.push_str(&format!(" ({id})"));
+        }
+    }
+    if let Some(previous) = text("previous_window_id") {
+        out.push_str(&format!(", after {previous}"));
+    }
+    out
+}
+
 /// The field the client keeps on an item for itself: it sends it to no provider but its own,
 /// and there without its per-content metadata.
 const PASSTHROUGH: &str = "internal_chat_message_metadata_passthrough";
@@ -66,7 +96,7 @@ fn as_sent(mut item: Value, own_provider: bool) -> Value {
 }
 
 /// The encoding of a Codex fold's checkpoint: a database with another is folded again.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 /// Mark kind: a `session_meta` line, which holds the session's base instructions.
 pub const SESSION: &str = "session";
@@ -300,6 +330,9 @@ impl Fold for RolloutFold {
         let Some(payload) = value.get("payload") else {
             return;
         };
+        if let Some(mark) = subagent::marks(seq, &value) {
+            self.found.marks.push(mark);
+        }
         match value.get("type").and_then(Value::as_str) {
             // Marked so that a view finds the session's instructions through the mark index
             // instead of scanning every record for the line's type.
@@ -365,7 +398,7 @@ impl Fold for RolloutFold {
                 self.found.marks.push(Mark {
                     seq,
                     kind: "compaction".to_string(),
-                    note: "the history before is replaced".to_string(),
+                    note: format!("the history before is replaced{}", window_of(payload)),
                 });
             }
             Some("event_msg")

@@ -230,9 +230,15 @@ impl Journal {
     }
 
     /// The subagents the transcript ran, by the call that spawned each.
-    pub fn subagents(&self) -> Result<Vec<crate::claude::subagent::Subagent>, JournalError> {
+    pub fn subagents(&self) -> Result<Vec<crate::transcript::Subagent>, JournalError> {
         self.offer(View::Conversation)?;
         Ok(crate::dialect::subagents(&self.store, &self.row)?.unwrap_or_default())
+    }
+
+    /// The session or thread that spawned this transcript, when it is a subagent's.
+    pub fn spawned_by(&self) -> Result<Option<crate::transcript::SpawnedBy>, JournalError> {
+        self.offer(View::Conversation)?;
+        Ok(crate::dialect::spawned_by(&self.store, &self.row)?)
     }
 
     /// The first line of a transcript's last request; `None` when it has none.

@@ -14,6 +14,41 @@ use ts_rs::TS;
 
 use crate::derived::Dialect;
 
+/// One subagent of a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Subagent {
+    /// The assistant line with the call that spawned it.
+    #[ts(type = "number | null")]
+    pub call_offset: Option<i64>,
+    pub tool_use_id: Option<String>,
+    /// What the call asked for, as its `description` says.
+    pub description: Option<String>,
+    /// The line holding the result the session got back.
+    #[ts(type = "number | null")]
+    pub result_offset: Option<i64>,
+    pub agent_id: Option<String>,
+    /// The agent's own transcript, when it is a file that exists.
+    pub path: Option<String>,
+    /// The first line of a subagent written into the session itself.
+    #[ts(type = "number | null")]
+    pub root_offset: Option<i64>,
+}
+
+/// The session or thread that spawned a subagent's own transcript or rollout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SpawnedBy {
+    /// The parent's file, when it is where its writer keeps it.
+    pub path: Option<String>,
+    /// The parent's session or thread id.
+    pub parent_id: Option<String>,
+    /// This subagent's id.
+    pub agent_id: Option<String>,
+}
+
 /// One request as `requests` lists it: its first line, ids, model, thread and the usage its
 /// last line reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

@@ -46,6 +46,7 @@ import type {
   Startup,
   StepTarget,
   Timeline,
+  SpawnedBy,
   Subagent,
   TranscriptCompaction,
   TranscriptDiff,
@@ -131,6 +132,8 @@ export const backend = {
   conversationRequestExportText: (offset: number, exact: boolean) =>
     call<ExportedText>("conversation_request_export_text", { offset, exact }),
   subagents: () => call<Subagent[]>("subagents"),
+  /** The session or thread that ran this transcript, when it is a subagent's. */
+  spawnedBy: () => call<SpawnedBy | null>("spawned_by"),
   /** `from` null: the request before `to` in its thread. */
   transcriptDiff: (from: number | null, to: number) => call<TranscriptDiff>("transcript_diff", { from, to }),
   transcriptCompaction: (offset: number) => call<TranscriptCompaction>("transcript_compaction", { offset }),

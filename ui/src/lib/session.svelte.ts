@@ -70,7 +70,7 @@ export const ui = $state({
   /** The subagents the open Claude Code session ran, by the call that spawned each. */
   subagents: [] as Subagent[],
   /** The session a subagent's transcript was opened from, to go back to its call. */
-  parent: null as { path: string; fileName: string; callOffset: number | null } | null,
+  parent: null as { path: string; fileName: string; callOffset: number | null; agentId?: string | null } | null,
   /** Claude Code and Codex sessions found on this machine; null until first listed. */
   sessions: null as AgentSession[] | null,
   help: false,
@@ -126,9 +126,17 @@ export async function afterOpen(info: JournalInfo) {
   ui.transcriptRequest = null;
   ui.transcriptCompaction = null;
   ui.subagents = [];
-  // Only the subagent opened from its call knows its parent; any other open forgets it.
+  // The subagent opened from its call knows its parent at the call; one opened any other way
+  // asks its own lines which session ran it.
   ui.parent = opening;
   opening = null;
+  if (!ui.parent && (info.dialect === "claude-code" || info.dialect === "codex")) {
+    const spawned = await backend.spawnedBy().catch(() => null);
+    if (spawned?.path) {
+      const fileName = spawned.path.split(/[\\/]/).pop() ?? spawned.path;
+      ui.parent = { path: spawned.path, fileName, callOffset: null, agentId: spawned.agentId };
+    }
+  }
   // The previous journal's timeline must not answer g/G for this one.
   ui.timeline = null;
   ui.zoom = null;
@@ -191,10 +199,10 @@ export function openDemo(demo: Demo) {
 /** The parent the next open is a subagent of, for `afterOpen` to keep. */
 let opening: typeof ui.parent = null;
 
-/** Reads the subagents of the open Claude Code session again: at an open, and as a followed
+/** Reads the subagents of the open Claude Code session or Codex thread again: at an open, and as a followed
  * session grows (a Task call may have spawned one since). */
 export async function refreshSubagents() {
-  if (ui.info?.dialect !== "claude-code") return;
+  if (ui.info?.dialect !== "claude-code" && ui.info?.dialect !== "codex") return;
   ui.subagents = await backend.subagents().catch(() => ui.subagents);
 }
 
@@ -212,7 +220,10 @@ export async function backToParent() {
   const parent = ui.parent;
   if (!parent) return;
   await openFile(parent.path);
-  if (ui.info?.path === parent.path && parent.callOffset !== null) await gotoOffset(parent.callOffset);
+  if (ui.info?.path !== parent.path) return;
+  // Known from the call it was opened from, else found among the parent's subagents.
+  const call = parent.callOffset ?? ui.subagents.find((s) => s.agentId !== null && s.agentId === parent.agentId)?.callOffset ?? null;
+  if (call !== null) await gotoOffset(call);
 }
 
 /** Lists the Claude Code and Codex sessions on this machine again. */

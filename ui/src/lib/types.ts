@@ -77,6 +77,7 @@ export type { ConversationView } from "../generated/ConversationView";
 export type { RolloutRequest } from "../generated/RolloutRequest";
 export type { TranscriptRequest } from "../generated/TranscriptRequest";
 export type { Subagent } from "../generated/Subagent";
+export type { SpawnedBy } from "../generated/SpawnedBy";
 export type { TranscriptDiff } from "../generated/TranscriptDiff";
 export type { TranscriptCompaction } from "../generated/TranscriptCompaction";
 export type { TranscriptDiffRow } from "../generated/TranscriptDiffRow";
