@@ -43,7 +43,10 @@ fn place(from: &Path, to: &Path, age: Duration) -> Result<(), String> {
 }
 
 /// The first message's text of the request at `at`, as the CLI renders it.
-fn cli_first_text(cache: &Path, session: &Path, at: i64) -> Result<String, String> {
+/// The text blocks of the first message of the request at `at` as the CLI gives it: as the
+/// client sends it where that is rendered (`sent`, what the window shows), else as the
+/// transcript holds it.
+fn cli_first_texts(cache: &Path, session: &Path, at: i64) -> Result<Vec<String>, String> {
     let out = Command::new(cli_binary())
         .env("JOURNALSCOPE_CACHE_DIR", cache)
         .args([
@@ -61,10 +64,23 @@ fn cli_first_text(cache: &Path, session: &Path, at: i64) -> Result<String, Strin
             String::from_utf8_lossy(&out.stderr)
         )
     })?;
-    v["messages"][0]["content"][0]["text"]
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("no first text in {v}"))
+    let first = if v["sent"].is_array() {
+        &v["sent"][0]["content"]
+    } else {
+        &v["messages"][0]["content"]
+    };
+    let texts: Vec<String> = match first {
+        Value::String(text) => vec![text.clone()],
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if texts.is_empty() {
+        return Err(format!("no first text in {v}"));
+    }
+    Ok(texts)
 }
 
 async fn session_from_home(c: &Client, cache: &Path, session: &Path) -> Outcome {
@@ -185,14 +201,14 @@ async fn session_from_home(c: &Client, cache: &Path, session: &Path) -> Outcome 
         &format!("[data-testid=transcript-request][data-offset='{REQUEST_AFTER}']"),
     )
     .await?;
-    let want = cli_first_text(cache, session, REQUEST_AFTER)?;
+    let texts = cli_first_texts(cache, session, REQUEST_AFTER)?;
     check(
-        want.starts_with("This session is being continued"),
-        &format!(
-            "the CLI's request starts from the summary: {}",
-            &want[..want.len().min(80)]
-        ),
+        texts
+            .iter()
+            .any(|t| t.starts_with("This session is being continued")),
+        &format!("the CLI's request starts from the summary: {texts:?}"),
     )?;
+    let want = &texts[0];
     let shown = js(
         c,
         "return document.querySelector('[data-testid=transcript-request] [data-testid=transcript-block] pre').textContent;",
@@ -202,6 +218,17 @@ async fn session_from_home(c: &Client, cache: &Path, session: &Path) -> Outcome 
         shown.as_str() == Some(want.as_str()),
         "the window's first message is the CLI's, character for character",
     )?;
+    // The client's date context leads the request as sent, marked as context it injected.
+    let kind = js(
+        c,
+        "return document.querySelector('[data-testid=transcript-request] [data-testid=transcript-block]').dataset.kind;",
+    )
+    .await?;
+    check(
+        !want.starts_with("<system-reminder>") || kind.as_str() == Some("injected"),
+        &format!("the client's own context is marked as injected: {kind}"),
+    )?;
+    screenshot(c, "sessions-02-request-as-sent").await?;
     // "Copy body" puts the request's body on the clipboard as the CLI exports it, redacted.
     click_at(c, "[data-testid=copy-transcript-request]").await?;
     wait_until(
