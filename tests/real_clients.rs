@@ -336,10 +336,21 @@ fn claude_code_a_compaction_then_a_prompt_is_exported_as_sent() {
         .filter(|r| String::from_utf8_lossy(&r.body).contains(SUMMARY_ASKED))
         .count();
     assert_eq!(summaries, 1, "the compaction asked the model for a summary");
-    let compared = hold_against_exports(&session, &Cli::new());
+    let cli = Cli::new();
+    let compared = hold_against_exports(&session, &cli);
     assert_eq!(
         compared, 3,
         "the call's request, the answer's, and the one after the compaction"
+    );
+    let listed = session.transcripts().iter().any(|transcript| {
+        let db = import_cleanly(&cli, transcript);
+        cli.json(&["diagnostics", &db, "--json"])
+            .to_string()
+            .contains("summary-request-not-recorded")
+    });
+    assert!(
+        listed,
+        "the compaction's summary request, which no line records, is named as not recorded"
     );
 }
 

@@ -373,6 +373,19 @@ impl ConversationFold {
                     "compaction",
                     format!("{trigger} compaction of {tokens} tokens"),
                 );
+                if self.record.on {
+                    // Seen in 2.1.332: the record holds no line for the summary's request.
+                    self.say(
+                        seq,
+                        Diagnostic::info(
+                            at,
+                            offset,
+                            "summary-request-not-recorded",
+                            "the client asked the model for this compaction's summary in a \
+                             request its record does not hold: that request is not recorded",
+                        ),
+                    );
+                }
                 if node {
                     self.boundaries.insert(seq, (at, offset));
                 }
