@@ -704,18 +704,46 @@ pub fn conversation_request(
             return Ok(());
         }
     };
+    // The messages as the client sends them where its rendering is known, as the window shows.
+    let messages: Vec<(String, Vec<serde_json::Value>)> = match &request.sent {
+        Some(sent) => sent
+            .iter()
+            .map(|m| {
+                let role = m.get("role").and_then(serde_json::Value::as_str);
+                let content = m.get("content").unwrap_or(&serde_json::Value::Null);
+                (
+                    role.unwrap_or("?").to_string(),
+                    journalscope::claude::hash::content_blocks(content),
+                )
+            })
+            .collect(),
+        None => request
+            .messages
+            .iter()
+            .map(|m| (m.role.clone(), m.content.clone()))
+            .collect(),
+    };
     writeln!(
         out,
-        "request @{} · model {} · {} messages",
+        "request @{} · model {} · {} message{}{}",
         request.request_offset,
         request.model.as_deref().unwrap_or("-"),
-        request.messages.len()
+        messages.len(),
+        if messages.len() == 1 { "" } else { "s" },
+        if request.sent.is_some() {
+            " as the client sends them"
+        } else {
+            ""
+        }
     )?;
-    for message in &request.messages {
-        writeln!(out, "{}", message.role)?;
-        for block in &message.content {
+    for (role, content) in &messages {
+        writeln!(out, "{role}")?;
+        for block in content {
             writeln!(out, "    {}", block_line(block))?;
         }
+    }
+    if !request.not_recorded.is_empty() {
+        writeln!(out, "not recorded: {}", request.not_recorded.join("; "))?;
     }
     for d in &request.diagnostics {
         writeln!(out, "{} {}: {}", d.severity.as_str(), d.code, d.message)?;
