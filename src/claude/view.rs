@@ -259,13 +259,40 @@ pub fn request(
     let leaf = store.link_from(journal_id, PARENT, seq)?;
     let conversation_lines = conversation(store, journal_id, leaf, seq)?;
     let (messages, mut diagnostics) = render(&conversation_lines);
-    let first = store.event(journal_id, seq)?.and_then(|r| r.json());
-    let chain = super::chain::lines(store, journal_id, leaf, seq)?;
-    let values: Vec<(&StoredEvent, Value)> = chain
-        .iter()
-        .filter_map(|record| record.json().map(|value| (record, value)))
-        .collect();
     let model = row.as_ref().and_then(|r| r.model.clone());
+    let rendered = sent(store, journal_id, seq, leaf, model.as_deref())?;
+    diagnostics.extend(rendered.diagnostics);
+    Ok(Some(ConversationRequest {
+        request_offset,
+        model,
+        cache_miss_reason: row.as_ref().and_then(|r| r.cache_miss_reason.clone()),
+        usage: row.and_then(|r| r.usage),
+        messages,
+        sent: rendered.messages,
+        recorded: None,
+        not_recorded: rendered.not_recorded,
+        diagnostics,
+    }))
+}
+
+/// The messages of a request as the client sends them, and what the transcript leaves
+/// unknown of them.
+struct Sent {
+    messages: Option<Vec<Value>>,
+    not_recorded: Vec<String>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// The request at `seq` rendered as the client renders its conversation (`outgoing`), from
+/// the chain the client loads (`chain`); none for a release whose rendering is not known.
+fn sent(
+    store: &Store,
+    journal_id: i64,
+    seq: u64,
+    leaf: Option<u64>,
+    model: Option<&str>,
+) -> Result<Sent, StoreError> {
+    let first = store.event(journal_id, seq)?.and_then(|r| r.json());
     let text_of = |key: &str| {
         first
             .as_ref()
@@ -274,6 +301,40 @@ pub fn request(
             .map(str::to_string)
     };
     let version = text_of("version").unwrap_or_default();
+    let release = outgoing::release(&version);
+    let mut not_recorded: Vec<String> = UNRECORDED_BY_CONVERSATION
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    if release < FIRST_RENDERED {
+        not_recorded.push("context the client adds to messages (reminders, the date)".to_string());
+        return Ok(Sent {
+            messages: None,
+            not_recorded,
+            diagnostics: Vec::new(),
+        });
+    }
+    not_recorded.push(
+        "the client's memory files (CLAUDE.md) in its context reminder, and its time zone (the \
+         reminder's date is read in UTC)"
+            .to_string(),
+    );
+    if !(OBSERVED_RULES.0..=OBSERVED_RULES.1).contains(&release) {
+        not_recorded.push(format!(
+            "how {} renders its lines for the model: the sent messages follow the rules of \
+             Claude Code 2.1.177 to 2.1.220",
+            if version.is_empty() {
+                "this client".to_string()
+            } else {
+                format!("Claude Code {version}")
+            }
+        ));
+    }
+    let chain = super::chain::lines(store, journal_id, leaf, seq)?;
+    let values: Vec<(&StoredEvent, Value)> = chain
+        .iter()
+        .filter_map(|record| record.json().map(|value| (record, value)))
+        .collect();
     let timestamp = text_of("timestamp").or_else(|| {
         values.iter().rev().find_map(|(_, v)| {
             v.get("timestamp")
@@ -282,8 +343,6 @@ pub fn request(
         })
     });
     let date: String = timestamp.unwrap_or_default().chars().take(10).collect();
-    let release = outgoing::release(&version);
-    let lines: Vec<&Value> = values.iter().map(|(_, v)| v).collect();
     // The run of the client that sent the request began at its latest queued prompt.
     let run_start = match seq.checked_sub(1) {
         Some(before) => store
@@ -295,15 +354,17 @@ pub fn request(
         .iter()
         .position(|(record, _)| record.seq >= run_start)
         .unwrap_or(values.len());
+    let lines: Vec<&Value> = values.iter().map(|(_, v)| v).collect();
     let out = outgoing::messages(
         &lines,
         &outgoing::Rendering {
-            model: model.as_deref().unwrap_or(""),
+            model: model.unwrap_or(""),
             version: release,
             date: &date,
             live_from,
         },
     );
+    let mut diagnostics = Vec::new();
     for (at, kind) in out.unrendered {
         if let Some((record, _)) = values.get(at) {
             let offset = record.offset.unwrap_or(record.line as i64);
@@ -318,32 +379,11 @@ pub fn request(
             ));
         }
     }
-    let mut not_recorded: Vec<String> = UNRECORDED_BY_CONVERSATION
-        .iter()
-        .map(|n| n.to_string())
-        .collect();
-    if !(OBSERVED_RULES.0..=OBSERVED_RULES.1).contains(&release) {
-        not_recorded.push(format!(
-            "how {} renders its lines for the model: the sent messages follow the rules of \
-             Claude Code 2.1.177 to 2.1.220",
-            if version.is_empty() {
-                "this client".to_string()
-            } else {
-                format!("Claude Code {version}")
-            }
-        ));
-    }
-    Ok(Some(ConversationRequest {
-        request_offset,
-        model,
-        cache_miss_reason: row.as_ref().and_then(|r| r.cache_miss_reason.clone()),
-        usage: row.and_then(|r| r.usage),
-        messages,
-        sent: (release >= FIRST_RENDERED).then_some(out.messages),
-        recorded: None,
+    Ok(Sent {
+        messages: Some(out.messages),
         not_recorded,
         diagnostics,
-    }))
+    })
 }
 
 /// The releases whose rendering of their conversation was read and checked against the
@@ -379,8 +419,6 @@ pub const UNRECORDED_BY_CONVERSATION: &[&str] = &[
     "metadata",
     "stream",
     "other parameters",
-    "the client's memory files (CLAUDE.md) in its context reminder, and its time zone (the \
-     reminder's date is read in UTC)",
 ];
 
 /// A request the transcript records: its body rebuilt from its record, or, when the record
