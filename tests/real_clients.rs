@@ -263,6 +263,16 @@ fn hold_against_exports(session: &ClaudeSession, cli: &Cli) -> usize {
     compared.len()
 }
 
+/// A tool call, `/compact` on the resumed session, and one more prompt after it.
+fn compact_then_prompt(session: &ClaudeSession) {
+    let id = session.prompt(
+        r#"Say hi with bash. #steps [["Bash", {"command": "echo hi", "description": "Print hi"}]]"#,
+        None,
+    );
+    session.prompt("/compact", Some(&id));
+    session.prompt("one more prompt after the compaction", Some(&id));
+}
+
 fn claude_code() -> PathBuf {
     clients()
         .remove("CLAUDE_CODE")
@@ -323,12 +333,7 @@ fn claude_code_a_file_read_and_write_is_exported_as_sent() {
 #[ignore = "runs the real clients: `make clients`"]
 fn claude_code_a_compaction_then_a_prompt_is_exported_as_sent() {
     let session = ClaudeSession::new(&claude_code());
-    let id = session.prompt(
-        r#"Say hi with bash. #steps [["Bash", {"command": "echo hi", "description": "Print hi"}]]"#,
-        None,
-    );
-    session.prompt("/compact", Some(&id));
-    session.prompt("one more prompt after the compaction", Some(&id));
+    compact_then_prompt(&session);
     let summaries = session
         .provider
         .received()
@@ -611,12 +616,7 @@ fn claude_code_before_the_request_record_a_compacted_session_is_exported_as_sent
     // A release from before the transcript recorded its requests: its messages are rendered
     // from the conversation by the client's own rules.
     let session = ClaudeSession::new(&claude_code_old());
-    let id = session.prompt(
-        r#"Say hi with bash. #steps [["Bash", {"command": "echo hi", "description": "Print hi"}]]"#,
-        None,
-    );
-    session.prompt("/compact", Some(&id));
-    session.prompt("one more prompt after the compaction", Some(&id));
+    compact_then_prompt(&session);
     let text: String = session
         .transcripts()
         .iter()

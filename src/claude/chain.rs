@@ -150,17 +150,17 @@ fn complete_responses(
     let mut added: HashSet<u64> = HashSet::new();
     let mut after: HashMap<u64, Vec<u64>> = HashMap::new();
     for first in firsts {
-        let siblings: BTreeSet<u64> = store
-            .links_to(journal_id, RESPONSE, first)?
-            .into_iter()
-            .filter(|s| *s < end && !on_chain.contains(s) && !added.contains(s))
-            .collect();
-        let mut results = BTreeSet::new();
         let members: Vec<u64> = store
             .links_to(journal_id, RESPONSE, first)?
             .into_iter()
             .filter(|s| *s < end)
             .collect();
+        let siblings: BTreeSet<u64> = members
+            .iter()
+            .copied()
+            .filter(|s| !on_chain.contains(s) && !added.contains(s))
+            .collect();
+        let mut results = BTreeSet::new();
         for member in members {
             for answer in store.links_from(journal_id, RESULT, member)? {
                 if answer < end && !on_chain.contains(&answer) && !added.contains(&answer) {

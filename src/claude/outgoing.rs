@@ -184,10 +184,6 @@ fn text_block(text: String) -> Value {
     json!({"type": "text", "text": text})
 }
 
-fn blocks_of(content: &Value) -> Vec<Value> {
-    content_blocks(content)
-}
-
 /// Tool results lead a user turn.
 fn results_first(blocks: Vec<Value>) -> Vec<Value> {
     let (mut results, others): (Vec<Value>, Vec<Value>) = blocks
@@ -207,8 +203,8 @@ fn with_field(block: &Value, key: &str, value: Value) -> Value {
 
 /// Two user turns as one: where text meets text, the first gains a newline.
 fn merge_user(first: &Value, second: &Value) -> Value {
-    let mut blocks = blocks_of(first);
-    let next = blocks_of(second);
+    let mut blocks = content_blocks(first);
+    let next = content_blocks(second);
     if let (Some(last), Some(head)) = (blocks.last_mut(), next.first()) {
         if block_type(last) == "text" && block_type(head) == "text" {
             let text = format!(
@@ -292,8 +288,8 @@ fn fold_into_result(result: &Value, added: &[Value]) -> Option<Value> {
 /// A reminder turn added to the user turn before it: text after a tool result whose content is
 /// text is folded into that result.
 fn merge_reminder(turn: &Value, added: &Value) -> Value {
-    let mut blocks = blocks_of(turn);
-    let more = blocks_of(added);
+    let mut blocks = content_blocks(turn);
+    let more = content_blocks(added);
     let folds = blocks.last().is_some_and(|last| {
         block_type(last) == "tool_result" && last.get("content").is_some_and(Value::is_string)
     }) && more.iter().all(|b| block_type(b) == "text");
@@ -417,7 +413,7 @@ fn turns(
                     .and_then(|m| m.get("id"))
                     .and_then(Value::as_str)
                     .map(str::to_string);
-                let blocks = blocks_of(&content(line));
+                let blocks = content_blocks(&content(line));
                 // The same response, with only tool results or system turns since.
                 let mut open = None;
                 for (k, turn) in turns.iter().enumerate().rev() {
@@ -601,7 +597,7 @@ fn api_form(turns: &[Turn], marks_system: bool) -> Vec<Value> {
                     (
                         "user",
                         if here {
-                            Value::Array(marked(blocks_of(&content)))
+                            Value::Array(marked(content_blocks(&content)))
                         } else {
                             content
                         },
