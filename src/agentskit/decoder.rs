@@ -3,6 +3,7 @@
 //! same field rules, unknown fields tolerated. A reason names the first offending field so the
 //! inspector can say more than the protocol's generic messages.
 
+use crate::record_json::Field;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
@@ -280,8 +281,8 @@ pub fn decode(value: Option<&Value>) -> Result<TurnEvent, DecodeError> {
     };
     // The protocol checks version and event kind before anything else, and only for envelopes
     // that claim to be its own; the order decides which code a doubly broken line gets.
-    if envelope.get("protocol").and_then(Value::as_str) == Some(PROTOCOL) {
-        if let Some(version) = envelope.get("version").and_then(Value::as_f64) {
+    if envelope.field("protocol").and_then(Value::as_str) == Some(PROTOCOL) {
+        if let Some(version) = envelope.field("version").and_then(Value::as_f64) {
             if version != VERSION as f64 {
                 return Err(DecodeError {
                     code: ProtocolCode::UnsupportedVersion,
@@ -291,7 +292,7 @@ pub fn decode(value: Option<&Value>) -> Result<TurnEvent, DecodeError> {
                     ),
                 });
             }
-            if let Some(event) = envelope.get("event").and_then(Value::as_str) {
+            if let Some(event) = envelope.field("event").and_then(Value::as_str) {
                 if !EVENTS.contains(&event) {
                     return Err(DecodeError {
                         code: ProtocolCode::UnknownEvent,
@@ -305,12 +306,12 @@ pub fn decode(value: Option<&Value>) -> Result<TurnEvent, DecodeError> {
 }
 
 fn decode_envelope(envelope: &Map<String, Value>) -> Result<TurnEvent, String> {
-    match envelope.get("protocol") {
+    match envelope.field("protocol") {
         Some(Value::String(p)) if p == PROTOCOL => {}
         Some(other) => return Err(format!("protocol is {other}, not {PROTOCOL:?}")),
         None => return Err("protocol is missing".into()),
     }
-    match envelope.get("version") {
+    match envelope.field("version") {
         Some(v) if v.as_f64() == Some(VERSION as f64) => {}
         Some(other) => return Err(format!("version is {other}, not {VERSION}")),
         None => return Err("version is missing".into()),
@@ -318,22 +319,22 @@ fn decode_envelope(envelope: &Map<String, Value>) -> Result<TurnEvent, String> {
     let event_id = identifier(envelope, "eventId", "")?;
     let session_id = identifier(envelope, "sessionId", "")?;
     let turn_id = identifier(envelope, "turnId", "")?;
-    let sequence = match envelope.get("sequence") {
+    let sequence = match envelope.field("sequence") {
         Some(v) => non_negative_integer(v)
             .ok_or_else(|| format!("sequence is {v}, not an integer >= 0"))?,
         None => return Err("sequence is missing".into()),
     };
-    let emitted_at = match envelope.get("emittedAt") {
+    let emitted_at = match envelope.field("emittedAt") {
         Some(Value::String(s)) if is_iso_datetime(s) => s.clone(),
         Some(other) => return Err(format!("emittedAt is {other}, not an ISO-8601 date-time")),
         None => return Err("emittedAt is missing".into()),
     };
-    let event = match envelope.get("event") {
+    let event = match envelope.field("event") {
         Some(Value::String(s)) => s.as_str(),
         Some(other) => return Err(format!("event is {other}, not a string")),
         None => return Err("event is missing".into()),
     };
-    let payload = match envelope.get("payload") {
+    let payload = match envelope.field("payload") {
         Some(Value::Object(p)) => p,
         Some(other) => return Err(format!("payload is {}, not an object", kind_of(other))),
         None => return Err("payload is missing".into()),
@@ -357,7 +358,7 @@ fn decode_envelope(envelope: &Map<String, Value>) -> Result<TurnEvent, String> {
 }
 
 fn submit_input(payload: &Map<String, Value>) -> Result<String, String> {
-    match payload.get("input") {
+    match payload.field("input") {
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
         Some(Value::String(_)) => Err("payload.input is blank".into()),
         Some(other) => Err(format!("payload.input is {}, not a string", kind_of(other))),
@@ -366,7 +367,7 @@ fn submit_input(payload: &Map<String, Value>) -> Result<String, String> {
 }
 
 fn snapshot(payload: &Map<String, Value>) -> Result<Snapshot, String> {
-    let messages = match payload.get("messages") {
+    let messages = match payload.field("messages") {
         Some(Value::Array(items)) => items
             .iter()
             .enumerate()
@@ -391,7 +392,7 @@ fn snapshot(payload: &Map<String, Value>) -> Result<Snapshot, String> {
             ))
         }
     };
-    let usage = match payload.get("usage") {
+    let usage = match payload.field("usage") {
         Some(Value::Object(u)) => Usage {
             prompt_tokens: token_count(u, "promptTokens")?,
             completion_tokens: token_count(u, "completionTokens")?,
@@ -405,7 +406,7 @@ fn snapshot(payload: &Map<String, Value>) -> Result<Snapshot, String> {
         }
         None => return Err("payload.usage is missing".into()),
     };
-    let error = match payload.get("error") {
+    let error = match payload.field("error") {
         None => None,
         Some(Value::Object(e)) => Some(turn_diagnostic(e, "payload.error")?),
         Some(other) => {
@@ -415,7 +416,7 @@ fn snapshot(payload: &Map<String, Value>) -> Result<Snapshot, String> {
             ))
         }
     };
-    let lineage = match payload.get("lineage") {
+    let lineage = match payload.field("lineage") {
         None => None,
         Some(Value::Object(l)) => Some(lineage(l)?),
         Some(other) => {
@@ -470,7 +471,7 @@ fn lineage(lineage: &Map<String, Value>) -> Result<Lineage, String> {
 }
 
 fn turn_diagnostic(payload: &Map<String, Value>, at: &str) -> Result<TurnDiagnostic, String> {
-    match payload.get("version") {
+    match payload.field("version") {
         Some(v) if v.as_f64() == Some(1.0) => {}
         Some(other) => return Err(format!("{at}.version is {other}, not 1")),
         None => return Err(format!("{at}.version is missing")),
@@ -485,7 +486,7 @@ fn turn_diagnostic(payload: &Map<String, Value>, at: &str) -> Result<TurnDiagnos
     if message.is_empty() {
         return Err(format!("{at}.message is empty"));
     }
-    let retryable = match payload.get("retryable") {
+    let retryable = match payload.field("retryable") {
         Some(Value::Bool(b)) => *b,
         Some(other) => {
             return Err(format!(
@@ -540,7 +541,7 @@ fn message(value: &Value, at: &str) -> Result<Message, String> {
         ));
     }
     let tool_call_id = optional_str(m, "toolCallId", at)?;
-    let parts = match m.get("parts") {
+    let parts = match m.field("parts") {
         None => None,
         Some(Value::Array(items)) => {
             for (i, part) in items.iter().enumerate() {
@@ -550,7 +551,7 @@ fn message(value: &Value, at: &str) -> Result<Message, String> {
         }
         Some(other) => return Err(format!("{at}.parts is {}, not an array", kind_of(other))),
     };
-    let tool_calls = match m.get("toolCalls") {
+    let tool_calls = match m.field("toolCalls") {
         None => None,
         Some(Value::Array(items)) => Some(
             items
@@ -566,7 +567,7 @@ fn message(value: &Value, at: &str) -> Result<Message, String> {
             ))
         }
     };
-    let metadata = match m.get("metadata") {
+    let metadata = match m.field("metadata") {
         None => None,
         Some(v @ Value::Object(_)) => Some(v.clone()),
         Some(other) => {
@@ -609,14 +610,14 @@ fn content_part(value: &Value, at: &str) -> Result<(), String> {
     str_field(part, "source", at)?;
     optional_str(part, "mimeType", at)?;
     if kind == "image" {
-        if let Some(detail) = part.get("detail") {
+        if let Some(detail) = part.field("detail") {
             if !matches!(detail.as_str(), Some("low" | "high" | "auto")) {
                 return Err(format!("{at}.detail is {detail}, not low, high or auto"));
             }
         }
     }
     if kind == "audio" || kind == "video" {
-        if let Some(duration) = part.get("durationSec") {
+        if let Some(duration) = part.field("durationSec") {
             if !duration.as_f64().is_some_and(|d| d.is_finite() && d >= 0.0) {
                 return Err(format!("{at}.durationSec is {duration}, not a number >= 0"));
             }
@@ -637,7 +638,7 @@ fn tool_call(value: &Value, at: &str) -> Result<ToolCall, String> {
     if id.is_empty() || name.is_empty() {
         return Err(format!("{at} needs a non-empty id and name"));
     }
-    let args = match call.get("args") {
+    let args = match call.field("args") {
         Some(v @ Value::Object(_)) => v.clone(),
         Some(other) => return Err(format!("{at}.args is {}, not an object", kind_of(other))),
         None => return Err(format!("{at}.args is missing")),

@@ -2,6 +2,8 @@
 //! decoding them with the protocol's own rules, folding them through the session-monotonic
 //! snapshot cursor, and the lineage tree of retries, edits and regenerations.
 
+use crate::record_json::Field;
+
 pub mod cursor;
 pub mod decoder;
 pub mod lineage;
@@ -30,7 +32,7 @@ pub use view::{
 
 /// An AgentsKit envelope names its protocol; nothing else is needed to recognise one.
 pub fn looks_like(value: &Value) -> bool {
-    value.get("protocol").and_then(Value::as_str) == Some(decoder::PROTOCOL)
+    value.field("protocol").and_then(Value::as_str) == Some(decoder::PROTOCOL)
 }
 
 /// Reads one envelope into the indexed columns. Stateless: every line decodes on its own, and
@@ -141,11 +143,11 @@ impl Line {
             line,
             offset: offset.unwrap_or(seq as i64 + 1),
             event: value
-                .and_then(|v| v.get("event"))
+                .and_then(|v| v.field("event"))
                 .and_then(Value::as_str)
                 .map(str::to_string),
             sequence: value
-                .and_then(|v| v.get("sequence"))
+                .and_then(|v| v.field("sequence"))
                 .and_then(Value::as_u64),
             decoded: decode(value),
         }

@@ -8,6 +8,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Deref;
 
+use crate::record_json::Field;
 use serde_json::Value;
 
 #[derive(Debug, Clone, Default)]
@@ -68,13 +69,13 @@ impl From<Vec<Value>> for Messages {
 }
 
 fn id_of(message: &Value) -> Option<&str> {
-    message.get("id").and_then(Value::as_str)
+    message.field("id").and_then(Value::as_str)
 }
 
 /// The tool call ids a message holds, in order.
 fn calls_of(message: &Value) -> impl Iterator<Item = &str> {
     message
-        .get("toolCalls")
+        .field("toolCalls")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()

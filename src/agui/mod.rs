@@ -11,6 +11,8 @@
 //! `TOOL_CALL_START` for a tool call already held only renames it (wire-formats.md). An
 //! event's `metadata` object is merged key by key into the message it builds or changes.
 
+use crate::record_json::Field;
+
 pub mod checkpoint;
 pub mod lint;
 mod messages;
@@ -198,11 +200,11 @@ pub fn unfinished(store: &Store, journal_id: i64) -> Result<Option<String>, Stor
         store.last_event_of_types(journal_id, &["RUN_STARTED", "RUN_FINISHED", "RUN_ERROR"])?;
     Ok(last.and_then(|event| {
         let value = event.json()?;
-        (value.get("type")?.as_str()? == "RUN_STARTED").then(|| {
+        (value.field("type")?.as_str()? == "RUN_STARTED").then(|| {
             format!(
                 "run {:?}",
                 value
-                    .get("runId")
+                    .field("runId")
                     .and_then(serde_json::Value::as_str)
                     .unwrap_or("")
             )

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::derived::ReadEvent;
 use crate::diagnostic::Diagnostic;
+use crate::record_json::Field;
 use crate::source::RawRecord;
 
 /// Every event type of the AG-UI protocol, with the fields a producer must send for it.
@@ -80,7 +81,7 @@ fn required_fields(kind: &str) -> &'static [&'static str] {
 /// An AG-UI event is an object whose `type` is one of the protocol's upper-case names.
 pub fn looks_like(value: &Value) -> bool {
     value
-        .get("type")
+        .field("type")
         .and_then(Value::as_str)
         .is_some_and(is_known_type)
 }
@@ -117,12 +118,12 @@ impl Reader {
                 ..ReadEvent::default()
             };
         };
-        let kind = object.get("type").and_then(Value::as_str);
+        let kind = object.field("type").and_then(Value::as_str);
         ReadEvent {
             offset,
             kind: kind.map(str::to_string),
             created_at: object
-                .get("timestamp")
+                .field("timestamp")
                 .and_then(Value::as_i64)
                 .and_then(iso_from_millis),
             summary: summarize(kind.unwrap_or("?"), object),
@@ -180,7 +181,7 @@ fn check(
             }
         }
     }
-    match object.get("metadata") {
+    match object.field("metadata") {
         Some(Value::Null) => out.push(Diagnostic::error(
             line,
             offset,
@@ -195,7 +196,7 @@ fn check(
             format!("`metadata` must be an object, found {}", type_name(other)),
         )),
     }
-    if let Some(timestamp) = object.get("timestamp") {
+    if let Some(timestamp) = object.field("timestamp") {
         if !timestamp.is_number() {
             out.push(Diagnostic::warning(
                 line,
@@ -241,8 +242,8 @@ fn summarize(kind: &str, object: &Map<String, Value>) -> String {
                 text(object, "runId")
             )];
             if let Some(outcome) = object
-                .get("outcome")
-                .and_then(|o| o.get("type"))
+                .field("outcome")
+                .and_then(|o| o.field("type"))
                 .and_then(Value::as_str)
             {
                 parts.push(outcome.to_string());
@@ -254,7 +255,7 @@ fn summarize(kind: &str, object: &Map<String, Value>) -> String {
         "TEXT_MESSAGE_START" => vec![
             text(object, "messageId").to_string(),
             object
-                .get("role")
+                .field("role")
                 .and_then(Value::as_str)
                 .unwrap_or("assistant")
                 .to_string(),
@@ -276,23 +277,23 @@ fn summarize(kind: &str, object: &Map<String, Value>) -> String {
         ],
         "TOOL_CALL_END" => vec![text(object, "toolCallId").to_string()],
         "TOOL_CALL_RESULT" => {
-            let content = match object.get("content") {
+            let content = match object.field("content") {
                 Some(Value::String(s)) => s.clone(),
                 Some(other) => other.to_string(),
                 None => String::new(),
             };
             vec![text(object, "toolCallId").to_string(), quoted(&content)]
         }
-        "STATE_SNAPSHOT" => vec![shape(object.get("snapshot"))],
-        "STATE_DELTA" => vec![match object.get("delta") {
+        "STATE_SNAPSHOT" => vec![shape(object.field("snapshot"))],
+        "STATE_DELTA" => vec![match object.field("delta") {
             Some(Value::Array(ops)) => {
                 let names: Vec<String> = ops
                     .iter()
                     .map(|op| {
                         format!(
                             "{} {}",
-                            op.get("op").and_then(Value::as_str).unwrap_or("?"),
-                            op.get("path").and_then(Value::as_str).unwrap_or("?")
+                            op.field("op").and_then(Value::as_str).unwrap_or("?"),
+                            op.field("path").and_then(Value::as_str).unwrap_or("?")
                         )
                     })
                     .collect();
@@ -300,7 +301,7 @@ fn summarize(kind: &str, object: &Map<String, Value>) -> String {
             }
             other => shape(other),
         }],
-        "MESSAGES_SNAPSHOT" => vec![match object.get("messages") {
+        "MESSAGES_SNAPSHOT" => vec![match object.field("messages") {
             Some(Value::Array(messages)) => format!("{} messages", messages.len()),
             other => shape(other),
         }],

@@ -13,6 +13,7 @@ use crate::diagnostic::Diagnostic;
 
 use super::messages::Messages;
 use super::reader::type_name;
+use crate::record_json::Field;
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -127,7 +128,7 @@ impl From<Vec<String>> for SeenIds {
 pub(super) fn ended_status(event: &Value) -> RunStatus {
     if str_field(event, "type") == Some("RUN_ERROR") {
         RunStatus::Error
-    } else if event.get("outcome").and_then(|o| str_field(o, "type")) == Some("interrupt") {
+    } else if event.field("outcome").and_then(|o| str_field(o, "type")) == Some("interrupt") {
         RunStatus::Interrupted
     } else {
         RunStatus::Finished
@@ -221,12 +222,12 @@ fn malformed(patch: &Value) -> Option<String> {
                 type_name(op)
             ));
         };
-        match object.get("op").and_then(Value::as_str) {
+        match object.field("op").and_then(Value::as_str) {
             Some(name) if PATCH_OPS.contains(&name) => {}
             Some(name) => return Some(format!("operation {index} has unknown op {name:?}")),
             None => return Some(format!("operation {index} has no string `op`")),
         }
-        match object.get("path").and_then(Value::as_str) {
+        match object.field("path").and_then(Value::as_str) {
             Some(path) if path.is_empty() || path.starts_with('/') => {}
             Some(path) => {
                 return Some(format!(
@@ -268,7 +269,7 @@ pub fn apply_patch(doc: &Value, patch: &Value) -> Result<Value, String> {
         match serde_json::from_value::<json_patch::PatchOperation>(op.clone()) {
             Ok(op) => parsed.push(op),
             Err(error) => {
-                let path = op.get("path").and_then(Value::as_str).unwrap_or("");
+                let path = op.field("path").and_then(Value::as_str).unwrap_or("");
                 return Err(format!("operation {index} at {path:?}: {error}"));
             }
         }
@@ -330,7 +331,7 @@ pub fn patch_in_place(doc: &mut Value, patch: &Value) -> Result<(), String> {
 }
 
 fn merge_metadata(message: &mut Value, event: &Value) {
-    let Some(Value::Object(extra)) = event.get("metadata") else {
+    let Some(Value::Object(extra)) = event.field("metadata") else {
         return;
     };
     let Some(object) = message.as_object_mut() else {
@@ -496,7 +497,8 @@ impl Thread {
                             "messageId": id,
                             "role": str_field(event, "role").unwrap_or("assistant"),
                         });
-                        if let (Some(name), Some(map)) = (event.get("name"), start.as_object_mut())
+                        if let (Some(name), Some(map)) =
+                            (event.field("name"), start.as_object_mut())
                         {
                             map.insert("name".into(), name.clone());
                         }
@@ -508,7 +510,7 @@ impl Thread {
                     }
                     id.to_string()
                 };
-                if let Some(delta) = event.get("delta").filter(|d| !d.is_null()) {
+                if let Some(delta) = event.field("delta").filter(|d| !d.is_null()) {
                     let content = if text {
                         "TEXT_MESSAGE_CONTENT"
                     } else {
@@ -541,7 +543,7 @@ impl Thread {
                     let mut start =
                         json!({"type": "TOOL_CALL_START", "toolCallId": id, "toolCallName": name});
                     if let (Some(parent), Some(map)) =
-                        (event.get("parentMessageId"), start.as_object_mut())
+                        (event.field("parentMessageId"), start.as_object_mut())
                     {
                         map.insert("parentMessageId".into(), parent.clone());
                     }
@@ -549,7 +551,7 @@ impl Thread {
                     self.chunk = Some(ChunkMode::Tool(id.to_string()));
                     id.to_string()
                 };
-                if let Some(delta) = event.get("delta").filter(|d| !d.is_null()) {
+                if let Some(delta) = event.field("delta").filter(|d| !d.is_null()) {
                     out.push(json!({"type": "TOOL_CALL_ARGS", "toolCallId": tool_call_id, "delta": delta}));
                 }
             }
@@ -665,7 +667,7 @@ impl Thread {
                             "role": str_field(event, "role").unwrap_or("assistant"),
                             "content": "",
                         });
-                        if let (Some(name), Some(map)) = (event.get("name"), m.as_object_mut()) {
+                        if let (Some(name), Some(map)) = (event.field("name"), m.as_object_mut()) {
                             map.insert("name".into(), name.clone());
                         }
                         m
@@ -812,7 +814,7 @@ impl Thread {
             }
             "TOOL_CALL_RESULT" => self.tool_call_result(at, event, report),
             "STATE_SNAPSHOT" => {
-                if let Some(snapshot) = event.get("snapshot") {
+                if let Some(snapshot) = event.field("snapshot") {
                     if self.deltas_since_snapshot > 0 && self.run.status == RunStatus::Running {
                         Self::info(
                             report,
@@ -864,8 +866,8 @@ impl Thread {
         self.runs_started += 1;
         self.halted_by_patch = false;
         self.deltas_since_snapshot = 0;
-        let input = event.get("input");
-        if let Some(baseline) = input.and_then(|i| i.get("state")) {
+        let input = event.field("input");
+        if let Some(baseline) = input.and_then(|i| i.field("state")) {
             self.state_established = true;
             self.state_only_from_deltas = false;
             if self.runs_started > 1 && *baseline != self.state {
@@ -879,7 +881,7 @@ impl Thread {
             self.state = baseline.clone();
         }
         if let Some(messages) = input
-            .and_then(|i| i.get("messages"))
+            .and_then(|i| i.field("messages"))
             .and_then(Value::as_array)
         {
             for message in messages {
@@ -1032,12 +1034,12 @@ impl Thread {
             "id": message_id,
             "toolCallId": tool_call_id,
             "role": str_field(event, "role").filter(|r| !r.is_empty()).unwrap_or("tool"),
-            "content": event.get("content").cloned().unwrap_or(Value::Null),
+            "content": event.field("content").cloned().unwrap_or(Value::Null),
         });
         merge_metadata(&mut message, event);
         let holds_call = |m: &Value| {
             role_of(m) == "assistant"
-                && m.get("toolCalls")
+                && m.field("toolCalls")
                     .and_then(Value::as_array)
                     .is_some_and(|calls| calls.iter().any(|c| id_of(c) == Some(tool_call_id)))
         };
@@ -1073,7 +1075,7 @@ impl Thread {
     }
 
     fn state_delta(&mut self, at: At, event: &Value, report: &mut StepReport) {
-        let Some(delta) = event.get("delta") else {
+        let Some(delta) = event.field("delta") else {
             return;
         };
         if !self.state_established {
@@ -1126,7 +1128,7 @@ impl Thread {
     }
 
     fn messages_snapshot(&mut self, at: At, event: &Value, report: &mut StepReport) {
-        let Some(snapshot) = event.get("messages").and_then(Value::as_array) else {
+        let Some(snapshot) = event.field("messages").and_then(Value::as_array) else {
             return;
         };
         let has_activity = snapshot.iter().any(|m| role_of(m) == "activity");
@@ -1210,9 +1212,9 @@ impl Thread {
         ) else {
             return;
         };
-        let content = event.get("content").cloned().unwrap_or(json!({}));
+        let content = event.field("content").cloned().unwrap_or(json!({}));
         let replace = event
-            .get("replace")
+            .field("replace")
             .and_then(Value::as_bool)
             .unwrap_or(true);
         let mut fresh = json!({"id": id, "role": "activity", "activityType": activity_type, "content": content});
@@ -1245,7 +1247,7 @@ impl Thread {
         let (Some(id), Some(activity_type), Some(patch)) = (
             str_field(event, "messageId"),
             str_field(event, "activityType"),
-            event.get("patch"),
+            event.field("patch"),
         ) else {
             return;
         };
@@ -1268,7 +1270,7 @@ impl Thread {
             return;
         }
         let base = self.messages[index]
-            .get("content")
+            .field("content")
             .cloned()
             .unwrap_or(json!({}));
         let result = match malformed(patch) {
@@ -1298,7 +1300,7 @@ impl Thread {
 
     fn encrypted_value(&mut self, event: &Value) {
         let (Some(entity), Some(value)) =
-            (str_field(event, "entityId"), event.get("encryptedValue"))
+            (str_field(event, "entityId"), event.field("encryptedValue"))
         else {
             return;
         };

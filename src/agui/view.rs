@@ -13,6 +13,7 @@ use super::reducer::{
     ended_status, started_run, status_text, At, MessageReconciliation, Run, RunStatus, StepReport,
     Thread,
 };
+use crate::record_json::Field;
 
 /// The CLI's `state --at N` answer: the thread after folding events `1..=N`.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
@@ -240,7 +241,7 @@ fn step(mut thread: Thread, current: Option<&StoredEvent>, at: i64) -> AgUiStep 
     };
     let kind = current.and_then(|e| e.kind.clone());
     let patch = match (kind.as_deref(), &value) {
-        (Some("STATE_DELTA"), Some(event)) => event.get("delta").cloned(),
+        (Some("STATE_DELTA"), Some(event)) => event.field("delta").cloned(),
         _ => None,
     };
     let mut changes = Vec::new();
@@ -451,31 +452,31 @@ pub fn render_state_text(state: &StateAt) -> String {
     }
     out.push_str(&format!("messages ({}):\n", state.messages.len()));
     for (index, message) in state.messages.iter().enumerate() {
-        let role = message.get("role").and_then(Value::as_str).unwrap_or("?");
-        let id = message.get("id").and_then(Value::as_str).unwrap_or("?");
+        let role = message.field("role").and_then(Value::as_str).unwrap_or("?");
+        let id = message.field("id").and_then(Value::as_str).unwrap_or("?");
         let mut line = format!("  [{}] {role} {id}", index + 1);
-        if let Some(call) = message.get("toolCallId").and_then(Value::as_str) {
+        if let Some(call) = message.field("toolCallId").and_then(Value::as_str) {
             line.push_str(&format!(" -> {call}"));
         }
-        if let Some(kind) = message.get("activityType").and_then(Value::as_str) {
+        if let Some(kind) = message.field("activityType").and_then(Value::as_str) {
             line.push_str(&format!(" ({kind})"));
         }
-        line.push_str(&excerpt(message.get("content")));
-        if let Some(calls) = message.get("toolCalls").and_then(Value::as_array) {
+        line.push_str(&excerpt(message.field("content")));
+        if let Some(calls) = message.field("toolCalls").and_then(Value::as_array) {
             for call in calls {
-                let function = call.get("function");
+                let function = call.field("function");
                 let name = function
-                    .and_then(|f| f.get("name"))
+                    .and_then(|f| f.field("name"))
                     .and_then(Value::as_str)
                     .unwrap_or("?");
                 let args = function
-                    .and_then(|f| f.get("arguments"))
+                    .and_then(|f| f.field("arguments"))
                     .and_then(Value::as_str)
                     .unwrap_or("");
                 let args: String = args.split_whitespace().collect::<Vec<_>>().join(" ");
                 line.push_str(&format!(
                     " call {}: {name}({args})",
-                    call.get("id").and_then(Value::as_str).unwrap_or("?")
+                    call.field("id").and_then(Value::as_str).unwrap_or("?")
                 ));
             }
         }

@@ -3,6 +3,7 @@
 //! (their attachment renderer, read in the published bundles and checked against the requests
 //! the clients sent). Each text reaches the model inside `<system-reminder>` tags.
 
+use crate::record_json::Field;
 use serde_json::Value;
 
 /// Attachment types that render to nothing: bookkeeping for the client's own screen.
@@ -73,11 +74,11 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
     }
     Ok(match kind {
         "file" => {
-            let content = attachment.get("content").unwrap_or(&Value::Null);
-            if str_of(content, "type") != Some("text") || truthy(attachment.get("truncated")) {
+            let content = attachment.field("content").unwrap_or(&Value::Null);
+            if str_of(content, "type") != Some("text") || truthy(attachment.field("truncated")) {
                 return unknown();
             }
-            let file = content.get("file").unwrap_or(&Value::Null);
+            let file = content.field("file").unwrap_or(&Value::Null);
             let input =
                 serde_json::json!({"file_path": str_of(attachment, "filename").unwrap_or("")});
             vec![
@@ -86,12 +87,12 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
             ]
         }
         "agent_listing_delta" => {
-            let added_lines = strings(attachment.get("addedLines"));
-            let added = strings(attachment.get("addedTypes"));
-            if !strings(attachment.get("removedTypes")).is_empty() {
+            let added_lines = strings(attachment.field("addedLines"));
+            let added = strings(attachment.field("addedTypes"));
+            if !strings(attachment.field("removedTypes")).is_empty() {
                 return unknown();
             }
-            let initial = truthy(attachment.get("isInitial"));
+            let initial = truthy(attachment.field("isInitial"));
             let mut parts = Vec::new();
             if !added_lines.is_empty() && !added.is_empty() {
                 let head = if initial {
@@ -100,7 +101,7 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
                     "New agent types are now available for the Agent tool:"
                 };
                 parts.push(format!("{head}\n{}", added_lines.join("\n")));
-                if initial && truthy(attachment.get("showConcurrencyNote")) {
+                if initial && truthy(attachment.field("showConcurrencyNote")) {
                     parts.push(CONCURRENCY_NOTE.to_string());
                 }
             }
@@ -111,8 +112,8 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
             }
         }
         "deferred_tools_delta" => {
-            let added_lines = strings(attachment.get("addedLines"));
-            let added = strings(attachment.get("addedNames"));
+            let added_lines = strings(attachment.field("addedLines"));
+            let added = strings(attachment.field("addedNames"));
             let others = [
                 "removedNames",
                 "readdedNames",
@@ -141,14 +142,14 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
             None => Vec::new(),
         },
         "task_reminder" => {
-            let items: Vec<String> = list(attachment.get("content"))
+            let items: Vec<String> = list(attachment.field("content"))
                 .iter()
                 .map(|task| {
                     format!(
                         "#{}. [{}] {}",
-                        text_of(task.get("id")),
-                        text_of(task.get("status")),
-                        text_of(task.get("subject"))
+                        text_of(task.field("id")),
+                        text_of(task.field("status")),
+                        text_of(task.field("subject"))
                     )
                 })
                 .collect();
@@ -160,15 +161,15 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
             vec![text]
         }
         "todo_reminder" => {
-            let items: Vec<String> = list(attachment.get("content"))
+            let items: Vec<String> = list(attachment.field("content"))
                 .iter()
                 .enumerate()
                 .map(|(at, todo)| {
                     format!(
                         "{}. [{}] {}",
                         at + 1,
-                        text_of(todo.get("status")),
-                        text_of(todo.get("content"))
+                        text_of(todo.field("status")),
+                        text_of(todo.field("content"))
                     )
                 })
                 .collect();
@@ -197,7 +198,7 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
             }
         }
         "hook_additional_context" => {
-            let lines = strings(attachment.get("content"));
+            let lines = strings(attachment.field("content"));
             if lines.is_empty() {
                 Vec::new()
             } else {
@@ -220,7 +221,7 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
         )],
         "plan_mode_exit" => {
             let place = match str_of(attachment, "planFilePath") {
-                Some(path) if truthy(attachment.get("planExists")) => {
+                Some(path) if truthy(attachment.field("planExists")) => {
                     format!(" The plan file is located at {path} if you need to reference it.")
                 }
                 _ => String::new(),
@@ -232,7 +233,7 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
         }
         "critical_system_reminder" => vec![str_of(attachment, "content").unwrap_or("").to_string()],
         "nested_memory" => {
-            let content = attachment.get("content").unwrap_or(&Value::Null);
+            let content = attachment.field("content").unwrap_or(&Value::Null);
             vec![format!(
                 "Contents of {}:\n\n{}",
                 str_of(content, "path").unwrap_or(""),
@@ -251,7 +252,7 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
 /// A file's lines as the Read tool numbers them: the line number, a tab, the line.
 fn numbered(file: &Value) -> String {
     let start = file
-        .get("startLine")
+        .field("startLine")
         .and_then(Value::as_u64)
         .filter(|&n| n > 0)
         .unwrap_or(1);

@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::fold::{PARENT, PRESERVED, REPLAYED, RESPONSE, RESULT};
 use super::line::Line;
+use crate::record_json::Field;
 use crate::store::{Store, StoreError, StoredEvent};
 
 /// Lines of a preserved segment read back from its tail, at most: a client keeps a few turns.
@@ -43,7 +44,7 @@ pub fn lines(
                     lines
                         .get(seq)
                         .and_then(StoredEvent::json)
-                        .is_some_and(|v| v.get("uuid").and_then(|u| u.as_str()) == Some(uuid))
+                        .is_some_and(|v| v.field("uuid").and_then(|u| u.as_str()) == Some(uuid))
                 })
             });
             let at = anchor.unwrap_or(0) + 1;
@@ -110,7 +111,7 @@ fn preserved(
         };
         let uuid = record
             .json()
-            .and_then(|v| v.get("uuid").and_then(|u| u.as_str()).map(str::to_string));
+            .and_then(|v| v.field("uuid").and_then(|u| u.as_str()).map(str::to_string));
         seqs.push(seq);
         lines.insert(seq, record);
         if uuid.is_some() && uuid == head {

@@ -15,6 +15,7 @@ use crate::transcript::RequestRow;
 
 pub use super::checkpoint::FORMAT;
 use super::checkpoint::{Entry, Sealed, ENTRIES_PER_BLOCK};
+use crate::record_json::Field;
 
 /// Link kinds: a line's parent, the first line of the response it belongs to, the first line
 /// answering a tool call, a main-thread message (to itself), the sidechain a call spawned, and
@@ -198,7 +199,7 @@ impl ConversationFold {
                     "{}\u{0}{}",
                     line.timestamp().unwrap_or(""),
                     line.value
-                        .get("message")
+                        .field("message")
                         .map(Value::to_string)
                         .unwrap_or_default()
                 ));
@@ -354,18 +355,18 @@ impl ConversationFold {
             "user" => self.feed_user(record, &line),
             "cost-state" => self.feed_cost_state(record, &line),
             "queue-operation"
-                if line.value.get("operation").and_then(Value::as_str) == Some("enqueue") =>
+                if line.value.field("operation").and_then(Value::as_str) == Some("enqueue") =>
             {
                 self.link(seq, QUEUED, seq)
             }
             "system" if line.is_compact_boundary() => {
-                let metadata = line.value.get("compactMetadata");
+                let metadata = line.value.field("compactMetadata");
                 let trigger = metadata
-                    .and_then(|m| m.get("trigger"))
+                    .and_then(|m| m.field("trigger"))
                     .and_then(Value::as_str)
                     .unwrap_or("?");
                 let tokens = metadata
-                    .and_then(|m| m.get("preTokens"))
+                    .and_then(|m| m.field("preTokens"))
                     .map(Value::to_string)
                     .unwrap_or_else(|| "?".to_string());
                 self.mark(
@@ -431,7 +432,7 @@ impl ConversationFold {
             "{}\u{0}{}",
             line.timestamp().unwrap_or(""),
             line.value
-                .get("message")
+                .field("message")
                 .map(Value::to_string)
                 .unwrap_or_default()
         ));
@@ -552,12 +553,12 @@ impl ConversationFold {
         }
         for call in line.tool_calls() {
             let task = matches!(
-                call.get("name").and_then(Value::as_str),
+                call.field("name").and_then(Value::as_str),
                 Some("Task" | "Agent")
             );
             if let Some(prompt) = call
-                .get("input")
-                .and_then(|i| i.get("prompt"))
+                .field("input")
+                .and_then(|i| i.field("prompt"))
                 .and_then(Value::as_str)
                 .filter(|_| task)
             {

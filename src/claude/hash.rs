@@ -2,6 +2,7 @@
 //! request's digest are SHA-256 of a canonical JSON text, its keys sorted and nothing between
 //! tokens, written as the client's `JSON.stringify` writes strings and numbers.
 
+use crate::record_json::Field;
 use serde_json::Value;
 
 /// The canonical text of `value`: object keys sorted by UTF-16 code units (as JavaScript
@@ -104,7 +105,7 @@ pub fn content_blocks(content: &Value) -> Vec<Value> {
 
 /// A message as its hash reads it: a string content is one text block.
 pub fn as_blocks(message: &Value) -> Value {
-    match message.get("content") {
+    match message.field("content") {
         Some(Value::String(text)) => {
             let mut message = message.clone();
             message["content"] = serde_json::json!([{"type": "text", "text": text}]);

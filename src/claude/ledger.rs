@@ -13,6 +13,7 @@ use super::line::Line;
 use crate::derived::Mark;
 use crate::diagnostic::Diagnostic;
 use crate::interpreter::FoldRecord;
+use crate::record_json::Field;
 
 /// The reported fields summed, and the names Claude Code's account gives them.
 const FIELDS: [(&str, &str); 4] = [
@@ -63,11 +64,11 @@ impl ConversationFold {
     /// with Claude Code's figures, and a note where the two differ.
     pub(super) fn feed_cost_state(&mut self, record: FoldRecord<'_>, line: &Line<'_>) {
         let value = line.value;
-        let cost = value.get("totalCostUSD").and_then(Value::as_f64);
+        let cost = value.field("totalCostUSD").and_then(Value::as_f64);
         let mut differences = Vec::new();
         let mut counted = Vec::new();
         for (model, usage) in value
-            .get("modelUsage")
+            .field("modelUsage")
             .and_then(Value::as_object)
             .into_iter()
             .flatten()

@@ -2,6 +2,7 @@
 //! it is, where it hangs in the conversation graph, which response it belongs to and which
 //! tool calls and results it carries. Nothing is copied out of the parsed value.
 
+use crate::record_json::Field;
 use serde_json::Value;
 
 /// The line types a transcript is recognised by (its first line that parses has one of them).
@@ -60,7 +61,7 @@ pub struct Line<'a> {
 impl<'a> Line<'a> {
     /// The line, when it is a JSON object with a type.
     pub fn of(value: &'a Value) -> Option<Line<'a>> {
-        let kind = value.get("type")?.as_str()?;
+        let kind = value.field("type")?.as_str()?;
         Some(Line { value, kind })
     }
 
@@ -69,7 +70,7 @@ impl<'a> Line<'a> {
     }
 
     fn message(&self) -> Option<&'a Value> {
-        self.value.get("message")
+        self.value.field("message")
     }
 
     pub fn uuid(&self) -> Option<&'a str> {
@@ -90,7 +91,7 @@ impl<'a> Line<'a> {
 
     pub fn is_sidechain(&self) -> bool {
         self.value
-            .get("isSidechain")
+            .field("isSidechain")
             .and_then(Value::as_bool)
             .unwrap_or(false)
     }
@@ -102,8 +103,8 @@ impl<'a> Line<'a> {
     /// The agent a Task result came from, as the result line records it (2.0.x and later).
     pub fn spawned_agent(&self) -> Option<&'a str> {
         self.value
-            .get("toolUseResult")?
-            .get("agentId")?
+            .field("toolUseResult")?
+            .field("agentId")?
             .as_str()
             .filter(|id| !id.is_empty())
     }
@@ -118,7 +119,7 @@ impl<'a> Line<'a> {
     }
 
     pub fn model(&self) -> Option<&'a str> {
-        self.message()?.get("model")?.as_str()
+        self.message()?.field("model")?.as_str()
     }
 
     /// An assistant line the client wrote itself ("API Error…", "No response requested."): no
@@ -129,7 +130,7 @@ impl<'a> Line<'a> {
 
     pub fn is_api_error(&self) -> bool {
         self.value
-            .get("isApiErrorMessage")
+            .field("isApiErrorMessage")
             .and_then(Value::as_bool)
             .unwrap_or(false)
             || (self.kind == "system" && self.subtype() == Some("api_error"))
@@ -141,45 +142,50 @@ impl<'a> Line<'a> {
 
     pub fn is_compact_summary(&self) -> bool {
         self.value
-            .get("isCompactSummary")
+            .field("isCompactSummary")
             .and_then(Value::as_bool)
             .unwrap_or(false)
     }
 
     pub fn has_preserved_segment(&self) -> bool {
         self.value
-            .get("compactMetadata")
-            .is_some_and(|m| m.get("preservedSegment").is_some())
+            .field("compactMetadata")
+            .is_some_and(|m| m.field("preservedSegment").is_some())
     }
 
     /// The uuid of the last line of the history a compaction keeps: its `preservedMessages`
     /// list's last, else its `preservedSegment`'s tail (the client prefers the list).
     pub fn preserved_tail(&self) -> Option<&'a str> {
-        let metadata = self.value.get("compactMetadata")?;
+        let metadata = self.value.field("compactMetadata")?;
         metadata
-            .get("preservedMessages")
-            .and_then(|m| m.get("uuids"))
+            .field("preservedMessages")
+            .and_then(|m| m.field("uuids"))
             .and_then(Value::as_array)
             .and_then(|uuids| uuids.last())
             .and_then(Value::as_str)
-            .or_else(|| metadata.get("preservedSegment")?.get("tailUuid")?.as_str())
+            .or_else(|| {
+                metadata
+                    .field("preservedSegment")?
+                    .field("tailUuid")?
+                    .as_str()
+            })
     }
 
     /// The uuids a compaction keeps, and the line they follow: its `preservedMessages`, else
     /// its `preservedSegment`'s head and anchor (its lines are then read back from the tail).
     pub fn preserved_segment(&self) -> Option<(Option<&'a str>, Option<&'a str>)> {
-        let metadata = self.value.get("compactMetadata")?;
-        let segment = metadata.get("preservedSegment");
-        let messages = metadata.get("preservedMessages");
+        let metadata = self.value.field("compactMetadata")?;
+        let segment = metadata.field("preservedSegment");
+        let messages = metadata.field("preservedMessages");
         let anchor = messages
-            .and_then(|m| m.get("anchorUuid"))
-            .or_else(|| segment?.get("anchorUuid"))
+            .and_then(|m| m.field("anchorUuid"))
+            .or_else(|| segment?.field("anchorUuid"))
             .and_then(Value::as_str);
         let head = messages
-            .and_then(|m| m.get("uuids"))
+            .and_then(|m| m.field("uuids"))
             .and_then(Value::as_array)
             .and_then(|uuids| uuids.first())
-            .or_else(|| segment?.get("headUuid"))
+            .or_else(|| segment?.field("headUuid"))
             .and_then(Value::as_str);
         (segment.is_some() || messages.is_some()).then_some((head, anchor))
     }
@@ -189,7 +195,7 @@ impl<'a> Line<'a> {
     }
 
     pub fn message_id(&self) -> Option<&'a str> {
-        self.message()?.get("id")?.as_str()
+        self.message()?.field("id")?.as_str()
     }
 
     /// The response an assistant line belongs to: its `requestId`, else its message's `id`.
@@ -200,19 +206,19 @@ impl<'a> Line<'a> {
     /// The provider's reason for a prompt-cache miss, as the response's diagnostics give it.
     pub fn cache_miss_reason(&self) -> Option<&'a str> {
         self.message()?
-            .get("diagnostics")?
-            .get("cache_miss_reason")?
-            .get("type")?
+            .field("diagnostics")?
+            .field("cache_miss_reason")?
+            .field("type")?
             .as_str()
     }
 
     pub fn usage(&self) -> Option<&'a Value> {
-        self.message()?.get("usage").filter(|u| u.is_object())
+        self.message()?.field("usage").filter(|u| u.is_object())
     }
 
     /// The message's content blocks as written; a string content is one text block.
     pub fn blocks(&self) -> Vec<Value> {
-        match self.message().and_then(|m| m.get("content")) {
+        match self.message().and_then(|m| m.field("content")) {
             Some(Value::Array(blocks)) => blocks.clone(),
             Some(Value::String(text)) => {
                 vec![serde_json::json!({"type": "text", "text": text})]
@@ -222,7 +228,7 @@ impl<'a> Line<'a> {
     }
 
     fn raw_blocks(&self) -> &'a [Value] {
-        match self.message().and_then(|m| m.get("content")) {
+        match self.message().and_then(|m| m.field("content")) {
             Some(Value::Array(blocks)) => blocks,
             _ => &[],
         }
@@ -232,45 +238,45 @@ impl<'a> Line<'a> {
     pub fn tool_uses(&self) -> impl Iterator<Item = &'a str> {
         self.raw_blocks()
             .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-            .filter_map(|b| b.get("id").and_then(Value::as_str))
+            .filter(|b| b.field("type").and_then(Value::as_str) == Some("tool_use"))
+            .filter_map(|b| b.field("id").and_then(Value::as_str))
     }
 
     /// The tool calls an assistant line makes, with their names and inputs.
     pub fn tool_calls(&self) -> impl Iterator<Item = &'a Value> {
         self.raw_blocks()
             .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+            .filter(|b| b.field("type").and_then(Value::as_str) == Some("tool_use"))
     }
 
     /// The ids of the tool calls a user line answers.
     pub fn tool_results(&self) -> impl Iterator<Item = &'a str> {
         self.raw_blocks()
             .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-            .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
+            .filter(|b| b.field("type").and_then(Value::as_str) == Some("tool_result"))
+            .filter_map(|b| b.field("tool_use_id").and_then(Value::as_str))
     }
 
     /// A user line that says something besides tool results: it starts a turn.
     pub fn starts_a_turn(&self) -> bool {
         self.kind == "user"
-            && match self.message().and_then(|m| m.get("content")) {
+            && match self.message().and_then(|m| m.field("content")) {
                 Some(Value::String(_)) => true,
                 Some(Value::Array(blocks)) => blocks
                     .iter()
-                    .any(|b| b.get("type").and_then(Value::as_str) != Some("tool_result")),
+                    .any(|b| b.field("type").and_then(Value::as_str) != Some("tool_result")),
                 _ => false,
             }
     }
 
     /// The first text a user line holds, for a summary or to link a sidechain to its call.
     pub fn first_text(&self) -> Option<&'a str> {
-        match self.message().and_then(|m| m.get("content")) {
+        match self.message().and_then(|m| m.field("content")) {
             Some(Value::String(text)) => Some(text),
             Some(Value::Array(blocks)) => blocks
                 .iter()
-                .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .and_then(|b| b.get("text"))
+                .find(|b| b.field("type").and_then(Value::as_str) == Some("text"))
+                .and_then(|b| b.field("text"))
                 .and_then(Value::as_str),
             _ => None,
         }

@@ -8,6 +8,8 @@
 //! `sidechain` (a subagent's line), `subagent` (a Task result naming its agent). Links (see `fold`): `parent`, `response`, `result`,
 //! `message`, `spawned`, `replayed`.
 
+use crate::record_json::Field;
+
 mod attachment;
 pub mod cache;
 mod chain;
@@ -147,7 +149,7 @@ impl RecordReader for Reader {
                 format!(
                     "type {} is not a transcript line this reader knows: stored and shown raw",
                     value
-                        .get("type")
+                        .field("type")
                         .map_or_else(|| "(none)".to_string(), Value::to_string)
                 ),
             ));
@@ -155,11 +157,11 @@ impl RecordReader for Reader {
         ReadEvent {
             offset,
             kind: value
-                .get("type")
+                .field("type")
                 .and_then(Value::as_str)
                 .map(str::to_string),
             created_at: value
-                .get("timestamp")
+                .field("timestamp")
                 .and_then(Value::as_str)
                 .map(str::to_string),
             summary: line.map_or_else(String::new, |l| summarize(&l)),
@@ -191,15 +193,15 @@ fn summarize(line: &line::Line<'_>) -> String {
             let what = line
                 .tool_calls()
                 .next()
-                .and_then(|call| call.get("name").and_then(Value::as_str))
+                .and_then(|call| call.field("name").and_then(Value::as_str))
                 .map(|name| format!("calls {name}"))
                 .or_else(|| {
                     line.blocks().iter().find_map(|b| {
-                        b.get("text")
+                        b.field("text")
                             .and_then(Value::as_str)
                             .map(str::to_string)
                             .or_else(|| {
-                                b.get("thinking")
+                                b.field("thinking")
                                     .and_then(Value::as_str)
                                     .map(|t| format!("thinking: {t}"))
                             })
@@ -214,13 +216,13 @@ fn summarize(line: &line::Line<'_>) -> String {
             format!(
                 "request {}: keeps {} message(s) of the one before, adds {}",
                 value
-                    .get("params")
-                    .and_then(|p| p.get("model"))
+                    .field("params")
+                    .and_then(|p| p.field("model"))
                     .and_then(Value::as_str)
                     .unwrap_or("?"),
-                value.get("keep").and_then(Value::as_u64).unwrap_or(0),
+                value.field("keep").and_then(Value::as_u64).unwrap_or(0),
                 value
-                    .get("tail")
+                    .field("tail")
                     .and_then(Value::as_array)
                     .map_or(0, Vec::len)
             )

@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::attachment::{reminder, texts};
 use super::hash::content_blocks;
+use crate::record_json::Field;
 
 /// Models the client sends no mid-conversation `system` turn (their attachments become user
 /// reminders instead).
@@ -123,9 +124,9 @@ pub fn messages(lines: &[&Value], rendering: &Rendering<'_>) -> Outgoing {
 
 /// The user turn a PostToolUse hook's context is in the process that ran the hook.
 fn live_hook_turn(line: &Value) -> Option<Value> {
-    let attachment = line.get("attachment")?;
-    if attachment.get("type")?.as_str()? != "hook_additional_context"
-        || attachment.get("hookEvent")?.as_str()? != "PostToolUse"
+    let attachment = line.field("attachment")?;
+    if attachment.field("type")?.as_str()? != "hook_additional_context"
+        || attachment.field("hookEvent")?.as_str()? != "PostToolUse"
     {
         return None;
     }
@@ -135,12 +136,12 @@ fn live_hook_turn(line: &Value) -> Option<Value> {
 }
 
 fn kind(line: &Value) -> &str {
-    line.get("type").and_then(Value::as_str).unwrap_or("")
+    line.field("type").and_then(Value::as_str).unwrap_or("")
 }
 
 fn content(line: &Value) -> Value {
-    line.get("message")
-        .and_then(|m| m.get("content"))
+    line.field("message")
+        .and_then(|m| m.field("content"))
         .cloned()
         .unwrap_or(Value::Null)
 }
@@ -153,7 +154,7 @@ fn is_tool_result_turn(line: &Value) -> bool {
 }
 
 fn block_type(block: &Value) -> &str {
-    block.get("type").and_then(Value::as_str).unwrap_or("")
+    block.field("type").and_then(Value::as_str).unwrap_or("")
 }
 
 /// Each attachment moves up to just after the nearest earlier assistant line or tool-result
@@ -167,7 +168,7 @@ fn hoist_attachments(lines: Vec<(Option<usize>, &Value)>) -> Vec<(Option<usize>,
             pending.push(entry);
             continue;
         }
-        if line.get("isVirtual").and_then(Value::as_bool) == Some(true) {
+        if line.field("isVirtual").and_then(Value::as_bool) == Some(true) {
             continue;
         }
         if (kind(line) == "assistant" || is_tool_result_turn(line)) && !pending.is_empty() {
@@ -209,7 +210,7 @@ fn merge_user(first: &Value, second: &Value) -> Value {
         if block_type(last) == "text" && block_type(head) == "text" {
             let text = format!(
                 "{}\n",
-                last.get("text").and_then(Value::as_str).unwrap_or("")
+                last.field("text").and_then(Value::as_str).unwrap_or("")
             );
             *last = with_field(last, "text", Value::String(text));
         }
@@ -223,7 +224,7 @@ fn fold_into_result(result: &Value, added: &[Value]) -> Option<Value> {
     if added.is_empty() {
         return Some(result.clone());
     }
-    let current = result.get("content");
+    let current = result.field("content");
     if let Some(Value::Array(parts)) = current {
         if parts.iter().any(|p| block_type(p) == "tool_reference") {
             return None;
@@ -231,7 +232,7 @@ fn fold_into_result(result: &Value, added: &[Value]) -> Option<Value> {
     }
     let texts: Vec<&str> = added
         .iter()
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .filter_map(|b| b.field("text").and_then(Value::as_str))
         .collect();
     let all_text = texts.len() == added.len();
     match current {
@@ -262,7 +263,7 @@ fn fold_into_result(result: &Value, added: &[Value]) -> Option<Value> {
                     continue;
                 }
                 let text = block
-                    .get("text")
+                    .field("text")
                     .and_then(Value::as_str)
                     .unwrap_or("")
                     .trim();
@@ -273,7 +274,7 @@ fn fold_into_result(result: &Value, added: &[Value]) -> Option<Value> {
                     Some(last) if block_type(last) == "text" => {
                         let joined = format!(
                             "{}\n\n{text}",
-                            last.get("text").and_then(Value::as_str).unwrap_or("")
+                            last.field("text").and_then(Value::as_str).unwrap_or("")
                         );
                         *last = with_field(last, "text", Value::String(joined));
                     }
@@ -291,7 +292,7 @@ fn merge_reminder(turn: &Value, added: &Value) -> Value {
     let mut blocks = content_blocks(turn);
     let more = content_blocks(added);
     let folds = blocks.last().is_some_and(|last| {
-        block_type(last) == "tool_result" && last.get("content").is_some_and(Value::is_string)
+        block_type(last) == "tool_result" && last.field("content").is_some_and(Value::is_string)
     }) && more.iter().all(|b| block_type(b) == "text");
     let folded = if folds {
         blocks.last().and_then(|last| fold_into_result(last, &more))
@@ -343,7 +344,7 @@ fn with_notification_header(content: Value) -> Value {
         Value::Array(mut blocks) => {
             match blocks.first_mut() {
                 Some(first) if block_type(first) == "text" => {
-                    let text = add(first.get("text").and_then(Value::as_str).unwrap_or(""));
+                    let text = add(first.field("text").and_then(Value::as_str).unwrap_or(""));
                     *first = with_field(first, "text", Value::String(text));
                 }
                 _ => blocks.insert(0, text_block(add(""))),
@@ -383,14 +384,14 @@ fn turns(
     };
     for &(at, line) in lines {
         match kind(line) {
-            "system" if line.get("subtype").and_then(Value::as_str) == Some("local_command") => {
-                let text = line.get("content").cloned().unwrap_or(Value::Null);
+            "system" if line.field("subtype").and_then(Value::as_str) == Some("local_command") => {
+                let text = line.field("content").cloned().unwrap_or(Value::Null);
                 push_user(&mut turns, text);
             }
             "user" => {
                 let mut body = content(line);
-                let origin = line.get("origin");
-                if origin.and_then(|o| o.get("kind")).and_then(Value::as_str)
+                let origin = line.field("origin");
+                if origin.and_then(|o| o.field("kind")).and_then(Value::as_str)
                     == Some("task-notification")
                 {
                     body = with_notification_header(body);
@@ -399,18 +400,18 @@ fn turns(
             }
             "assistant" => {
                 let synthetic = line
-                    .get("message")
-                    .and_then(|m| m.get("model"))
+                    .field("message")
+                    .and_then(|m| m.field("model"))
                     .and_then(Value::as_str)
                     == Some("<synthetic>");
                 let api_error =
-                    line.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true);
+                    line.field("isApiErrorMessage").and_then(Value::as_bool) == Some(true);
                 if synthetic && api_error {
                     continue;
                 }
                 let id = line
-                    .get("message")
-                    .and_then(|m| m.get("id"))
+                    .field("message")
+                    .and_then(|m| m.field("id"))
                     .and_then(Value::as_str)
                     .map(str::to_string);
                 let blocks = content_blocks(&content(line));
@@ -441,7 +442,7 @@ fn turns(
                             .drain(..)
                             .chain(blocks)
                             .filter(|b| {
-                                let text = b.get("text").and_then(Value::as_str);
+                                let text = b.field("text").and_then(Value::as_str);
                                 !(block_type(b) == "text"
                                     && text.is_some_and(|t| !t.is_empty() && t.trim().is_empty()))
                             })
@@ -455,7 +456,7 @@ fn turns(
                 }
             }
             "attachment" => {
-                let attachment = line.get("attachment").unwrap_or(&Value::Null);
+                let attachment = line.field("attachment").unwrap_or(&Value::Null);
                 let rendered = match texts(attachment) {
                     Ok(rendered) => rendered,
                     Err(kind) => {
@@ -580,7 +581,7 @@ fn api_form(turns: &[Turn], marks_system: bool) -> Vec<Value> {
                                 .iter()
                                 .filter(|b| {
                                     block_type(b) != "text"
-                                        || b.get("text")
+                                        || b.field("text")
                                             .and_then(Value::as_str)
                                             .is_some_and(|t| !t.trim().is_empty())
                                 })

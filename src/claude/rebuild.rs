@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use ts_rs::TS;
 
 use super::hash::{as_blocks, canonical, content_blocks, sha256_hex};
+use crate::record_json::Field;
 use crate::store::{Store, StoreError, StoredEvent};
 use crate::transcript::{MessageLines, RecordedRequest, RequestRow};
 
@@ -90,22 +91,22 @@ pub fn rebuild(
         .transpose()?
         .flatten()
         .and_then(|r| r.json())
-        .and_then(|v| v.get("shape").cloned())
+        .and_then(|v| v.field("shape").cloned())
     else {
         return Ok(Err("its shape line is not stored".to_string()));
     };
-    let mut system = shape.get("system").cloned();
-    let mut tools = shape.get("tools").cloned();
+    let mut system = shape.field("system").cloned();
+    let mut tools = shape.field("tools").cloned();
     let marks: Vec<Value> = line
-        .get("cacheControl")
+        .field("cacheControl")
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
     let mut cache_marks = Vec::new();
     for mark in &marks {
         let (Some(path), Some(value)) = (
-            mark.get("path").and_then(Value::as_array),
-            mark.get("value"),
+            mark.field("path").and_then(Value::as_array),
+            mark.field("value"),
         ) else {
             return Ok(Err("a cache mark has no path or value".to_string()));
         };
@@ -130,9 +131,9 @@ pub fn rebuild(
         }
         cache_marks.push(serde_json::json!({"path": sent_path, "value": value}));
     }
-    let params = line.get("params").cloned().unwrap_or(Value::Null);
-    let version = line.get("version").and_then(Value::as_str).unwrap_or("");
-    let subagent = line.get("agentId").is_some();
+    let params = line.field("params").cloned().unwrap_or(Value::Null);
+    let version = line.field("version").and_then(Value::as_str).unwrap_or("");
+    let subagent = line.field("agentId").is_some();
     let mut derived = Vec::new();
     let billing = system.as_ref().map(|_| {
         derived.push(
@@ -151,7 +152,7 @@ pub fn rebuild(
             .collect()
     });
     let withheld: Vec<String> = line
-        .get("withheld")
+        .field("withheld")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -163,7 +164,7 @@ pub fn rebuild(
     let mut body = Map::new();
     let mut rest = Map::new();
     let mut betas = Vec::new();
-    if let Some(model) = params.get("model") {
+    if let Some(model) = params.field("model") {
         body.insert("model".into(), model.clone());
     }
     body.insert("messages".into(), Value::Array(messages.clone()));
@@ -173,7 +174,7 @@ pub fn rebuild(
     if let Some(tools) = &tools {
         body.insert("tools".into(), tools.clone());
     }
-    if let Some(choice) = params.get("tool_choice") {
+    if let Some(choice) = params.field("tool_choice") {
         body.insert("tool_choice".into(), choice.clone());
     }
     for (key, value) in params.as_object().into_iter().flatten() {
@@ -195,8 +196,8 @@ pub fn rebuild(
         }
     }
     if let Some(thread) = line
-        .get("thread")
-        .filter(|t| t.get("type").and_then(Value::as_str) != Some("none"))
+        .field("thread")
+        .filter(|t| t.field("type").and_then(Value::as_str) != Some("none"))
     {
         body.insert("thread".into(), thread.clone());
     }
@@ -220,7 +221,7 @@ pub fn rebuild(
         digested.shift_remove(&key);
     }
     let digest = line
-        .get("requestDigest")
+        .field("requestDigest")
         .and_then(Value::as_str)
         .map(str::to_string);
     let digest_verified = digest
@@ -245,7 +246,7 @@ pub fn rebuild(
 pub fn not_recorded(line: &Value) -> Vec<String> {
     let mut names: Vec<String> = NOT_RECORDED.iter().map(|n| n.to_string()).collect();
     for field in line
-        .get("withheld")
+        .field("withheld")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -282,7 +283,7 @@ fn place(target: &mut Value, path: &[Value], mark: &Value) -> Option<()> {
             Value::String(key) => {
                 let object = at.as_object_mut()?;
                 if key == "content" && i + 1 < path.len() {
-                    if let Some(Value::String(text)) = object.get("content") {
+                    if let Some(Value::String(text)) = object.field("content") {
                         let block = serde_json::json!([{"type": "text", "text": text}]);
                         object.insert("content".into(), block);
                     }
@@ -377,7 +378,7 @@ fn read_messages(
     let mut messages = Vec::with_capacity(lines.len());
     for message in lines {
         if message.whole {
-            let Some(mut held) = value_at(message.first).and_then(|v| v.get("message").cloned())
+            let Some(mut held) = value_at(message.first).and_then(|v| v.field("message").cloned())
             else {
                 return Ok(Err(format!("blob line {} is not stored", message.first)));
             };
@@ -396,17 +397,17 @@ fn read_messages(
         for seq in message.first..=message.last {
             let Some(value) = value_at(seq) else { continue };
             if !matches!(
-                value.get("type").and_then(Value::as_str),
+                value.field("type").and_then(Value::as_str),
                 Some("user" | "assistant")
             ) {
                 continue;
             }
-            let Some(held) = value.get("message") else {
+            let Some(held) = value.field("message") else {
                 continue;
             };
             count += 1;
-            role = held.get("role").cloned();
-            if let Some(content) = held.get("content") {
+            role = held.field("role").cloned();
+            if let Some(content) = held.field("content") {
                 only_string = content.as_str().map(str::to_string);
                 blocks.extend(content_blocks(content));
             }
@@ -431,17 +432,17 @@ fn read_messages(
 
 /// The text of a user or system message whose content is one plain text block.
 fn one_plain_text(message: &Value) -> Option<String> {
-    let role = message.get("role")?.as_str()?;
+    let role = message.field("role")?.as_str()?;
     if !matches!(role, "user" | "system") {
         return None;
     }
-    let blocks = message.get("content")?.as_array()?;
+    let blocks = message.field("content")?.as_array()?;
     let [block] = blocks.as_slice() else {
         return None;
     };
     let object = block.as_object()?;
-    (object.len() == 2 && object.get("type")?.as_str()? == "text")
-        .then(|| object.get("text")?.as_str().map(str::to_string))?
+    (object.len() == 2 && object.field("type")?.as_str()? == "text")
+        .then(|| object.field("text")?.as_str().map(str::to_string))?
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use super::hash::{content_blocks, message_hash};
 use super::line::{digest, Line};
 use crate::diagnostic::Diagnostic;
 use crate::interpreter::FoldRecord;
+use crate::record_json::Field;
 use crate::transcript::{MessageLines, RecordedRequest, RequestRow};
 
 /// Line types of the request record.
@@ -79,7 +80,7 @@ impl ConversationFold {
     /// Notes a user or assistant line into the run it belongs to, and the hash of the run so
     /// far; a compaction boundary ends the run.
     pub(super) fn note_for_record(&mut self, seq: u64, line: &Line<'_>) {
-        if let Some(entrypoint) = line.value.get("entrypoint").and_then(Value::as_str) {
+        if let Some(entrypoint) = line.value.field("entrypoint").and_then(Value::as_str) {
             if self.record.entrypoint.as_deref() != Some(entrypoint) {
                 self.record.entrypoint = Some(entrypoint.to_string());
             }
@@ -89,14 +90,14 @@ impl ConversationFold {
             self.record.prompt_chars = None;
             return;
         }
-        let meta = line.value.get("isMeta").and_then(Value::as_bool) == Some(true);
+        let meta = line.value.field("isMeta").and_then(Value::as_bool) == Some(true);
         if line.kind == "user" && !meta && self.record.prompt_chars.is_none() {
-            let text = match line.value.get("message").and_then(|m| m.get("content")) {
+            let text = match line.value.field("message").and_then(|m| m.field("content")) {
                 Some(Value::String(text)) => text.as_str(),
                 Some(Value::Array(blocks)) => blocks
                     .iter()
-                    .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                    .and_then(|b| b.get("text"))
+                    .find(|b| b.field("type").and_then(Value::as_str) == Some("text"))
+                    .and_then(|b| b.field("text"))
                     .and_then(Value::as_str)
                     .unwrap_or(""),
                 _ => "",
@@ -109,18 +110,18 @@ impl ConversationFold {
         if !line.is_message() {
             return;
         }
-        let Some(message) = line.value.get("message") else {
+        let Some(message) = line.value.field("message") else {
             self.record.run = None;
             return;
         };
         let (Some(role), Some(content)) = (
-            message.get("role").and_then(Value::as_str),
-            message.get("content"),
+            message.field("role").and_then(Value::as_str),
+            message.field("content"),
         ) else {
             self.record.run = None;
             return;
         };
-        let id = message.get("id").and_then(Value::as_str);
+        let id = message.field("id").and_then(Value::as_str);
         let blocks = content_blocks(content);
         let same = self.record.run.as_ref().is_some_and(|run| {
             run.role == role && (role == "user" || (id.is_some() && run.id.as_deref() == id))
@@ -155,7 +156,7 @@ impl ConversationFold {
         match line.kind {
             SHAPE => {
                 self.record.on = true;
-                if let Some(hash) = line.value.get("shapeHash").and_then(Value::as_str) {
+                if let Some(hash) = line.value.field("shapeHash").and_then(Value::as_str) {
                     // A shape's entry keeps its line where a run keeps its last seq.
                     self.remember(hash_key("shape", hash), seq, record.line);
                 }
@@ -163,7 +164,7 @@ impl ConversationFold {
             }
             BLOB => {
                 self.record.on = true;
-                if let Some(hash) = line.value.get("hash").and_then(Value::as_str) {
+                if let Some(hash) = line.value.field("hash").and_then(Value::as_str) {
                     self.remember(hash_key("blob", hash), seq, seq);
                     self.record.blobs.push((hash.to_string(), seq));
                 }
@@ -182,7 +183,7 @@ impl ConversationFold {
         let (seq, at, offset) = (record.seq, record.line, record.offset);
         let value = line.value;
         let mut problems = Vec::new();
-        let (shape, shape_offset) = match value.get("shapeHash").and_then(Value::as_str) {
+        let (shape, shape_offset) = match value.field("shapeHash").and_then(Value::as_str) {
             Some(hash) => match self.node(hash_key("shape", hash)) {
                 Some((shape, line)) => (Some(u64::from(shape)), Some(i64::from(line))),
                 None => {
@@ -195,8 +196,8 @@ impl ConversationFold {
                 (None, None)
             }
         };
-        let keep = value.get("keep").and_then(Value::as_u64).unwrap_or(0) as u32;
-        let base = match value.get("base").and_then(Value::as_str) {
+        let keep = value.field("keep").and_then(Value::as_u64).unwrap_or(0) as u32;
+        let base = match value.field("base").and_then(Value::as_str) {
             Some(id) => match self.node(hash_key("request", id)) {
                 Some((base, _)) => Some(u64::from(base)),
                 None => {
@@ -213,12 +214,12 @@ impl ConversationFold {
             None => None,
         };
         let cache_marked: Vec<u64> = value
-            .get("cacheControl")
+            .field("cacheControl")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
             .filter_map(|mark| {
-                let path = mark.get("path")?.as_array()?;
+                let path = mark.field("path")?.as_array()?;
                 (path.first()?.as_str()? == "messages"
                     && path.get(2).and_then(Value::as_str) == Some("content"))
                 .then(|| path.get(1)?.as_u64())?
@@ -227,7 +228,7 @@ impl ConversationFold {
         let written: Vec<(String, u64)> = std::mem::take(&mut self.record.blobs);
         let mut tail = Vec::new();
         for (index, hash) in value
-            .get("tail")
+            .field("tail")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -303,7 +304,7 @@ impl ConversationFold {
             }
         }
         let stored_all = all.filter(|_| depth % FULL_EVERY == 0 || base.is_none());
-        if let Some(id) = value.get("id").and_then(Value::as_str) {
+        if let Some(id) = value.field("id").and_then(Value::as_str) {
             self.remember(hash_key("request", id), seq, seq);
         }
         if !problems.is_empty() {
@@ -320,16 +321,16 @@ impl ConversationFold {
                 ),
             ));
         }
-        let params = value.get("params");
+        let params = value.field("params");
         let row = RequestRow {
             offset: offset.unwrap_or(seq as i64 + 1),
             request_id: None,
             message_id: None,
             model: params
-                .and_then(|p| p.get("model"))
+                .and_then(|p| p.field("model"))
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            sidechain: line.is_sidechain() || value.get("agentId").is_some(),
+            sidechain: line.is_sidechain() || value.field("agentId").is_some(),
             usage: None,
             created_at: line.timestamp().map(str::to_string),
             recorded: Some(RecordedRequest {
@@ -363,7 +364,7 @@ impl ConversationFold {
     /// The recorded request an assistant line answers (its `requestRef`), taken off the open
     /// ones: its seq and row.
     pub(super) fn answered_request(&mut self, line: &Line<'_>) -> Option<(u64, RequestRow)> {
-        let id = line.value.get("requestRef")?.as_str()?;
+        let id = line.value.field("requestRef")?.as_str()?;
         let (seq, _) = self.node(hash_key("request", id))?;
         let seq = u64::from(seq);
         let at = self.record.open.iter().position(|(s, _)| *s == seq)?;

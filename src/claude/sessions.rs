@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use crate::derived::Dialect;
+use crate::record_json::Field;
 use crate::transcript::{one_line, Session};
 
 /// Where Claude Code keeps its projects' transcripts.
@@ -56,18 +57,21 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
 /// Takes what a line says of its session; true once the project and the first prompt are known.
 fn read_line(session: &mut Session, value: &Value) -> bool {
     if session.project.is_none() {
-        session.project = value.get("cwd").and_then(Value::as_str).map(str::to_string);
+        session.project = value
+            .field("cwd")
+            .and_then(Value::as_str)
+            .map(str::to_string);
     }
-    let prompt = value.get("type").and_then(Value::as_str) == Some("user")
-        && value.get("isMeta").and_then(Value::as_bool) != Some(true)
-        && value.get("isSidechain").and_then(Value::as_bool) != Some(true);
+    let prompt = value.field("type").and_then(Value::as_str) == Some("user")
+        && value.field("isMeta").and_then(Value::as_bool) != Some(true)
+        && value.field("isSidechain").and_then(Value::as_bool) != Some(true);
     if session.first_prompt.is_none() && prompt {
-        let text = match value.get("message").and_then(|m| m.get("content")) {
+        let text = match value.field("message").and_then(|m| m.field("content")) {
             Some(Value::String(text)) => Some(text.as_str()),
             Some(Value::Array(blocks)) => blocks
                 .iter()
-                .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .and_then(|b| b.get("text"))
+                .find(|b| b.field("type").and_then(Value::as_str) == Some("text"))
+                .and_then(|b| b.field("text"))
                 .and_then(Value::as_str),
             _ => None,
         };

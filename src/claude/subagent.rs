@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::fold::{RESULT, SPAWNED};
 use super::line::Line;
+use crate::record_json::Field;
 use crate::store::{JournalRow, Store, StoreError};
 pub use crate::transcript::{SpawnedBy, Subagent};
 
@@ -92,15 +93,15 @@ fn call_in(
     };
     let call = line.tool_calls().find(|call| {
         let task = matches!(
-            call.get("name").and_then(Value::as_str),
+            call.field("name").and_then(Value::as_str),
             Some("Task" | "Agent")
         );
-        task && id.is_none_or(|id| call.get("id").and_then(Value::as_str) == Some(id))
+        task && id.is_none_or(|id| call.field("id").and_then(Value::as_str) == Some(id))
     });
     Ok(call.and_then(|call| {
         let description = call
-            .get("input")
-            .and_then(|i| i.get("description"))
+            .field("input")
+            .and_then(|i| i.field("description"))
             .and_then(Value::as_str)
             .map(str::to_string);
         event.offset.map(|offset| (offset, description))
@@ -140,7 +141,7 @@ pub fn spawned_by(store: &Store, journal: &JournalRow) -> Result<Option<SpawnedB
     let first = store.event(journal.id, 0)?.and_then(|r| r.json());
     let session = first
         .as_ref()
-        .and_then(|v| v.get("sessionId"))
+        .and_then(|v| v.field("sessionId"))
         .and_then(Value::as_str)
         .map(str::to_string);
     let under = folder

@@ -14,6 +14,7 @@ use super::fold::{PARENT, REPLAYED, RESPONSE, RESULT};
 use super::line::Line;
 use super::outgoing;
 use crate::diagnostic::Diagnostic;
+use crate::record_json::Field;
 use crate::store::{Store, StoreError, StoredEvent};
 use crate::transcript::{ConversationItem, ConversationView, RecordedRequest, RequestRow};
 
@@ -337,7 +338,7 @@ fn sent(
         .collect();
     let timestamp = text_of("timestamp").or_else(|| {
         values.iter().rev().find_map(|(_, v)| {
-            v.get("timestamp")
+            v.field("timestamp")
                 .and_then(Value::as_str)
                 .map(str::to_string)
         })
@@ -398,11 +399,11 @@ const FIRST_RENDERED: (u64, u64, u64) = (2, 0, 0);
 fn message_of(message: &Value) -> Message {
     Message {
         role: message
-            .get("role")
+            .field("role")
             .and_then(Value::as_str)
             .unwrap_or("?")
             .to_string(),
-        content: match message.get("content") {
+        content: match message.field("content") {
             Some(content) => super::hash::content_blocks(content),
             None => Vec::new(),
         },
@@ -443,7 +444,7 @@ fn recorded_request(
         Ok(body) => {
             let messages = body
                 .body
-                .get("messages")
+                .field("messages")
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()

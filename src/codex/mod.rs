@@ -7,6 +7,8 @@
 //! Marks: `request` (a run's first item), `compaction`, `session` (a `session_meta` line). Links:
 //! `response` (an output item to its run's first).
 
+use crate::record_json::Field;
+
 mod rollback;
 pub mod sessions;
 pub mod subagent;
@@ -57,7 +59,7 @@ fn window_of(payload: &Value) -> String {
         _ => None,
     };
     // Before 0.142 the number was written as `window_id`.
-    let (number, id) = match payload.get("window_id") {
+    let (number, id) = match payload.field("window_id") {
         Some(Value::Number(n)) => (Some(n.to_string()), None),
         _ => (text("window_number"), text("window_id")),
     };
@@ -110,9 +112,9 @@ pub struct Codex;
 pub const INTERPRETER: Codex = Codex;
 
 pub fn looks_like(value: &Value) -> bool {
-    value.get("payload").is_some()
+    value.field("payload").is_some()
         && value
-            .get("type")
+            .field("type")
             .and_then(Value::as_str)
             .is_some_and(|kind| LINE_TYPES.contains(&kind))
 }
@@ -192,10 +194,10 @@ impl RecordReader for Reader {
                 ..ReadEvent::default()
             };
         };
-        let kind = value.get("type").and_then(Value::as_str);
+        let kind = value.field("type").and_then(Value::as_str);
         let payload_kind = value
-            .get("payload")
-            .and_then(|p| p.get("type"))
+            .field("payload")
+            .and_then(|p| p.field("type"))
             .and_then(Value::as_str);
         let mut diagnostics = Vec::new();
         if !value.is_object() {
@@ -224,7 +226,7 @@ impl RecordReader for Reader {
             offset,
             kind: kind.map(|_| shown.clone()),
             created_at: value
-                .get("timestamp")
+                .field("timestamp")
                 .and_then(Value::as_str)
                 .map(str::to_string),
             summary: summarize(value, &shown),
@@ -234,17 +236,17 @@ impl RecordReader for Reader {
 }
 
 fn summarize(value: &Value, shown: &str) -> String {
-    let payload = value.get("payload");
+    let payload = value.field("payload");
     let text = payload.and_then(|p| {
-        p.get("content")
+        p.field("content")
             .and_then(Value::as_array)
-            .and_then(|blocks| blocks.iter().find_map(|b| b.get("text")?.as_str()))
-            .or_else(|| p.get("name").and_then(Value::as_str))
-            .or_else(|| p.get("message").and_then(Value::as_str))
-            .or_else(|| p.get("model").and_then(Value::as_str))
+            .and_then(|blocks| blocks.iter().find_map(|b| b.field("text")?.as_str()))
+            .or_else(|| p.field("name").and_then(Value::as_str))
+            .or_else(|| p.field("message").and_then(Value::as_str))
+            .or_else(|| p.field("model").and_then(Value::as_str))
     });
     let role = payload
-        .and_then(|p| p.get("role"))
+        .and_then(|p| p.field("role"))
         .and_then(Value::as_str)
         .map(|r| format!(" {r}"))
         .unwrap_or_default();
@@ -259,13 +261,13 @@ fn summarize(value: &Value, shown: &str) -> String {
 
 /// Whether a response item is model input at all (a ghost snapshot is the client's own).
 fn is_model_item(payload: &Value) -> bool {
-    payload.get("type").and_then(Value::as_str) != Some("ghost_snapshot")
+    payload.field("type").and_then(Value::as_str) != Some("ghost_snapshot")
 }
 
 /// Whether a response item is the model's output: an assistant message, reasoning, a call.
 fn is_output(payload: &Value) -> bool {
-    match payload.get("type").and_then(Value::as_str) {
-        Some("message") => payload.get("role").and_then(Value::as_str) == Some("assistant"),
+    match payload.field("type").and_then(Value::as_str) {
+        Some("message") => payload.field("role").and_then(Value::as_str) == Some("assistant"),
         Some(kind) => {
             kind == "reasoning" || kind.ends_with("_call") && !kind.ends_with("_call_output")
         }
@@ -327,13 +329,13 @@ impl Fold for RolloutFold {
         self.records += 1;
         let seq = record.seq;
         let Some(value) = value else { return };
-        let Some(payload) = value.get("payload") else {
+        let Some(payload) = value.field("payload") else {
             return;
         };
         if let Some(mark) = subagent::marks(seq, &value) {
             self.found.marks.push(mark);
         }
-        match value.get("type").and_then(Value::as_str) {
+        match value.field("type").and_then(Value::as_str) {
             // Marked so that a view finds the session's instructions through the mark index
             // instead of scanning every record for the line's type.
             Some("session_meta") => self.found.marks.push(Mark {
@@ -342,13 +344,13 @@ impl Fold for RolloutFold {
                 note: format!(
                     "session {}",
                     payload
-                        .get("id")
+                        .field("id")
                         .and_then(Value::as_str)
                         .unwrap_or("(no id)")
                 ),
             }),
             Some("turn_context") => {
-                if let Some(model) = payload.get("model").and_then(Value::as_str) {
+                if let Some(model) = payload.field("model").and_then(Value::as_str) {
                     self.model = Some(model.to_string());
                 }
             }
@@ -364,7 +366,7 @@ impl Fold for RolloutFold {
                             sidechain: false,
                             usage,
                             created_at: value
-                                .get("timestamp")
+                                .field("timestamp")
                                 .and_then(Value::as_str)
                                 .map(str::to_string),
                             recorded: None,
@@ -402,17 +404,17 @@ impl Fold for RolloutFold {
                 });
             }
             Some("event_msg")
-                if payload.get("type").and_then(Value::as_str) == Some("token_count") =>
+                if payload.field("type").and_then(Value::as_str) == Some("token_count") =>
             {
-                let Some(info) = payload.get("info").filter(|i| i.is_object()) else {
+                let Some(info) = payload.field("info").filter(|i| i.is_object()) else {
                     return;
                 };
-                let total = info.get("total_token_usage").cloned();
+                let total = info.field("total_token_usage").cloned();
                 if total.is_some() && total == self.last_total {
                     return;
                 }
                 self.last_total = total;
-                let usage = info.get("last_token_usage").cloned();
+                let usage = info.field("last_token_usage").cloned();
                 self.close_run();
                 let takes = self
                     .last_run
@@ -485,10 +487,10 @@ const READ_SLICE: u64 = 4_096;
 
 /// How many turns a `thread_rolled_back` line takes back, when the line is one.
 fn rolled_back_turns(value: &Value) -> Option<usize> {
-    let payload = value.get("payload")?;
-    (value.get("type")?.as_str()? == "event_msg"
-        && payload.get("type")?.as_str()? == "thread_rolled_back")
-        .then(|| payload.get("num_turns")?.as_u64())?
+    let payload = value.field("payload")?;
+    (value.field("type")?.as_str()? == "event_msg"
+        && payload.field("type")?.as_str()? == "thread_rolled_back")
+        .then(|| payload.field("num_turns")?.as_u64())?
         .map(|n| n as usize)
 }
 
@@ -504,12 +506,12 @@ fn input_before(
     let from = match compaction {
         Some(seq) => {
             if let Some(record) = store.events_between(journal_id, seq, seq + 1)?.pop() {
-                if let Some(payload) = record.json().and_then(|v| v.get("payload").cloned()) {
-                    let replacement = match payload.get("replacement_history") {
+                if let Some(payload) = record.json().and_then(|v| v.field("payload").cloned()) {
+                    let replacement = match payload.field("replacement_history") {
                         Some(Value::Array(items)) => items.clone(),
                         _ => vec![serde_json::json!({"type": "message", "role": "user",
                             "content": [{"type": "input_text",
-                                "text": payload.get("message").and_then(Value::as_str).unwrap_or("")}]})],
+                                "text": payload.field("message").and_then(Value::as_str).unwrap_or("")}]})],
                     };
                     for item in replacement {
                         input.push((record.clone(), item));
@@ -527,10 +529,10 @@ fn input_before(
                 rollback::roll_back(&mut input, turns);
                 continue;
             }
-            if value.get("type").and_then(Value::as_str) != Some("response_item") {
+            if value.field("type").and_then(Value::as_str) != Some("response_item") {
                 continue;
             }
-            if let Some(payload) = value.get("payload").filter(|p| is_model_item(p)) {
+            if let Some(payload) = value.field("payload").filter(|p| is_model_item(p)) {
                 let payload = payload.clone();
                 input.push((record, payload));
             }
@@ -588,8 +590,8 @@ pub fn request(
     let own_provider = session_meta(store, journal_id, seq)?
         .and_then(|meta| meta.json())
         .and_then(|v| {
-            v.get("payload")?
-                .get("model_provider")?
+            v.field("payload")?
+                .field("model_provider")?
                 .as_str()
                 .map(|p| p == "openai")
         })
@@ -604,7 +606,7 @@ pub fn request(
     let compacts = store
         .event(journal_id, seq)?
         .and_then(|record| record.json())
-        .and_then(|v| v.get("metadata")?.get("compaction_output")?.as_bool())
+        .and_then(|v| v.field("metadata")?.field("compaction_output")?.as_bool())
         == Some(true);
     if compacts {
         not_recorded.push(COMPACTION_PROMPT.to_string());
@@ -642,9 +644,9 @@ pub fn projection(store: &Store, journal_id: i64, at: i64) -> Result<Conversatio
     let instructions = meta.as_ref().and_then(|meta| {
         let value = meta.json()?;
         let text = value
-            .get("payload")?
-            .get("base_instructions")?
-            .get("text")?
+            .field("payload")?
+            .field("base_instructions")?
+            .field("text")?
             .as_str()?
             .to_string();
         Some(
@@ -657,8 +659,8 @@ pub fn projection(store: &Store, journal_id: i64, at: i64) -> Result<Conversatio
             offset: record.offset.unwrap_or(record.line as i64),
             uuid: None,
             role: item
-                .get("role")
-                .or_else(|| item.get("type"))
+                .field("role")
+                .or_else(|| item.field("type"))
                 .and_then(Value::as_str)
                 .unwrap_or("?")
                 .to_string(),

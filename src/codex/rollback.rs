@@ -3,6 +3,7 @@
 //! `num_turns` user turns, cut at the boundary that many turns from the end (at the first one
 //! when there are fewer), with the run of context messages just above the cut.
 
+use crate::record_json::Field;
 use serde_json::Value;
 
 /// Context a user message carries rather than what the user said: a part whose trimmed text
@@ -57,10 +58,10 @@ fn ends_with_any_case(text: &str, suffix: &str) -> bool {
 
 /// The texts of a message item's parts.
 fn texts(item: &Value) -> Vec<&str> {
-    match item.get("content") {
+    match item.field("content") {
         Some(Value::Array(parts)) => parts
             .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .filter_map(|p| p.field("text").and_then(Value::as_str))
             .collect(),
         Some(Value::String(text)) => vec![text.as_str()],
         _ => Vec::new(),
@@ -69,11 +70,11 @@ fn texts(item: &Value) -> Vec<&str> {
 
 fn role(item: &Value) -> Option<&str> {
     (item
-        .get("type")
+        .field("type")
         .and_then(Value::as_str)
         .unwrap_or("message")
         == "message")
-        .then(|| item.get("role").and_then(Value::as_str))
+        .then(|| item.field("role").and_then(Value::as_str))
         .flatten()
 }
 
@@ -100,7 +101,7 @@ fn developer_context(item: &Value) -> bool {
 /// Whether an item opens a user turn: a user message that is not context, or a message one
 /// agent sent another.
 fn opens_a_turn(item: &Value) -> bool {
-    if item.get("type").and_then(Value::as_str) == Some("agent_message") {
+    if item.field("type").and_then(Value::as_str) == Some("agent_message") {
         return true;
     }
     match role(item) {

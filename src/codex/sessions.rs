@@ -8,6 +8,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use crate::derived::Dialect;
+use crate::record_json::Field;
 use crate::transcript::{one_line, Session};
 
 /// Where Codex keeps its rollouts.
@@ -57,22 +58,22 @@ pub fn list(now: SystemTime) -> Vec<Session> {
 
 /// Takes what a line says of its session; true once the project and the first prompt are known.
 fn read_line(session: &mut Session, value: &Value) -> bool {
-    let Some(payload) = value.get("payload") else {
+    let Some(payload) = value.field("payload") else {
         return false;
     };
-    match value.get("type").and_then(Value::as_str) {
+    match value.field("type").and_then(Value::as_str) {
         Some("session_meta") => {
             session.project = payload
-                .get("cwd")
+                .field("cwd")
                 .and_then(Value::as_str)
                 .map(str::to_string);
         }
         Some("event_msg")
             if session.first_prompt.is_none()
-                && payload.get("type").and_then(Value::as_str) == Some("user_message") =>
+                && payload.field("type").and_then(Value::as_str) == Some("user_message") =>
         {
             session.first_prompt = payload
-                .get("message")
+                .field("message")
                 .and_then(Value::as_str)
                 .map(|text| one_line(text, 100));
         }

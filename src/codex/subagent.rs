@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::derived::Mark;
+use crate::record_json::Field;
 use crate::store::{JournalRow, Store, StoreError};
 use crate::transcript::{SpawnedBy, Subagent};
 
@@ -23,26 +24,29 @@ const FILES_LOOKED_AT: usize = 50_000;
 /// The marks a rollout line gets for the spawning of subagents: a `spawn_agent` call, or the
 /// line that names the spawned thread.
 pub fn marks(seq: u64, value: &Value) -> Option<Mark> {
-    let payload = value.get("payload")?;
-    let kind = payload.get("type").and_then(Value::as_str)?;
+    let payload = value.field("payload")?;
+    let kind = payload.field("type").and_then(Value::as_str)?;
     match kind {
-        "function_call" if payload.get("name").and_then(Value::as_str) == Some("spawn_agent") => {
+        "function_call" if payload.field("name").and_then(Value::as_str) == Some("spawn_agent") => {
             Some(Mark {
                 seq,
                 kind: SPAWN.to_string(),
                 note: format!(
                     "spawn_agent {}",
-                    payload.get("call_id").and_then(Value::as_str).unwrap_or("")
+                    payload
+                        .field("call_id")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
                 ),
             })
         }
         "function_call_output" => {
-            let output = payload.get("output").and_then(Value::as_str)?;
+            let output = payload.field("output").and_then(Value::as_str)?;
             if !output.contains("\"agent_id\"") {
                 return None;
             }
             let parsed: Value = serde_json::from_str(output).ok()?;
-            let agent = parsed.get("agent_id").and_then(Value::as_str)?;
+            let agent = parsed.field("agent_id").and_then(Value::as_str)?;
             Some(Mark {
                 seq,
                 kind: SUBAGENT.to_string(),
@@ -50,7 +54,7 @@ pub fn marks(seq: u64, value: &Value) -> Option<Mark> {
             })
         }
         "collab_agent_spawn_end" => {
-            let agent = payload.get("new_thread_id").and_then(Value::as_str)?;
+            let agent = payload.field("new_thread_id").and_then(Value::as_str)?;
             Some(Mark {
                 seq,
                 kind: SUBAGENT.to_string(),
@@ -63,23 +67,23 @@ pub fn marks(seq: u64, value: &Value) -> Option<Mark> {
 
 /// The child thread a marked line names, its nickname and the call it answers.
 fn spawned(value: &Value) -> Option<(String, Option<String>, Option<String>)> {
-    let payload = value.get("payload")?;
+    let payload = value.field("payload")?;
     let call = payload
-        .get("call_id")
+        .field("call_id")
         .and_then(Value::as_str)
         .map(str::to_string);
-    if payload.get("type").and_then(Value::as_str) == Some("collab_agent_spawn_end") {
-        let agent = payload.get("new_thread_id")?.as_str()?.to_string();
+    if payload.field("type").and_then(Value::as_str) == Some("collab_agent_spawn_end") {
+        let agent = payload.field("new_thread_id")?.as_str()?.to_string();
         let nickname = payload
-            .get("new_agent_nickname")
+            .field("new_agent_nickname")
             .and_then(Value::as_str)
             .map(str::to_string);
         return Some((agent, nickname, call));
     }
-    let output: Value = serde_json::from_str(payload.get("output")?.as_str()?).ok()?;
-    let agent = output.get("agent_id")?.as_str()?.to_string();
+    let output: Value = serde_json::from_str(payload.field("output")?.as_str()?).ok()?;
+    let agent = output.field("agent_id")?.as_str()?.to_string();
     let nickname = output
-        .get("nickname")
+        .field("nickname")
         .and_then(Value::as_str)
         .map(str::to_string);
     Some((agent, nickname, call))
@@ -93,18 +97,18 @@ pub fn subagents(store: &Store, journal: &JournalRow) -> Result<Vec<Subagent>, S
         let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
             continue;
         };
-        let payload = value.get("payload").unwrap_or(&Value::Null);
+        let payload = value.field("payload").unwrap_or(&Value::Null);
         let id = payload
-            .get("call_id")
+            .field("call_id")
             .and_then(Value::as_str)
             .map(str::to_string);
         let message = payload
-            .get("arguments")
+            .field("arguments")
             .and_then(Value::as_str)
             .and_then(|a| serde_json::from_str::<Value>(a).ok())
             .and_then(|a| {
-                a.get("message")
-                    .or_else(|| a.get("task_name"))
+                a.field("message")
+                    .or_else(|| a.field("task_name"))
                     .and_then(Value::as_str)
                     .map(str::to_string)
             });
@@ -156,12 +160,12 @@ pub fn spawned_by(store: &Store, journal: &JournalRow) -> Result<Option<SpawnedB
     let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
         return Ok(None);
     };
-    let payload = value.get("payload").unwrap_or(&Value::Null);
-    let Some(parent) = payload.get("parent_thread_id").and_then(Value::as_str) else {
+    let payload = value.field("payload").unwrap_or(&Value::Null);
+    let Some(parent) = payload.field("parent_thread_id").and_then(Value::as_str) else {
         return Ok(None);
     };
     let own = payload
-        .get("id")
+        .field("id")
         .and_then(Value::as_str)
         .map(str::to_string);
     Ok(Some(SpawnedBy {

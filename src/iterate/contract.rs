@@ -11,6 +11,7 @@ use ts_rs::TS;
 
 use super::event::IterateEvent;
 use crate::diagnostic::Diagnostic;
+use crate::record_json::Field;
 
 /// The contract's family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, TS)]
@@ -102,8 +103,8 @@ fn names(kind: &str, name: &str) -> bool {
 
 /// What the record `value` shows of its contract, if anything.
 pub fn signal(value: &Value) -> Option<Signal> {
-    let kind = value.get("type").and_then(Value::as_str)?;
-    let payload = value.get("payload");
+    let kind = value.field("type").and_then(Value::as_str)?;
+    let payload = value.field("payload");
     if names(kind, "agent/create-requested") || names(kind, "itx/run-requested") {
         return Some(Signal::AgentLoop);
     }
@@ -111,10 +112,10 @@ pub fn signal(value: &Value) -> Option<Signal> {
     match last {
         "llm-request-requested" => {
             let payload = payload?;
-            if payload.get("triggerOffset").is_some() {
+            if payload.field("triggerOffset").is_some() {
                 return Some(Signal::AgentLoop);
             }
-            let version = payload.get("contractVersion").and_then(|v| match v {
+            let version = payload.field("contractVersion").and_then(|v| match v {
                 Value::String(text) => Some(text.clone()),
                 Value::Number(n) => Some(n.to_string()),
                 _ => None,
@@ -132,12 +133,12 @@ pub fn signal(value: &Value) -> Option<Signal> {
         "context-added" => {
             let payload = payload?.as_object()?;
             let actor_v8 = payload
-                .get("actor")
-                .and_then(|a| a.get("type"))
+                .field("actor")
+                .and_then(|a| a.field("type"))
                 .and_then(Value::as_str)
                 .is_some_and(|t| matches!(t, "platform" | "worker" | "model"));
             let roleless = !payload.contains_key("role");
-            let section = payload.get("kind").and_then(Value::as_str) == Some("section");
+            let section = payload.field("kind").and_then(Value::as_str) == Some("section");
             (actor_v8 || roleless || section).then_some(Signal::Sections {
                 version: None,
                 v8: actor_v8 || roleless,

@@ -7,6 +7,7 @@ use ts_rs::TS;
 
 use super::reader::short_type;
 use crate::diagnostic::Diagnostic;
+use crate::record_json::Field;
 
 /// The product role of a context item, before any provider mapping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
@@ -92,7 +93,7 @@ pub fn derive_role(stated: Role, keyed: bool, summary: bool, actor: Option<&Valu
     let Some(actor) = actor else {
         return stated;
     };
-    match actor.get("type").and_then(Value::as_str) {
+    match actor.field("type").and_then(Value::as_str) {
         Some("platform" | "agent" | "script" | "worker") => Role::Developer,
         Some("model") => Role::Assistant,
         _ => Role::User,
@@ -192,7 +193,7 @@ pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<D
     let Some(object) = value.as_object() else {
         return (None, diagnostics);
     };
-    let offset = match object.get("offset") {
+    let offset = match object.field("offset") {
         Some(Value::Number(n)) => n.as_i64(),
         Some(Value::String(s)) => s.parse().ok(),
         _ => None,
@@ -201,42 +202,45 @@ pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<D
         return (None, diagnostics);
     };
     let created_at = object
-        .get("createdAt")
+        .field("createdAt")
         .and_then(Value::as_str)
         .map(str::to_string);
     let kind = match object
-        .get("type")
+        .field("type")
         .and_then(Value::as_str)
         .and_then(short_type)
     {
         Some("context-added") => {
-            match parse_context(line, offset, object.get("payload"), &mut diagnostics) {
+            match parse_context(line, offset, object.field("payload"), &mut diagnostics) {
                 Some(context) => EventKind::ContextAdded(Box::new(context)),
                 None => EventKind::Other,
             }
         }
         Some("llm-request-requested") => EventKind::RequestRequested {
             model: object
-                .get("payload")
-                .and_then(|p| p.get("model"))
+                .field("payload")
+                .and_then(|p| p.field("model"))
                 .and_then(Value::as_str)
                 .map(str::to_string),
         },
         Some("context-rewritten") => {
-            match parse_rewrite(line, offset, object.get("payload"), &mut diagnostics) {
+            match parse_rewrite(line, offset, object.field("payload"), &mut diagnostics) {
                 Some(rewrite) => EventKind::ContextRewritten(rewrite),
                 None => EventKind::Other,
             }
         }
         Some("llm-request-settled") => {
-            let payload = object.get("payload");
+            let payload = object.field("payload");
             let status = payload
-                .and_then(|p| p.get("result"))
-                .and_then(|r| r.get("status"))
+                .and_then(|p| p.field("result"))
+                .and_then(|r| r.field("status"))
                 .and_then(Value::as_str);
             EventKind::RequestSettled {
                 request: payload
-                    .and_then(|p| p.get("requestOffset").or_else(|| p.get("llmRequestOffset")))
+                    .and_then(|p| {
+                        p.field("requestOffset")
+                            .or_else(|| p.field("llmRequestOffset"))
+                    })
                     .and_then(Value::as_i64),
                 settlement: match status {
                     Some("failed") => Settlement::Failed,
@@ -248,11 +252,14 @@ pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<D
         Some("paused") => EventKind::Paused,
         Some("resumed") => EventKind::Resumed,
         Some("token-usage-reported") => {
-            let payload = object.get("payload");
+            let payload = object.field("payload");
             let number = |field: &str| payload.and_then(|p| p.get(field)).and_then(Value::as_u64);
             EventKind::UsageReported(Usage {
                 request: payload
-                    .and_then(|p| p.get("llmRequestOffset").or_else(|| p.get("requestOffset")))
+                    .and_then(|p| {
+                        p.field("llmRequestOffset")
+                            .or_else(|| p.field("requestOffset"))
+                    })
                     .and_then(Value::as_i64),
                 input: number("inputTokens"),
                 cached_input: number("cachedInputTokens"),
@@ -283,7 +290,7 @@ pub fn parse_owned(
     mut value: Value,
 ) -> (Option<IterateEvent>, Vec<Diagnostic>) {
     let context = value
-        .get("type")
+        .field("type")
         .and_then(Value::as_str)
         .and_then(short_type)
         == Some("context-added");
@@ -319,7 +326,7 @@ fn parse_context(
         ));
         return None;
     };
-    let role = match payload.get("role").filter(|role| !role.is_null()) {
+    let role = match payload.field("role").filter(|role| !role.is_null()) {
         Some(Value::String(text)) => match Role::parse(text) {
             Some(role) => role,
             None => {
@@ -344,8 +351,8 @@ fn parse_context(
         // The sections contract derives it: see below.
         None => Role::User,
     };
-    let stated_role = payload.get("role").is_some_and(|role| !role.is_null());
-    let content = match payload.get("content") {
+    let stated_role = payload.field("role").is_some_and(|role| !role.is_null());
+    let content = match payload.field("content") {
         Some(Value::String(text)) => text.clone(),
         None | Some(Value::Null) => {
             diagnostics.push(Diagnostic::warning(
@@ -366,7 +373,7 @@ fn parse_context(
             other.to_string()
         }
     };
-    let key = match payload.get("key") {
+    let key = match payload.field("key") {
         Some(Value::String(key)) => Some(key.clone()),
         None | Some(Value::Null) => None,
         Some(other) => {
@@ -395,7 +402,7 @@ fn parse_context(
     let refs = list("refs");
     let files = list("files");
     if let Some(actor) = payload
-        .get("actor")
+        .field("actor")
         .filter(|a| !a.is_null() && !a.is_object())
     {
         diagnostics.push(Diagnostic::warning(
@@ -408,10 +415,11 @@ fn parse_context(
         ));
     }
     // 8.0.0 puts the request a model turn answers on its actor.
-    let llm_request_offset = match payload
-        .get("llmRequestOffset")
-        .or_else(|| payload.get("actor").and_then(|a| a.get("llmRequestOffset")))
-    {
+    let llm_request_offset = match payload.field("llmRequestOffset").or_else(|| {
+        payload
+            .field("actor")
+            .and_then(|a| a.field("llmRequestOffset"))
+    }) {
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) if n.is_i64() => n.as_i64(),
         Some(other) => {
@@ -425,8 +433,8 @@ fn parse_context(
         }
     };
     let behaviour = match payload
-        .get("llmRequestPolicy")
-        .and_then(|p| p.get("behaviour"))
+        .field("llmRequestPolicy")
+        .and_then(|p| p.field("behaviour"))
         .and_then(Value::as_str)
     {
         None | Some("after-current-request") => Behaviour::AfterCurrentRequest,
@@ -446,12 +454,15 @@ fn parse_context(
         role,
         content: content.into(),
         key,
-        actor: payload.get("actor").filter(|a| !a.is_null()).cloned(),
+        actor: payload.field("actor").filter(|a| !a.is_null()).cloned(),
         refs,
         files,
         behaviour,
         llm_request_offset,
-        compaction: payload.get("compaction").filter(|c| !c.is_null()).cloned(),
+        compaction: payload
+            .field("compaction")
+            .filter(|c| !c.is_null())
+            .cloned(),
         stated_role,
     };
     if !stated_role {

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::contract::Signal;
 use super::event::{Behaviour, ContextAdded, EventKind, IterateEvent, Role};
 use crate::diagnostic::Diagnostic;
+use crate::record_json::Field;
 
 pub const SYSTEM_PROMPT_KEY: &str = "agent/system-prompt";
 
@@ -283,7 +284,7 @@ impl RequestOffsets {
 
 /// Why a compaction item was ignored, if it was.
 pub fn compaction_cutoff(offset: i64, compaction: &Value) -> Result<i64, String> {
-    match compaction.get("replacesHistoryThrough") {
+    match compaction.field("replacesHistoryThrough") {
         Some(Value::Number(n)) if n.is_i64() => {
             let cutoff = n.as_i64().unwrap_or(i64::MAX);
             if cutoff < offset {

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::derived::ReadEvent;
 use crate::diagnostic::Diagnostic;
+use crate::record_json::Field;
 use crate::source::RawRecord;
 
 const TYPE_PREFIXES: &[&str] = &["events.iterate.com/agent/", "events.iterate.com/agents/"];
@@ -34,9 +35,9 @@ pub fn short_type(kind: &str) -> Option<&str> {
 }
 
 pub fn looks_like(value: &Value) -> bool {
-    value.get("offset").is_some_and(Value::is_i64)
+    value.field("offset").is_some_and(Value::is_i64)
         || value
-            .get("type")
+            .field("type")
             .and_then(Value::as_str)
             .is_some_and(|t| t.starts_with("events.iterate.com/") || short_type(t).is_some())
 }
@@ -73,7 +74,7 @@ impl Reader {
                 ..ReadEvent::default()
             };
         };
-        let offset = match object.get("offset") {
+        let offset = match object.field("offset") {
             Some(Value::Number(n)) if n.is_i64() => n.as_i64(),
             Some(Value::String(s)) if s.parse::<i64>().is_ok() => {
                 diagnostics.push(Diagnostic::warning(
@@ -125,7 +126,7 @@ impl Reader {
             self.last_offset = Some(self.last_offset.map_or(offset, |last| last.max(offset)));
         }
         let kind = object
-            .get("type")
+            .field("type")
             .and_then(Value::as_str)
             .map(str::to_string);
         match &kind {
@@ -144,12 +145,12 @@ impl Reader {
             Some(_) => {}
         }
         let created_at = object
-            .get("createdAt")
+            .field("createdAt")
             .and_then(Value::as_str)
             .map(str::to_string);
         ReadEvent {
             offset,
-            summary: summarize(kind.as_deref(), object.get("payload")),
+            summary: summarize(kind.as_deref(), object.field("payload")),
             kind,
             created_at,
             diagnostics,
@@ -197,17 +198,17 @@ fn summarize(kind: Option<&str>, payload: Option<&Value>) -> String {
         Some("context-added") => {
             let role = text("role");
             let actor = payload
-                .get("actor")
-                .and_then(|a| a.get("type"))
+                .field("actor")
+                .and_then(|a| a.field("type"))
                 .and_then(Value::as_str)
                 .map(|a| format!(" ({a})"))
                 .unwrap_or_default();
             let key = payload
-                .get("key")
+                .field("key")
                 .and_then(Value::as_str)
                 .map(|k| format!(" key={k}"))
                 .unwrap_or_default();
-            let compaction = if payload.get("compaction").is_some() {
+            let compaction = if payload.field("compaction").is_some() {
                 " compaction"
             } else {
                 ""
@@ -222,21 +223,21 @@ fn summarize(kind: Option<&str>, payload: Option<&Value>) -> String {
         Some("llm-request-requested") => format!("request {}", text("model")),
         Some("llm-request-settled") => {
             let status = payload
-                .get("result")
-                .and_then(|r| r.get("status"))
+                .field("result")
+                .and_then(|r| r.field("status"))
                 .and_then(Value::as_str)
                 .unwrap_or("?");
             let request = payload
-                .get("requestOffset")
+                .field("requestOffset")
                 .map(|o| format!(" @{o}"))
                 .unwrap_or_default();
             format!("settled{request} {status}")
         }
         Some("token-usage-reported") => format!(
             "usage in={} out={} of {}",
-            payload.get("inputTokens").unwrap_or(&Value::Null),
-            payload.get("outputTokens").unwrap_or(&Value::Null),
-            payload.get("maxContextTokens").unwrap_or(&Value::Null)
+            payload.field("inputTokens").unwrap_or(&Value::Null),
+            payload.field("outputTokens").unwrap_or(&Value::Null),
+            payload.field("maxContextTokens").unwrap_or(&Value::Null)
         ),
         Some(other) => other.to_string(),
         None => one_line(&payload.to_string(), 120),

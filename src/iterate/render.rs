@@ -11,6 +11,7 @@ use crate::redact::RedactError;
 use super::event::Role;
 use super::projection::{Item, Lane, Projection, Rules};
 use super::roles::{provider_role, Rule, Transport};
+use crate::record_json::Field;
 
 /// The first message of every request. Its text belongs to this project and never changes
 /// between requests, so it stays in every provider's cached prefix.
@@ -37,7 +38,7 @@ pub fn render_ref(reference: &Value) -> String {
             None => String::new(),
         }
     };
-    match reference.get("type").and_then(Value::as_str) {
+    match reference.field("type").and_then(Value::as_str) {
         Some("event") => format!("{}@{}", text("streamPath"), text("offset")),
         Some("user") => format!("user:{}", text("userId")),
         Some("file") => format!("file:{}", text("path")),

@@ -7,6 +7,7 @@ use ts_rs::TS;
 
 use super::event::Role;
 use super::projection::Item;
+use crate::record_json::Field;
 
 /// A provider transport with its own role vocabulary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
@@ -123,7 +124,7 @@ pub fn actor_type(actor: Option<&Value>) -> Option<&str> {
     let actor = actor?;
     Some(
         actor
-            .get("type")
+            .field("type")
             .and_then(Value::as_str)
             .unwrap_or("unknown"),
     )

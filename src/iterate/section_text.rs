@@ -8,6 +8,7 @@ use super::event::Role;
 use super::projection::{Item, Projection};
 use super::render::{compact, push_refs, Message, RenderedItem, RequestSnapshot};
 use super::roles::{actor_type, Rule, Transport};
+use crate::record_json::Field;
 
 /// The first message of every sections-contract request. Upstream's text is opaque to this
 /// project (requests compare by role and position there), so this one is Journalscope's own,
@@ -48,7 +49,7 @@ pub fn actor_label(actor: &Value) -> Option<String> {
         "user" => format!(
             "user:{}",
             actor
-                .get("origin")
+                .field("origin")
                 .and_then(Value::as_str)
                 .unwrap_or("unknown")
         ),

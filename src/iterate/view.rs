@@ -15,6 +15,7 @@ use super::render::{self, header_line, RequestSnapshot};
 use super::roles::{provider_role, ProviderRole, Rule, Transport};
 use crate::derived::{Analysis, CheckpointCover, FoldWatch, Mark, TipRow, WATCH_EVERY};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::record_json::Field;
 use crate::store::StoredEvent;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -533,14 +534,14 @@ pub(super) struct TriggerFacts {
 impl TriggerFacts {
     /// The trigger fraction an agent's `configured` payload sets, if it does.
     pub(super) fn fraction_of(value: &Value) -> Option<f64> {
-        let kind = value.get("type")?.as_str()?;
+        let kind = value.field("type")?.as_str()?;
         if super::reader::short_type(kind) != Some("configured") {
             return None;
         }
         value
-            .get("payload")?
-            .get("config")?
-            .get("compactionTriggerFraction")?
+            .field("payload")?
+            .field("config")?
+            .field("compactionTriggerFraction")?
             .as_f64()
     }
 
@@ -959,7 +960,7 @@ pub(super) fn cutoff_of(event: &IterateEvent) -> Option<i64> {
         .compaction
         .as_ref()
         .filter(|_| context.role == Role::Developer)?
-        .get("replacesHistoryThrough")
+        .field("replacesHistoryThrough")
         .and_then(Value::as_i64)
 }
 
@@ -1006,7 +1007,7 @@ pub(super) fn compaction_view_of(
         valid: validity.is_ok(),
         invalid_reason: validity.err(),
         summary,
-        usage: compaction.get("usage").cloned(),
+        usage: compaction.field("usage").cloned(),
         before: sides.before,
         after: sides.after,
         dropped: applied

@@ -9,6 +9,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use super::RequestRow;
+use crate::record_json::Field;
 
 /// How long a cache entry lives unless the request asked for longer (Anthropic and OpenAI).
 pub const DEFAULT_TTL_SECONDS: i64 = 5 * 60;
@@ -203,7 +204,7 @@ impl Tokens {
         let Some(usage) = usage else {
             return Tokens::default();
         };
-        if usage.get("cached_input_tokens").is_some() {
+        if usage.field("cached_input_tokens").is_some() {
             let read = count(usage, "cached_input_tokens");
             let input = count(usage, "input_tokens");
             // The whole prompt is cached for the next request; the provider caches nothing
@@ -220,7 +221,7 @@ impl Tokens {
         let read = count(usage, "cache_read_input_tokens");
         let write = count(usage, "cache_creation_input_tokens");
         let one_hour = usage
-            .get("cache_creation")
+            .field("cache_creation")
             .is_some_and(|c| count(c, "ephemeral_1h_input_tokens") > 0);
         Tokens {
             input: count(usage, "input_tokens"),

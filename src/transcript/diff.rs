@@ -7,6 +7,7 @@ use ts_rs::TS;
 
 use super::cache::CacheEntry;
 use super::one_line;
+use crate::record_json::Field;
 
 /// Characters of a message's text a row keeps: enough to recognise it, bounded whatever the
 /// message holds.
@@ -134,19 +135,19 @@ fn side(side: &Side<'_>) -> TranscriptDiffSide {
 
 fn message(index: usize, value: &Value) -> TranscriptDiffMessage {
     let role = value
-        .get("role")
-        .or_else(|| value.get("type"))
+        .field("role")
+        .or_else(|| value.field("type"))
         .and_then(Value::as_str)
         .unwrap_or("?")
         .to_string();
     // A tool set reads as its tools' names: a changed schema still marks the row changed.
     let text = if role == "tools" {
         let names: Vec<&str> = value
-            .get("content")
+            .field("content")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .filter_map(|tool| tool.get("name").and_then(Value::as_str))
+            .filter_map(|tool| tool.field("name").and_then(Value::as_str))
             .collect();
         format!("{} tools: {}", names.len(), names.join(", "))
     } else {
@@ -166,7 +167,7 @@ fn text_of(value: &Value) -> String {
         Value::String(text) => text.clone(),
         Value::Array(parts) => parts.iter().map(text_of).collect::<Vec<_>>().join(" "),
         Value::Object(fields) => {
-            let kind = fields.get("type").and_then(Value::as_str).unwrap_or("");
+            let kind = fields.field("type").and_then(Value::as_str).unwrap_or("");
             let field = |name: &str| fields.get(name).map(text_of).unwrap_or_default();
             let compact = |name: &str| {
                 fields
