@@ -146,6 +146,9 @@ pub struct BenchReport {
     /// `sqlite3 .import` over the store floor: the most "times faster than `sqlite3`" any such
     /// import could reach in this run, even one that parsed nothing.
     pub sqlite3_ratio_ceiling: Option<f64>,
+    /// With `--compare`: reading the file once from the page cache, in this process, with
+    /// nothing done to its bytes (see [`read_floor`]).
+    pub read_floor_ms: Option<f64>,
     pub checks: Vec<Check>,
 }
 
@@ -421,6 +424,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
 
     let mut peers = Vec::new();
     let mut store_floor_ms = None;
+    let mut read_floor_ms = None;
     if options.compare {
         let file = journal_path.to_string_lossy().into_owned();
         let jq_args = vec!["-c".to_string(), ".".to_string(), file.clone()];
@@ -461,6 +465,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
             &journal_path,
             &options.dir.join("bench-store-floor.db"),
         )?);
+        read_floor_ms = Some(read_floor(&journal_path)?);
     }
     let sqlite3_ratio_ceiling = peers
         .iter()
@@ -554,6 +559,15 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
             |v| v <= 3.0,
         ),
     ];
+    // What an import adds to storing the bytes: parsing, reading and folding each record, and
+    // storing what the fold derives. Every dialect is held to it.
+    checks.push(check(
+        "import vs store floor",
+        store_floor_ms.map(|floor| import_ms / floor),
+        "x",
+        "<= 2x",
+        |v| v <= 2.0,
+    ));
     // The target the iterate journal is held to: its records are large JSON objects, which
     // `jq` parses and prints as an import parses and stores them.
     if options.dialect == Dialect::Iterate {
@@ -598,8 +612,23 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
         peers,
         store_floor_ms,
         sqlite3_ratio_ceiling,
+        read_floor_ms,
         checks,
     })
+}
+
+/// Reads `file` once, in 8 MiB chunks, and does nothing with its bytes: the floor under any
+/// import, measured warm (the import and the peers have just read it).
+fn read_floor(file: &Path) -> Result<f64, BenchError> {
+    let fail = |err: std::io::Error| BenchError::Floor {
+        path: file.to_path_buf(),
+        message: err.to_string(),
+    };
+    let start = Instant::now();
+    let mut source = std::fs::File::open(file).map_err(fail)?;
+    let mut buf = vec![0u8; 8 << 20];
+    while journalscope::import::read_full(&mut source, &mut buf).map_err(fail)? > 0 {}
+    Ok(ms(start))
 }
 
 /// Imports `file` into a fresh database at `db` in a child, so that the peak memory it reports
@@ -1036,6 +1065,25 @@ pub fn render_text(report: &BenchReport) -> String {
         line(format!(
             "store floor          {floor:.0} ms (each line's bytes into SQLite, nothing parsed)"
         ));
+    }
+    let throughput = |what: &str, ms: f64| {
+        format!(
+            "{what} {:.0} MB/s",
+            report.file_bytes as f64 / 1e6 / (ms / 1000.0)
+        )
+    };
+    let mut rates = vec![throughput("import", report.import.ms)];
+    if let Some(read) = report.read_floor_ms {
+        rates.push(throughput("read the file", read));
+    }
+    if let Some(floor) = report.store_floor_ms {
+        rates.push(throughput("store floor", floor));
+    }
+    if let Some(jq) = report.peers.iter().find(|p| p.tool == "jq") {
+        rates.push(throughput("jq", jq.ms));
+    }
+    if rates.len() > 1 {
+        line(format!("throughput           {}", rates.join(" | ")));
     }
     if let Some(ceiling) = report.sqlite3_ratio_ceiling {
         line(format!(
