@@ -252,3 +252,38 @@ fn given_more_tool_calls_than_a_block_holds_when_folded_from_a_checkpoint_then_a
         "the thread at the end is the plain fold"
     );
 }
+
+#[test]
+fn given_more_ended_messages_than_a_block_holds_when_folded_from_a_checkpoint_then_a_reused_id_is_still_known(
+) {
+    // Given more messages that ended than one sealed block of ids holds, checkpointed often,
+    let mut lines = vec![json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}).to_string()];
+    for n in 0..1_100 {
+        lines.push(json!({"type": "TEXT_MESSAGE_START", "messageId": format!("m{n}")}).to_string());
+        lines.push(json!({"type": "TEXT_MESSAGE_END", "messageId": format!("m{n}")}).to_string());
+    }
+    // when an id from the first, sealed, block starts again after the last checkpoint,
+    lines.push(json!({"type": "TEXT_MESSAGE_START", "messageId": "m5"}).to_string());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (store, id) = import_common::import_lines(dir.path(), &lines);
+    store
+        .replace_analysis(id, &Analysis::default())
+        .expect("forget");
+    rebuild(&store, id, 100);
+    let events = store.events(id).expect("events");
+    let last = events.len() as i64;
+    let stored = state_at_stored(&store, id, last).expect("stored state");
+    // then the view read from the checkpoint knows the message ended, as the plain fold does.
+    assert!(
+        stored
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "message-id-reused-after-end" && d.offset == Some(last)),
+        "the reuse is found from the ended ids the checkpoint kept"
+    );
+    assert_eq!(
+        stored,
+        state_at(&events, last),
+        "the thread at the end is the plain fold"
+    );
+}

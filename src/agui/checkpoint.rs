@@ -1,10 +1,11 @@
 //! Checkpoints of the AG-UI fold as the store keeps them: the thread every so many records,
 //! with what consecutive checkpoints hold in common stored once. Messages go in blocks of a
 //! few, and a checkpoint names again the blocks of the messages that did not change since the
-//! one before; tool call ids go in sealed blocks; a long array in the shared state (a list that
-//! deltas append to) is cut into blocks that a later checkpoint names again where its content
-//! is the same. A view at any offset is the nearest checkpoint plus a fold of at most
-//! [`SPACING`] stored records after it, and an append folds on from the latest one.
+//! one before; tool call ids and the ids of ended messages go in sealed blocks; a long array in
+//! the shared state (a list that deltas append to) is cut into blocks that a later checkpoint
+//! names again where its content is the same. A view at any offset is the nearest checkpoint
+//! plus a fold of at most [`SPACING`] stored records after it, and an append folds on from the
+//! latest one.
 
 use std::collections::HashMap;
 
@@ -18,8 +19,9 @@ use super::lint::RULES_VERSION;
 use super::reducer::{ChunkMode, Run, Thread};
 
 /// The encoding of a checkpoint, with the rules that derived the tables beside it: a database
-/// with another is folded again from its first record.
-pub const FORMAT: u32 = (RULES_VERSION << 8) | 1;
+/// with another is folded again from its first record. Encoding 2 added the ids of ended
+/// messages.
+pub const FORMAT: u32 = (RULES_VERSION << 8) | 2;
 
 /// Records from one checkpoint to the next. A view folds at most this many after its
 /// checkpoint: measured with `journalscope bench`, a thousand keep a seek within a few
@@ -32,7 +34,8 @@ pub const SPACING: u64 = 1_024;
 /// Measured on generated threads, blocks of 8 messages made the checkpoints 60% larger.
 const MESSAGES_PER_BLOCK: usize = 1;
 
-/// Tool call ids in one block; only the last, unsealed, ids are in the checkpoint itself.
+/// Ids (of tool calls, of ended messages) in one block; only the last, unsealed, ids are in the
+/// checkpoint itself.
 const IDS_PER_BLOCK: usize = 1_024;
 
 /// Items in one block of a long state array.
@@ -66,6 +69,9 @@ struct Encoded {
     state_established: bool,
     calls: Vec<Span>,
     calls_tail: Vec<String>,
+    /// The ids of ended messages, in blocks like the tool call ids.
+    ended: Vec<Span>,
+    ended_tail: Vec<String>,
     deltas_since_snapshot: u64,
     state_only_from_deltas: bool,
 }
@@ -96,6 +102,7 @@ pub(super) struct Encoder {
     /// Each block of messages, with its content's hash.
     message_blocks: Vec<(u64, blake3::Hash)>,
     call_blocks: Vec<u64>,
+    ended_blocks: Vec<u64>,
     /// The blocks of the last checkpoint's long arrays and index lists, by content.
     shared: HashMap<blake3::Hash, u64>,
 }
@@ -107,6 +114,7 @@ impl Encoder {
             next_block,
             message_blocks: Vec::new(),
             call_blocks: Vec::new(),
+            ended_blocks: Vec::new(),
             shared: HashMap::new(),
         }
     }
@@ -116,6 +124,20 @@ impl Encoder {
         self.next_block += 1;
         out.checkpoint_blocks.push((block, bytes));
         block
+    }
+
+    /// Writes a block for each full run of [`IDS_PER_BLOCK`] ids that `sealed` does not hold
+    /// yet (ids are only ever added at the end, so a sealed block never changes), and returns
+    /// how many ids the sealed blocks hold.
+    fn seal(&mut self, ids: &[String], sealed: &mut Vec<u64>, out: &mut Analysis) -> usize {
+        let full = ids.len() / IDS_PER_BLOCK;
+        while sealed.len() < full {
+            let start = sealed.len() * IDS_PER_BLOCK;
+            let bytes = serde_json::to_vec(&ids[start..start + IDS_PER_BLOCK]).unwrap_or_default();
+            let block = self.block(bytes, out);
+            sealed.push(block);
+        }
+        full * IDS_PER_BLOCK
     }
 
     /// Adds the checkpoint of `thread` after `records` records to `out`, with the blocks it
@@ -146,14 +168,14 @@ impl Encoder {
         }
         kept.clear();
 
-        let ids = thread.started_tool_calls.in_order();
-        let sealed = ids.len() / IDS_PER_BLOCK;
-        while self.call_blocks.len() < sealed {
-            let start = self.call_blocks.len() * IDS_PER_BLOCK;
-            let bytes = serde_json::to_vec(&ids[start..start + IDS_PER_BLOCK]).unwrap_or_default();
-            let block = self.block(bytes, out);
-            self.call_blocks.push(block);
-        }
+        let calls = thread.started_tool_calls.in_order();
+        let mut call_blocks = std::mem::take(&mut self.call_blocks);
+        let calls_sealed = self.seal(calls, &mut call_blocks, out);
+        self.call_blocks = call_blocks;
+        let ended = thread.ended_messages.in_order();
+        let mut ended_blocks = std::mem::take(&mut self.ended_blocks);
+        let ended_sealed = self.seal(ended, &mut ended_blocks, out);
+        self.ended_blocks = ended_blocks;
 
         for &(block, hash) in &self.message_blocks {
             kept.insert(hash, block);
@@ -181,7 +203,9 @@ impl Encoder {
             halted_by_patch: thread.halted_by_patch,
             state_established: thread.state_established,
             calls: spans(&self.call_blocks),
-            calls_tail: ids[sealed * IDS_PER_BLOCK..].to_vec(),
+            calls_tail: calls[calls_sealed..].to_vec(),
+            ended: spans(&self.ended_blocks),
+            ended_tail: ended[ended_sealed..].to_vec(),
             deltas_since_snapshot: thread.deltas_since_snapshot,
             state_only_from_deltas: thread.state_only_from_deltas,
         };
@@ -339,6 +363,12 @@ pub(super) fn decode(
     };
     let call_blocks = call_blocks.into_iter().map(|(block, _)| block).collect();
     ids.extend(encoded.calls_tail);
+    let Some((mut ended, ended_blocks)) = read_blocks::<String>(store, journal_id, &encoded.ended)?
+    else {
+        return Ok(None);
+    };
+    let ended_blocks = ended_blocks.into_iter().map(|(block, _)| block).collect();
+    ended.extend(encoded.ended_tail);
     let Some(state) = value_of(store, journal_id, encoded.state, &mut shared)? else {
         return Ok(None);
     };
@@ -355,6 +385,7 @@ pub(super) fn decode(
         halted_by_patch: encoded.halted_by_patch,
         state_established: encoded.state_established,
         started_tool_calls: ids.into(),
+        ended_messages: ended.into(),
         deltas_since_snapshot: encoded.deltas_since_snapshot,
         state_only_from_deltas: encoded.state_only_from_deltas,
     };
@@ -364,6 +395,7 @@ pub(super) fn decode(
             next_block: 0,
             message_blocks,
             call_blocks,
+            ended_blocks,
             shared,
         },
     }))

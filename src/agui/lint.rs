@@ -9,7 +9,7 @@ use crate::diagnostic::Severity;
 /// The version of these rules. A database whose AG-UI diagnostics an older version derived
 /// (recorded in its checkpoint cover, as the encoding of the state it describes) is refreshed
 /// when opened, so that it shows what this version finds.
-pub const RULES_VERSION: u32 = 5;
+pub const RULES_VERSION: u32 = 6;
 
 /// One rule of the protocol and the code its violations carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,6 +170,18 @@ pub const RULES: &[Rule] = &[
         Error,
         TEXT,
         "a message starts under an id that is still open",
+    ),
+    rule(
+        "message-id-reused-after-end",
+        Error,
+        TEXT,
+        "a message starts under the id of a message that already ended",
+    ),
+    rule(
+        "message-already-ended",
+        Warning,
+        TEXT,
+        "content or another end arrives for a message that already ended",
     ),
     rule(
         "empty-delta",

@@ -98,6 +98,10 @@ pub(super) struct SeenIds {
 }
 
 impl SeenIds {
+    fn contains(&self, id: &str) -> bool {
+        self.set.contains(id)
+    }
+
     /// Whether `id` is new; it is seen from now on.
     fn insert(&mut self, id: &str) -> bool {
         if self.set.contains(id) {
@@ -163,6 +167,10 @@ pub struct Thread {
     pub(super) state_established: bool,
     /// Tool call ids a TOOL_CALL_START has opened, in any run: ids are unique to a thread.
     pub(super) started_tool_calls: SeenIds,
+    /// Message ids whose open message a TEXT_MESSAGE_END or REASONING_MESSAGE_END closed, in
+    /// any run: a message id names one message of a thread, and a consumer that meets it again
+    /// adds to the message that ended instead of starting another.
+    pub(super) ended_messages: SeenIds,
     /// STATE_DELTAs applied in this run since its last snapshot or input state.
     pub(super) deltas_since_snapshot: u64,
     /// Deltas have built the state on `{}` and no snapshot or run input has said what it is.
@@ -189,6 +197,7 @@ impl Default for Thread {
             halted_by_patch: false,
             state_established: false,
             started_tool_calls: SeenIds::default(),
+            ended_messages: SeenIds::default(),
             deltas_since_snapshot: 0,
             state_only_from_deltas: false,
         }
@@ -659,6 +668,13 @@ impl Thread {
                         "message-id-reused",
                         format!("{kind} for message {id:?}, which is still open: two messages under one id"),
                     );
+                } else if self.ended_messages.contains(id) {
+                    Self::error(
+                        report,
+                        at,
+                        "message-id-reused-after-end",
+                        format!("{kind} for message {id:?}, which already ended: message ids are unique, and a consumer adds what follows to the ended message"),
+                    );
                 }
                 if self.messages.position(id).is_none() {
                     let mut message = if kind == "TEXT_MESSAGE_START" {
@@ -695,6 +711,14 @@ impl Thread {
                         format!("{kind} for message {id:?} with an empty delta"),
                     );
                 }
+                if !self.open_messages.contains(id) && self.ended_messages.contains(id) {
+                    Self::warn(
+                        report,
+                        at,
+                        "message-already-ended",
+                        format!("{kind} for message {id:?}, which already ended: a consumer appends it to the ended message"),
+                    );
+                }
                 let appended = self.edit_message(id, |message| {
                     // In place: a message streamed in thousands of deltas is not copied for
                     // each of them.
@@ -722,16 +746,28 @@ impl Thread {
                 let Some(id) = str_field(event, "messageId") else {
                     return;
                 };
-                match self.edit_message(id, |message| merge_metadata(message, event)) {
-                    Some(()) => {}
-                    None => Self::warn(
+                let held = self
+                    .edit_message(id, |message| merge_metadata(message, event))
+                    .is_some();
+                let was_open = self.open_messages.remove(id);
+                if !was_open && self.ended_messages.contains(id) {
+                    Self::warn(
+                        report,
+                        at,
+                        "message-already-ended",
+                        format!("{kind} for message {id:?}, which already ended"),
+                    );
+                } else if !held {
+                    Self::warn(
                         report,
                         at,
                         "message-not-started",
                         format!("{kind} for message {id:?}, which was never started"),
-                    ),
+                    );
                 }
-                self.open_messages.remove(id);
+                if was_open {
+                    self.ended_messages.insert(id);
+                }
             }
             "TOOL_CALL_START" => {
                 if let Some(id) = str_field(event, "toolCallId") {
