@@ -287,3 +287,80 @@ fn given_more_ended_messages_than_a_block_holds_when_folded_from_a_checkpoint_th
         "the thread at the end is the plain fold"
     );
 }
+
+/// The reasoning-never-ended warnings a store holds for journal `id`, by offset.
+fn never_ended(store: &Store, id: i64) -> Vec<Option<i64>> {
+    store
+        .diagnostics(id)
+        .expect("diagnostics")
+        .into_iter()
+        .filter(|(_, d)| d.code == "reasoning-never-ended")
+        .map(|(_, d)| d.offset)
+        .collect()
+}
+
+#[test]
+fn regression_an_append_that_ends_the_reasoning_withdraws_its_never_ended_warning() {
+    use journalscope::interpreter::Interpreter;
+
+    let custom = |n: usize| json!({"type": "CUSTOM", "name": "tick", "value": n}).to_string();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("grows.jsonl");
+    let store = Store::open(&dir.path().join("grows.sqlite")).expect("store");
+    let write = |lines: &[String]| {
+        std::fs::write(&path, lines.join("\n") + "\n").expect("journal written");
+    };
+
+    // Given a journal whose reasoning starts at offset 2 and is still open past its first
+    // checkpoint (one every 1,024 records),
+    let mut lines = vec![
+        json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}).to_string(),
+        json!({"type": "REASONING_START", "messageId": "rs1"}).to_string(),
+    ];
+    lines.extend((0..1_200).map(custom));
+    write(&lines);
+    let id = import_common::import_quietly(&store, &path);
+    assert_eq!(
+        never_ended(&store, id),
+        [Some(2)],
+        "the import says the reasoning never ended, at its start"
+    );
+    let resumed = journalscope::agui::INTERPRETER
+        .resume(&store, id, lines.len() as u64)
+        .expect("read the checkpoint")
+        .map(|mut fold| fold.end().diagnostics);
+    assert!(
+        resumed.as_deref().is_some_and(|found| found
+            .iter()
+            .any(|(seq, d)| *seq == 1 && d.code == "reasoning-never-ended" && d.offset == Some(2))),
+        "a fold resumed from the checkpoint still knows the reasoning is open: {resumed:?}"
+    );
+
+    // when an append that does not end it is imported, the warning stays, once, where it was;
+    lines.extend((1_200..1_300).map(custom));
+    write(&lines);
+    let id = import_common::import_quietly(&store, &path);
+    assert_eq!(
+        never_ended(&store, id),
+        [Some(2)],
+        "an append that leaves the reasoning open replaces the warning with the same one"
+    );
+
+    // when an append brings its REASONING_END, the warning goes,
+    lines.push(json!({"type": "REASONING_END", "messageId": "rs1"}).to_string());
+    lines.push(json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}).to_string());
+    write(&lines);
+    let id = import_common::import_quietly(&store, &path);
+    assert!(
+        never_ended(&store, id).is_empty(),
+        "the reasoning ended in the appended records"
+    );
+    // and the journal derives what one import of the whole file derives.
+    let whole_dir = tempfile::tempdir().expect("temp dir");
+    let (whole, whole_id) = import_common::import_lines(whole_dir.path(), &lines);
+    assert_eq!(
+        derived(&store, id),
+        derived(&whole, whole_id),
+        "the grown journal's marks and diagnostics are one import's"
+    );
+}

@@ -983,3 +983,49 @@ fn given_an_ended_message_when_content_and_another_end_arrive_for_it_then_each_i
         "the client appends late content to the ended message"
     );
 }
+
+#[test]
+fn given_reasoning_that_never_ends_when_the_journal_ends_then_a_warning_is_said_at_its_start() {
+    // Given one reasoning phase that ends and one that does not,
+    let events = journal(&[
+        start("r1"),
+        json!({"type": "REASONING_START", "messageId": "closed"}),
+        json!({"type": "REASONING_END", "messageId": "closed"}),
+        json!({"type": "REASONING_START", "messageId": "open"}),
+        json!({"type": "REASONING_MESSAGE_START", "messageId": "open-text"}),
+        json!({"type": "REASONING_MESSAGE_END", "messageId": "open-text"}),
+        finish("r1"),
+    ]);
+    // when the journal ends, then only the open one is reported, as a warning at its start,
+    assert_eq!(
+        raised(&events, "reasoning-never-ended"),
+        [(3, Some(4), Severity::Warning)],
+        "the REASONING_START with no REASONING_END, where it started"
+    );
+    let analysis = analyse(&events);
+    let said = analysis
+        .diagnostics
+        .iter()
+        .find(|(_, d)| d.code == "reasoning-never-ended")
+        .map(|(_, d)| d.message.clone())
+        .unwrap_or_default();
+    assert!(
+        said.contains("\"open\""),
+        "the warning names the reasoning's id: {said}"
+    );
+    // and it describes the journal's end, so a later end replaces it.
+    assert!(
+        analysis
+            .provisional_codes
+            .contains(&"reasoning-never-ended"),
+        "an end that finds the reasoning closed withdraws the warning"
+    );
+    // A view at an offset folds no end: the warning is not the step's.
+    assert!(
+        !final_state(&events)
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "reasoning-never-ended"),
+        "the thread at the last event says nothing of the journal's end"
+    );
+}

@@ -7,7 +7,7 @@
 //! plus a fold of at most [`SPACING`] stored records after it, and an append folds on from the
 //! latest one.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -16,12 +16,12 @@ use crate::derived::Analysis;
 use crate::store::{Store, StoreError};
 
 use super::lint::RULES_VERSION;
-use super::reducer::{ChunkMode, Run, Thread};
+use super::reducer::{At, ChunkMode, Run, Thread};
 
 /// The encoding of a checkpoint, with the rules that derived the tables beside it: a database
 /// with another is folded again from its first record. Encoding 2 added the ids of ended
-/// messages.
-pub const FORMAT: u32 = (RULES_VERSION << 8) | 2;
+/// messages, 3 the reasoning still open.
+pub const FORMAT: u32 = (RULES_VERSION << 8) | 3;
 
 /// Records from one checkpoint to the next. A view folds at most this many after its
 /// checkpoint: measured with `journalscope bench`, a thousand keep a seek within a few
@@ -72,6 +72,8 @@ struct Encoded {
     /// The ids of ended messages, in blocks like the tool call ids.
     ended: Vec<Span>,
     ended_tail: Vec<String>,
+    /// Reasoning still open, in the order of its ids, with where each started.
+    open_reasoning: Vec<(String, At)>,
     deltas_since_snapshot: u64,
     state_only_from_deltas: bool,
 }
@@ -206,6 +208,11 @@ impl Encoder {
             calls_tail: calls[calls_sealed..].to_vec(),
             ended: spans(&self.ended_blocks),
             ended_tail: ended[ended_sealed..].to_vec(),
+            open_reasoning: thread
+                .open_reasoning
+                .iter()
+                .map(|(id, at)| (id.clone(), *at))
+                .collect(),
             deltas_since_snapshot: thread.deltas_since_snapshot,
             state_only_from_deltas: thread.state_only_from_deltas,
         };
@@ -386,6 +393,10 @@ pub(super) fn decode(
         state_established: encoded.state_established,
         started_tool_calls: ids.into(),
         ended_messages: ended.into(),
+        open_reasoning: encoded
+            .open_reasoning
+            .into_iter()
+            .collect::<BTreeMap<String, At>>(),
         deltas_since_snapshot: encoded.deltas_since_snapshot,
         state_only_from_deltas: encoded.state_only_from_deltas,
     };

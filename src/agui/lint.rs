@@ -9,7 +9,7 @@ use crate::diagnostic::Severity;
 /// The version of these rules. A database whose AG-UI diagnostics an older version derived
 /// (recorded in its checkpoint cover, as the encoding of the state it describes) is refreshed
 /// when opened, so that it shows what this version finds.
-pub const RULES_VERSION: u32 = 6;
+pub const RULES_VERSION: u32 = 7;
 
 /// One rule of the protocol and the code its violations carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,7 @@ const TEXT: &str = "concepts/events: Text Message Events";
 const TOOLS: &str = "concepts/events: Tool Call Events";
 const STATE: &str = "concepts/events: State Management Events";
 const ACTIVITY: &str = "concepts/events: Activity Events";
+const REASONING: &str = "concepts/events: Reasoning Events";
 
 use Severity::{Error, Info, Warning};
 
@@ -281,6 +282,13 @@ pub const RULES: &[Rule] = &[
         Warning,
         ACTIVITY,
         "an ACTIVITY_DELTA's patch does not apply",
+    ),
+    // Reasoning.
+    rule(
+        "reasoning-never-ended",
+        Warning,
+        REASONING,
+        "the journal ends while a REASONING_START has had no REASONING_END",
     ),
 ];
 

@@ -170,9 +170,7 @@ impl Fold for AgUiFold {
     fn end(&mut self) -> Analysis {
         let mut analysis = self.take_found();
         if let Some(last) = self.last {
-            for diagnostic in self.thread.at_end(last) {
-                analysis.diagnostics.push((last.seq, diagnostic));
-            }
+            analysis.diagnostics.extend(self.thread.at_end(last));
         }
         analysis.provisional_codes = PROVISIONAL_CODES.to_vec();
         analysis.cover = Some(CheckpointCover {
@@ -212,8 +210,13 @@ pub fn unfinished(store: &Store, journal_id: i64) -> Result<Option<String>, Stor
     }))
 }
 
-/// Diagnostics about the journal's end rather than their event: each end replaces them.
-const PROVISIONAL_CODES: &[&str] = &["run-never-finished", "state-never-established"];
+/// Diagnostics about the journal's end rather than their event (said at the last event, or at
+/// the start of reasoning still open there): each end replaces them.
+const PROVISIONAL_CODES: &[&str] = &[
+    "reasoning-never-ended",
+    "run-never-finished",
+    "state-never-established",
+];
 
 /// The latest checkpoint after at most `records` records, in this encoding and readable:
 /// how many records it follows and the thread after them.

@@ -64,7 +64,7 @@ pub struct MessageReconciliation {
 }
 
 /// Where an event sits in the journal, for the diagnostics it raises.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct At {
     pub seq: u64,
     pub line: u64,
@@ -171,6 +171,9 @@ pub struct Thread {
     /// any run: a message id names one message of a thread, and a consumer that meets it again
     /// adds to the message that ended instead of starting another.
     pub(super) ended_messages: SeenIds,
+    /// Reasoning a REASONING_START opened and no REASONING_END has closed, by id, with where
+    /// it started: what the journal's end reports as never ended.
+    pub(super) open_reasoning: BTreeMap<String, At>,
     /// STATE_DELTAs applied in this run since its last snapshot or input state.
     pub(super) deltas_since_snapshot: u64,
     /// Deltas have built the state on `{}` and no snapshot or run input has said what it is.
@@ -198,6 +201,7 @@ impl Default for Thread {
             state_established: false,
             started_tool_calls: SeenIds::default(),
             ended_messages: SeenIds::default(),
+            open_reasoning: BTreeMap::new(),
             deltas_since_snapshot: 0,
             state_only_from_deltas: false,
         }
@@ -379,28 +383,49 @@ impl Thread {
         report
     }
 
-    /// What the journal's end says about the thread, given its last event: a run still
-    /// running there was never terminated, and a state only deltas built was never
-    /// established. Provisional: a journal that grows may settle either.
-    pub fn at_end(&self, last: At) -> Vec<Diagnostic> {
+    /// What the journal's end says about the thread, given its last event, each diagnostic
+    /// with the seq of the record it is said at: reasoning still open there never ended (said
+    /// at its REASONING_START, where a reader looks for it), a run still running there was
+    /// never terminated, and a state only deltas built was never established (both said at the
+    /// last event). Provisional: a journal that grows may settle any of them.
+    pub fn at_end(&self, last: At) -> Vec<(u64, Diagnostic)> {
         let mut out = Vec::new();
+        let mut open: Vec<(&String, &At)> = self.open_reasoning.iter().collect();
+        open.sort_by_key(|(_, started)| started.seq);
+        for (id, started) in open {
+            out.push((
+                started.seq,
+                Diagnostic::warning(
+                    started.line,
+                    Some(started.offset),
+                    "reasoning-never-ended",
+                    format!("reasoning {id:?} starts here and the journal ends without its REASONING_END"),
+                ),
+            ));
+        }
         if self.run.status == RunStatus::Running {
-            out.push(Diagnostic::warning(
-                last.line,
-                Some(last.offset),
-                "run-never-finished",
-                format!(
-                    "the journal ends while run {:?} is running: no RUN_FINISHED or RUN_ERROR",
-                    self.run.run_id.as_deref().unwrap_or("")
+            out.push((
+                last.seq,
+                Diagnostic::warning(
+                    last.line,
+                    Some(last.offset),
+                    "run-never-finished",
+                    format!(
+                        "the journal ends while run {:?} is running: no RUN_FINISHED or RUN_ERROR",
+                        self.run.run_id.as_deref().unwrap_or("")
+                    ),
                 ),
             ));
         }
         if self.state_only_from_deltas {
-            out.push(Diagnostic::info(
-                last.line,
-                Some(last.offset),
-                "state-never-established",
-                "the journal ends without a STATE_SNAPSHOT or run input state: the shared state is only what deltas built on `{}`",
+            out.push((
+                last.seq,
+                Diagnostic::info(
+                    last.line,
+                    Some(last.offset),
+                    "state-never-established",
+                    "the journal ends without a STATE_SNAPSHOT or run input state: the shared state is only what deltas built on `{}`",
+                ),
             ));
         }
         out
@@ -767,6 +792,18 @@ impl Thread {
                 }
                 if was_open {
                     self.ended_messages.insert(id);
+                }
+            }
+            "REASONING_START" => {
+                if let Some(id) = str_field(event, "messageId") {
+                    // A second start of reasoning still open starts nothing new: the journal's
+                    // end points at where it first started.
+                    self.open_reasoning.entry(id.to_string()).or_insert(at);
+                }
+            }
+            "REASONING_END" => {
+                if let Some(id) = str_field(event, "messageId") {
+                    self.open_reasoning.remove(id);
                 }
             }
             "TOOL_CALL_START" => {
