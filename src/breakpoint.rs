@@ -325,9 +325,7 @@ fn key_changes(journal: &Journal, key: &str) -> Result<Vec<BreakpointHit>, Journ
         if needle.find(raw).is_none() {
             return true;
         }
-        let event = serde_json::from_slice(raw)
-            .ok()
-            .and_then(|value| event::parse(seq, 0, &value).0);
+        let event = crate::record_json::value(raw).and_then(|value| event::parse(seq, 0, &value).0);
         if let Some(hit) = event.as_ref().and_then(|event| key_change(event, key)) {
             hits.push(hit);
         }

@@ -742,7 +742,7 @@ pub fn detect_dialect(bytes: &[u8], framing: Framing) -> Dialect {
     let values: Vec<Value> = records
         .iter()
         .take(64)
-        .filter_map(|r| serde_json::from_slice(&r.bytes).ok())
+        .filter_map(|r| crate::record_json::value(&r.bytes))
         .collect();
     Dialect::detect(values.iter())
 }

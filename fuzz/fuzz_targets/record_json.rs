@@ -14,8 +14,9 @@ use serde_json::Value;
 
 /// The key `serde_json` (with its `raw_value` feature, which the project enables) reads as a
 /// request for a raw value when it opens an object: `Value` then holds the parse of the key's
-/// string value, not an object. The record parser has no such key; inputs using it are not
-/// compared value for value.
+/// string value, not an object. The record parser reads it as any other key, and so does every
+/// view (they read stored records back with the same parser); inputs using it are not compared
+/// value for value.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// Walks one JSON value, noting each key that repeats one already given in the same object, and

@@ -286,7 +286,7 @@ pub fn runs_stored(store: &Store, journal_id: i64) -> Result<Vec<RunSpan>, Store
         if !open && mark.kind != "run-start" {
             continue;
         }
-        let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+        let Some(value) = crate::record_json::value(&bytes) else {
             continue;
         };
         // An AG-UI event's offset is its position.

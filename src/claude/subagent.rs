@@ -20,7 +20,7 @@ pub const SUBAGENT: &str = "subagent";
 pub fn subagents(store: &Store, journal: &JournalRow) -> Result<Vec<Subagent>, StoreError> {
     let mut found = Vec::new();
     for (mark, bytes) in store.marked_records(journal.id, &[SUBAGENT])? {
-        let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+        let Some(value) = crate::record_json::value(&bytes) else {
             continue;
         };
         let Some(line) = Line::of(&value) else {

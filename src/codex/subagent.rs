@@ -94,7 +94,7 @@ fn spawned(value: &Value) -> Option<(String, Option<String>, Option<String>)> {
 pub fn subagents(store: &Store, journal: &JournalRow) -> Result<Vec<Subagent>, StoreError> {
     let mut calls = Vec::new();
     for (mark, bytes) in store.marked_records(journal.id, &[SPAWN])? {
-        let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+        let Some(value) = crate::record_json::value(&bytes) else {
             continue;
         };
         let payload = value.field("payload").unwrap_or(&Value::Null);
@@ -116,7 +116,7 @@ pub fn subagents(store: &Store, journal: &JournalRow) -> Result<Vec<Subagent>, S
     }
     let mut found = Vec::new();
     for (mark, bytes) in store.marked_records(journal.id, &[SUBAGENT])? {
-        let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+        let Some(value) = crate::record_json::value(&bytes) else {
             continue;
         };
         let Some((agent, nickname, call_id)) = spawned(&value) else {
@@ -157,7 +157,7 @@ pub fn spawned_by(store: &Store, journal: &JournalRow) -> Result<Option<SpawnedB
     else {
         return Ok(None);
     };
-    let Ok(value) = serde_json::from_slice::<Value>(&bytes) else {
+    let Some(value) = crate::record_json::value(&bytes) else {
         return Ok(None);
     };
     let payload = value.field("payload").unwrap_or(&Value::Null);

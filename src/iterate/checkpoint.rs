@@ -254,7 +254,7 @@ fn items(
         let Some((line, raw)) = store.record_bytes(journal_id, r.seq)? else {
             return Ok(None);
         };
-        let Ok(value) = serde_json::from_slice(&raw) else {
+        let Some(value) = crate::record_json::value(&raw) else {
             return Ok(None);
         };
         let (Some(event), _) = event::parse_owned(r.seq, line, value) else {

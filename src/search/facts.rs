@@ -61,9 +61,8 @@ pub fn stored_item_facts(
         if wanted.next_if_eq(&seq).is_none() {
             return true;
         }
-        let parsed = serde_json::from_slice(raw)
-            .ok()
-            .and_then(|value| event::parse_owned(seq, 0, value).0);
+        let parsed =
+            crate::record_json::value(raw).and_then(|value| event::parse_owned(seq, 0, value).0);
         if let Some(event) = parsed {
             fold.add(&event);
         }

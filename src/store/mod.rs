@@ -352,7 +352,7 @@ pub struct StoredEvent {
 impl StoredEvent {
     /// The record parsed as JSON, or `None` when it is not JSON.
     pub fn json(&self) -> Option<Value> {
-        serde_json::from_slice(&self.raw).ok()
+        crate::record_json::value(&self.raw)
     }
 
     pub fn raw_text(&self) -> String {

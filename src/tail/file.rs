@@ -321,7 +321,7 @@ impl Follower {
             .records
             .iter()
             .take(64)
-            .filter_map(|r| serde_json::from_slice(&r.bytes).ok())
+            .filter_map(|r| crate::record_json::value(&r.bytes))
             .collect();
         let dialect = Dialect::detect(values.iter());
         let id = self.store.create_journal(&NewJournal {

@@ -175,7 +175,7 @@ impl StreamRecorder {
             return Ok(());
         }
         let (data, wrapped_stream) = unwrap_delivery(data);
-        let value: Option<Value> = serde_json::from_slice(&data).ok();
+        let value: Option<Value> = crate::record_json::value(&data);
         let offset = value
             .as_ref()
             .and_then(|v| v.get("offset"))
