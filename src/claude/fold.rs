@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
 
-use super::line::{digest, reported_usage, ByDigest, Line};
+use super::line::{digest, reported_usage, shape, ByDigest, Line};
 use crate::derived::{Analysis, CheckpointCover, Link, Mark};
 use crate::diagnostic::Diagnostic;
 use crate::interpreter::{Fold, FoldRecord};
@@ -195,15 +195,7 @@ impl ConversationFold {
             .then(|| keyed(line.response_key(), seq));
         if let Some(key) = response_key {
             if let Some(response) = self.responses.get(&key) {
-                let shape = digest(&format!(
-                    "{}\u{0}{}",
-                    line.timestamp().unwrap_or(""),
-                    line.value
-                        .field("message")
-                        .map(Value::to_string)
-                        .unwrap_or_default()
-                ));
-                if let Some(&original) = response.lines.get(&shape) {
+                if let Some(&original) = response.lines.get(&shape(&line)) {
                     self.link(seq, REPLAYED, original);
                     self.say(
                         seq,
@@ -428,14 +420,7 @@ impl ConversationFold {
     fn feed_response(&mut self, record: FoldRecord<'_>, line: &Line<'_>, key: u64) {
         let (seq, at, offset) = (record.seq, record.line, record.offset);
         let usage = line.usage().map(reported_usage);
-        let shape = digest(&format!(
-            "{}\u{0}{}",
-            line.timestamp().unwrap_or(""),
-            line.value
-                .field("message")
-                .map(Value::to_string)
-                .unwrap_or_default()
-        ));
+        let shape = shape(line);
         if line.response_key().is_none() {
             self.say(
                 seq,
