@@ -154,7 +154,7 @@ fn check(
         )),
         Some(kind) => {
             for field in required_fields(kind) {
-                if object.get(*field).is_none_or(Value::is_null) {
+                if object.field(field).is_none_or(Value::is_null) {
                     out.push(Diagnostic::error(
                         line,
                         offset,
@@ -170,7 +170,7 @@ fn check(
         if *field == "delta" && kind == Some("STATE_DELTA") {
             continue;
         }
-        if let Some(value) = object.get(*field) {
+        if let Some(value) = object.field(field) {
             if !value.is_string() && !value.is_null() {
                 out.push(Diagnostic::error(
                     line,
@@ -224,7 +224,7 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
 }
 
 fn text<'a>(object: &'a Map<String, Value>, field: &str) -> &'a str {
-    object.get(field).and_then(Value::as_str).unwrap_or("")
+    object.field(field).and_then(Value::as_str).unwrap_or("")
 }
 
 fn quoted(text: &str) -> String {

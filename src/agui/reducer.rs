@@ -209,7 +209,7 @@ impl Default for Thread {
 }
 
 fn str_field<'a>(event: &'a Value, field: &str) -> Option<&'a str> {
-    event.get(field).and_then(Value::as_str)
+    event.field(field).and_then(Value::as_str)
 }
 
 fn id_of(message: &Value) -> Option<&str> {

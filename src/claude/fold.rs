@@ -588,7 +588,7 @@ impl ConversationFold {
 /// Whether a later line's usage contradicts an earlier line's of the same response: an
 /// input-side count changed, or the output count fell.
 fn usage_mismatch(before: &Value, now: &Value) -> bool {
-    let field = |usage: &Value, name: &str| usage.get(name).and_then(Value::as_i64);
+    let field = |usage: &Value, name: &str| usage.field(name).and_then(Value::as_i64);
     let input_changed = [
         "input_tokens",
         "cache_creation_input_tokens",

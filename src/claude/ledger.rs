@@ -31,7 +31,7 @@ pub(super) struct Ledger {
 
 fn field(usage: Option<&Value>, name: &str) -> u64 {
     usage
-        .and_then(|u| u.get(name))
+        .and_then(|u| u.field(name))
         .and_then(Value::as_u64)
         .unwrap_or(0)
 }

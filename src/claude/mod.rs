@@ -50,7 +50,7 @@ pub fn looks_like(value: &Value) -> bool {
     line.is_known_type()
         && ["uuid", "sessionId", "leafUuid", "messageId"]
             .iter()
-            .any(|field| value.get(field).is_some())
+            .any(|field| value.field(field).is_some())
 }
 
 impl Interpreter for ClaudeCode {

@@ -297,7 +297,7 @@ fn sent(
     let text_of = |key: &str| {
         first
             .as_ref()
-            .and_then(|line| line.get(key))
+            .and_then(|line| line.field(key))
             .and_then(Value::as_str)
             .map(str::to_string)
     };

@@ -253,7 +253,7 @@ pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<D
         Some("resumed") => EventKind::Resumed,
         Some("token-usage-reported") => {
             let payload = object.field("payload");
-            let number = |field: &str| payload.and_then(|p| p.get(field)).and_then(Value::as_u64);
+            let number = |field: &str| payload.and_then(|p| p.field(field)).and_then(Value::as_u64);
             EventKind::UsageReported(Usage {
                 request: payload
                     .and_then(|p| {
@@ -386,7 +386,7 @@ fn parse_context(
             None
         }
     };
-    let mut list = |field: &str| match payload.get(field) {
+    let mut list = |field: &str| match payload.field(field) {
         Some(Value::Array(items)) => items.clone(),
         None | Some(Value::Null) => Vec::new(),
         Some(other) => {
@@ -480,7 +480,7 @@ fn parse_rewrite(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Rewrite> {
     let payload = payload.and_then(Value::as_object);
-    let field = |name: &str| payload.and_then(|p| p.get(name)).filter(|v| !v.is_null());
+    let field = |name: &str| payload.and_then(|p| p.field(name)).filter(|v| !v.is_null());
     let op = field("op").and_then(Value::as_str);
     let key = field("key").and_then(Value::as_str);
     let content = field("content");

@@ -193,7 +193,7 @@ fn one_line_words<'a>(words: impl Iterator<Item = &'a str>, max: usize) -> Strin
 
 fn summarize(kind: Option<&str>, payload: Option<&Value>) -> String {
     let payload = payload.unwrap_or(&Value::Null);
-    let text = |field: &str| payload.get(field).and_then(Value::as_str).unwrap_or("");
+    let text = |field: &str| payload.field(field).and_then(Value::as_str).unwrap_or("");
     match kind.and_then(short_type) {
         Some("context-added") => {
             let role = text("role");

@@ -32,7 +32,7 @@ pub(super) fn compact(value: &Value) -> String {
 /// How one ref is written in a header.
 pub fn render_ref(reference: &Value) -> String {
     let text = |field: &str| -> String {
-        match reference.get(field) {
+        match reference.field(field) {
             Some(Value::String(s)) => s.clone(),
             Some(other) => other.to_string(),
             None => String::new(),

@@ -43,7 +43,7 @@ pub fn section_block(item: &Item) -> String {
 /// names.
 pub fn actor_label(actor: &Value) -> Option<String> {
     let kind = actor_type(Some(actor)).unwrap_or("unknown");
-    let field = |name: &str| compact(actor.get(name).unwrap_or(&Value::String(String::new())));
+    let field = |name: &str| compact(actor.field(name).unwrap_or(&Value::String(String::new())));
     let label = match kind {
         "model" | "platform" => return None,
         "user" => format!(
