@@ -67,7 +67,7 @@ fn the_store_and_what_it_keeps_name_no_dialect_and_nothing_above_them() {
     let graph = dependencies();
     let allowed: &[(&str, &[&str])] = &[
         ("derived", &["diagnostic"]),
-        ("store", &["derived", "diagnostic", "source"]),
+        ("store", &["derived", "diagnostic", "record_json", "source"]),
         (
             "interpreter",
             &[
@@ -79,7 +79,8 @@ fn the_store_and_what_it_keeps_name_no_dialect_and_nothing_above_them() {
                 "transcript",
             ],
         ),
-        ("transcript", &["derived"]),
+        ("transcript", &["derived", "record_json"]),
+        ("record_json", &[]),
         ("source", &[]),
         ("source_ends", &[]),
         ("diagnostic", &[]),
