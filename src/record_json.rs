@@ -1,7 +1,9 @@
 //! A record's JSON text parsed into a value in one pass, noticing what a plain parse forgives
 //! silently: a key that appears twice in one object (the last one counts, as in JavaScript, so
 //! the reader and the fold agree with what the producer's own runtime would have seen). The
-//! nesting limit of `serde_json` still applies, so no input can exhaust the stack.
+//! nesting limit of `serde_json` still applies, so no input can exhaust the stack. Every later
+//! reading of a stored record goes through it too, and the readers and folds look fields up in
+//! what it parsed with [`Field`].
 
 use std::fmt;
 
