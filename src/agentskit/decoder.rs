@@ -3,10 +3,11 @@
 //! same field rules, unknown fields tolerated. A reason names the first offending field so the
 //! inspector can say more than the protocol's generic messages.
 
-use crate::record_json::Field;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use ts_rs::TS;
+
+use crate::record_json::Field;
 
 pub const PROTOCOL: &str = "agentskit.chat.turn";
 pub const VERSION: u64 = 1;

@@ -2,8 +2,6 @@
 //! decoding them with the protocol's own rules, folding them through the session-monotonic
 //! snapshot cursor, and the lineage tree of retries, edits and regenerations.
 
-use crate::record_json::Field;
-
 pub mod cursor;
 pub mod decoder;
 pub mod lineage;
@@ -18,6 +16,7 @@ use serde_json::Value;
 use crate::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
 use crate::diagnostic::Diagnostic;
 use crate::interpreter::{Controls, Fold, FoldRecord, Interpreter, RecordReader, View};
+use crate::record_json::Field;
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError, StoredEvent};
 

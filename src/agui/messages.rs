@@ -8,8 +8,9 @@
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Deref;
 
-use crate::record_json::Field;
 use serde_json::Value;
+
+use crate::record_json::Field;
 
 #[derive(Debug, Clone, Default)]
 pub struct Messages {

@@ -11,8 +11,6 @@
 //! `TOOL_CALL_START` for a tool call already held only renames it (wire-formats.md). An
 //! event's `metadata` object is merged key by key into the message it builds or changes.
 
-use crate::record_json::Field;
-
 pub mod checkpoint;
 pub mod lint;
 mod messages;
@@ -35,6 +33,7 @@ use serde_json::Value;
 
 use crate::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
 use crate::interpreter::{Controls, Fold, FoldRecord, Interpreter, RecordReader, View};
+use crate::record_json::Field;
 use crate::source::{detect_framing, split, Position, RawRecord};
 use crate::store::{Store, StoreError, StoredEvent};
 

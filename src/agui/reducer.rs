@@ -10,10 +10,10 @@ use serde_json::{json, Map, Value};
 use ts_rs::TS;
 
 use crate::diagnostic::Diagnostic;
+use crate::record_json::Field;
 
 use super::messages::Messages;
 use super::reader::type_name;
-use crate::record_json::Field;
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -7,13 +7,13 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use crate::diagnostic::Diagnostic;
+use crate::record_json::Field;
 use crate::store::{Store, StoreError, StoredEvent};
 
 use super::reducer::{
     ended_status, started_run, status_text, At, MessageReconciliation, Run, RunStatus, StepReport,
     Thread,
 };
-use crate::record_json::Field;
 
 /// The CLI's `state --at N` answer: the thread after folding events `1..=N`.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]

@@ -3,8 +3,9 @@
 //! (their attachment renderer, read in the published bundles and checked against the requests
 //! the clients sent). Each text reaches the model inside `<system-reminder>` tags.
 
-use crate::record_json::Field;
 use serde_json::Value;
+
+use crate::record_json::Field;
 
 /// Attachment types that render to nothing: bookkeeping for the client's own screen.
 const SILENT: &[&str] = &[

@@ -11,11 +11,11 @@ use super::line::{digest, reported_usage, shape, ByDigest, Line};
 use crate::derived::{Analysis, CheckpointCover, Link, Mark};
 use crate::diagnostic::Diagnostic;
 use crate::interpreter::{Fold, FoldRecord};
+use crate::record_json::Field;
 use crate::transcript::RequestRow;
 
 pub use super::checkpoint::FORMAT;
 use super::checkpoint::{Entry, Sealed, ENTRIES_PER_BLOCK};
-use crate::record_json::Field;
 
 /// Link kinds: a line's parent, the first line of the response it belongs to, the first line
 /// answering a tool call, a main-thread message (to itself), the sidechain a call spawned, and

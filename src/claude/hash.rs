@@ -2,8 +2,9 @@
 //! request's digest are SHA-256 of a canonical JSON text, its keys sorted and nothing between
 //! tokens, written as the client's `JSON.stringify` writes strings and numbers.
 
-use crate::record_json::Field;
 use serde_json::Value;
+
+use crate::record_json::Field;
 
 /// The canonical text of `value`: object keys sorted by UTF-16 code units (as JavaScript
 /// sorts strings), no white space; with `without_cache_control`, every `cache_control` key is

@@ -2,8 +2,9 @@
 //! it is, where it hangs in the conversation graph, which response it belongs to and which
 //! tool calls and results it carries. Nothing is copied out of the parsed value.
 
-use crate::record_json::Field;
 use serde_json::Value;
+
+use crate::record_json::Field;
 
 /// The line types a transcript is recognised by (its first line that parses has one of them).
 pub const LINE_TYPES: &[&str] = &[

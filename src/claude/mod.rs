@@ -8,8 +8,6 @@
 //! `sidechain` (a subagent's line), `subagent` (a Task result naming its agent). Links (see `fold`): `parent`, `response`, `result`,
 //! `message`, `spawned`, `replayed`.
 
-use crate::record_json::Field;
-
 mod attachment;
 pub mod cache;
 mod chain;
@@ -33,6 +31,7 @@ use crate::interpreter::{Controls, Fold, Interpreter, RecordReader, View};
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError};
 
+use crate::record_json::Field;
 pub use crate::transcript::{ConversationItem, ConversationView, RequestRow};
 pub use view::{ConversationRequest, Message};
 

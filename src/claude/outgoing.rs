@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::attachment::{reminder, texts};
 use super::hash::content_blocks;
+
 use crate::record_json::Field;
 
 /// Models the client sends no mid-conversation `system` turn (their attachments become user

@@ -7,8 +7,6 @@
 //! Marks: `request` (a run's first item), `compaction`, `session` (a `session_meta` line). Links:
 //! `response` (an output item to its run's first).
 
-use crate::record_json::Field;
-
 mod rollback;
 pub mod sessions;
 pub mod subagent;
@@ -18,6 +16,7 @@ use serde_json::Value;
 use crate::derived::{Analysis, CheckpointCover, Dialect, Link, Mark, ReadEvent};
 use crate::diagnostic::Diagnostic;
 use crate::interpreter::{Controls, Fold, FoldRecord, Interpreter, RecordReader, View};
+use crate::record_json::Field;
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError, StoredEvent};
 use crate::transcript::{ConversationItem, ConversationView, RequestRow};

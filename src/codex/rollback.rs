@@ -3,8 +3,9 @@
 //! `num_turns` user turns, cut at the boundary that many turns from the end (at the first one
 //! when there are fewer), with the run of context messages just above the cut.
 
-use crate::record_json::Field;
 use serde_json::Value;
+
+use crate::record_json::Field;
 
 /// Context a user message carries rather than what the user said: a part whose trimmed text
 /// starts and ends with one of these pairs, in any case.

@@ -6,12 +6,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::record_json::Field;
 use crate::redact::RedactError;
 
 use super::event::Role;
 use super::projection::{Item, Lane, Projection, Rules};
 use super::roles::{provider_role, Rule, Transport};
-use crate::record_json::Field;
 
 /// The first message of every request. Its text belongs to this project and never changes
 /// between requests, so it stays in every provider's cached prefix.

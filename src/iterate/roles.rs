@@ -7,6 +7,7 @@ use ts_rs::TS;
 
 use super::event::Role;
 use super::projection::Item;
+
 use crate::record_json::Field;
 
 /// A provider transport with its own role vocabulary.

@@ -8,6 +8,7 @@ use super::event::Role;
 use super::projection::{Item, Projection};
 use super::render::{compact, push_refs, Message, RenderedItem, RequestSnapshot};
 use super::roles::{actor_type, Rule, Transport};
+
 use crate::record_json::Field;
 
 /// The first message of every sections-contract request. Upstream's text is opaque to this

@@ -9,6 +9,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use super::RequestRow;
+
 use crate::record_json::Field;
 
 /// How long a cache entry lives unless the request asked for longer (Anthropic and OpenAI).
