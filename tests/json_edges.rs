@@ -8,12 +8,12 @@
 //! `JOURNALSCOPE_BLESS=1 cargo test --test json_edges` rewrites the expected files; review the
 //! diff before committing it.
 
+mod cli;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
+use cli::Cli;
 use serde_json::{json, Value};
-
-const BIN: &str = env!("CARGO_BIN_EXE_journalscope");
 
 /// What each line of every journal holds, line 1 first. The edge cases sit between valid
 /// records of the dialect, so each one is read on its own and the reading goes on after it.
@@ -61,18 +61,6 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/json-edges")
 }
 
-fn run(args: &[&str], cache: &Path) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .env("JOURNALSCOPE_CACHE_DIR", cache)
-        .output()
-        .expect("the CLI binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 /// The journal is what `LAYOUT` describes: an editor that normalised it (added the final
 /// newline, replaced the stray bytes) would quietly drop two of the cases.
 fn check_journal(dialect: &str, bytes: &[u8]) {
@@ -103,29 +91,18 @@ fn check_journal(dialect: &str, bytes: &[u8]) {
 
 /// Imports the dialect's journal and lists what the import found.
 fn outcome(dialect: &str, reported: &str, input: &Path, work: &Path) -> Value {
+    let cli = Cli::new();
     let db = work.join("journal.sqlite");
     let input_text = input.to_string_lossy();
     let db_text = db.to_string_lossy();
-    let out = run(&["import", &input_text, "--db", &db_text, "--json"], work);
-    assert!(
-        out.status.success(),
-        "{dialect}: the import completes: {}",
-        text(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).expect("import --json is JSON");
+    let report = cli.json(&["import", &input_text, "--db", &db_text, "--json"]);
     assert_eq!(
         report["dialect"].as_str(),
         Some(reported),
         "{dialect}: the journal is detected as its own dialect, so its reader judges the records"
     );
-    let listed = run(&["diagnostics", &db_text, "--json"], work);
-    assert!(
-        listed.status.success(),
-        "{dialect}: diagnostics are listed: {}",
-        text(&listed.stderr)
-    );
-    let listed: Vec<Value> =
-        serde_json::from_slice(&listed.stdout).expect("diagnostics --json is JSON");
+    let listed: Vec<Value> = serde_json::from_value(cli.json(&["diagnostics", &db_text, "--json"]))
+        .expect("diagnostics --json is a list");
     let diagnostics: Vec<Value> = listed
         .into_iter()
         .map(|d| {
