@@ -229,28 +229,8 @@ fn given_more_tool_calls_than_a_block_holds_when_folded_from_a_checkpoint_then_a
     lines.push(
         json!({"type": "TOOL_CALL_START", "toolCallId": "c5", "toolCallName": "t"}).to_string(),
     );
-    let dir = tempfile::tempdir().expect("temp dir");
-    let (store, id) = import_common::import_lines(dir.path(), &lines);
-    store
-        .replace_analysis(id, &Analysis::default())
-        .expect("forget");
-    rebuild(&store, id, 100);
-    let events = store.events(id).expect("events");
-    let last = events.len() as i64;
-    let stored = state_at_stored(&store, id, last).expect("stored state");
     // then the view read from the checkpoint knows it was started before, as the plain fold does.
-    assert!(
-        stored
-            .diagnostics
-            .iter()
-            .any(|d| d.code == "tool-call-id-reused" && d.offset == Some(last)),
-        "the reuse is found from the ids the checkpoint kept"
-    );
-    assert_eq!(
-        stored,
-        state_at(&events, last),
-        "the thread at the end is the plain fold"
-    );
+    reuse_is_known_from_the_checkpoint(&lines, "tool-call-id-reused");
 }
 
 #[test]
@@ -264,8 +244,16 @@ fn given_more_ended_messages_than_a_block_holds_when_folded_from_a_checkpoint_th
     }
     // when an id from the first, sealed, block starts again after the last checkpoint,
     lines.push(json!({"type": "TEXT_MESSAGE_START", "messageId": "m5"}).to_string());
+    // then the view read from the checkpoint knows the message ended, as the plain fold does.
+    reuse_is_known_from_the_checkpoint(&lines, "message-id-reused-after-end");
+}
+
+/// Imports `lines`, folds them again with a checkpoint every 100 records, and checks that the
+/// view at the last record, read from the checkpoint before it, reports `code` there (an id the
+/// checkpoint's sealed blocks keep) and is the plain fold's.
+fn reuse_is_known_from_the_checkpoint(lines: &[String], code: &str) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (store, id) = import_common::import_lines(dir.path(), &lines);
+    let (store, id) = import_common::import_lines(dir.path(), lines);
     store
         .replace_analysis(id, &Analysis::default())
         .expect("forget");
@@ -273,13 +261,12 @@ fn given_more_ended_messages_than_a_block_holds_when_folded_from_a_checkpoint_th
     let events = store.events(id).expect("events");
     let last = events.len() as i64;
     let stored = state_at_stored(&store, id, last).expect("stored state");
-    // then the view read from the checkpoint knows the message ended, as the plain fold does.
     assert!(
         stored
             .diagnostics
             .iter()
-            .any(|d| d.code == "message-id-reused-after-end" && d.offset == Some(last)),
-        "the reuse is found from the ended ids the checkpoint kept"
+            .any(|d| d.code == code && d.offset == Some(last)),
+        "the reuse ({code}) is found from the ids the checkpoint kept"
     );
     assert_eq!(
         stored,
