@@ -49,19 +49,70 @@ pub const PROVISIONAL_CODES: &[&str] = &[
 ];
 
 /// Where a line sits, for the diagnostics about it.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy)]
 struct Place {
     seq: u64,
     line: u64,
     offset: i64,
 }
 
+/// One turn as the builder keeps it. A checkpoint writes it as one row,
+/// `[id, operation, parent, source, seq, line, offset]` (the last six null when the turn never
+/// declared its lineage): a session holds hundreds of thousands of turns, and field names would
+/// be most of the bytes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(from = "TurnRow", into = "TurnRow")]
 struct Turn {
-    id: String,
+    id: Box<str>,
     /// The first declared lineage and the line that declared it.
     lineage: Option<(Lineage, Place)>,
-    snapshot_offsets: Vec<i64>,
+}
+
+type TurnRow = (
+    Box<str>,
+    Option<Operation>,
+    Option<String>,
+    Option<String>,
+    Option<u64>,
+    Option<u64>,
+    Option<i64>,
+);
+
+impl From<Turn> for TurnRow {
+    fn from(turn: Turn) -> TurnRow {
+        match turn.lineage {
+            Some((lineage, place)) => (
+                turn.id,
+                Some(lineage.operation),
+                lineage.parent_turn_id,
+                lineage.source_message_id,
+                Some(place.seq),
+                Some(place.line),
+                Some(place.offset),
+            ),
+            None => (turn.id, None, None, None, None, None, None),
+        }
+    }
+}
+
+impl From<TurnRow> for Turn {
+    fn from((id, operation, parent, source, seq, line, offset): TurnRow) -> Turn {
+        let lineage = operation.map(|operation| {
+            (
+                Lineage {
+                    operation,
+                    parent_turn_id: parent,
+                    source_message_id: source,
+                },
+                Place {
+                    seq: seq.unwrap_or_default(),
+                    line: line.unwrap_or_default(),
+                    offset: offset.unwrap_or_default(),
+                },
+            )
+        });
+        Turn { id, lineage }
+    }
 }
 
 pub fn lineage(journal: &Journal, session: &str) -> LineageTree {
@@ -78,19 +129,37 @@ pub fn lineage(journal: &Journal, session: &str) -> LineageTree {
 pub struct LineageBuilder {
     session: String,
     turns: Vec<Turn>,
-    index: HashMap<String, usize>,
-    messages: HashSet<String>,
+    // Boxed ids: a session holds hundreds of thousands of turns and messages, and a `String`'s
+    // spare capacity and third word would be a third of what the builder keeps.
+    index: HashMap<Box<str>, usize>,
+    messages: HashSet<Box<str>>,
     diagnostics: Vec<(u64, Diagnostic)>,
-    /// Whether each turn keeps the offsets of its snapshots, which only the tree shows.
-    keep_offsets: bool,
+    /// Each turn's snapshot offsets, by slot, which only the tree shows: `None` in a builder
+    /// kept for the diagnostics alone.
+    offsets: Option<Vec<Vec<i64>>>,
 }
 
 /// What a builder knows, for an analysis to resume from: the turns and the message ids.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct LineageState {
     session: String,
     turns: Vec<Turn>,
-    messages: Vec<String>,
+    messages: Vec<Box<str>>,
+}
+
+/// A builder's [`LineageState`] as it is written, borrowed from the builder: a checkpoint of a
+/// long session is written without a second copy of its turns and ids.
+#[derive(Serialize)]
+pub struct LineageStateRef<'a> {
+    session: &'a str,
+    turns: &'a [Turn],
+    messages: Vec<&'a str>,
+}
+
+impl LineageStateRef<'_> {
+    pub fn session(&self) -> &str {
+        self.session
+    }
 }
 
 impl LineageState {
@@ -107,14 +176,14 @@ impl LineageBuilder {
             index: HashMap::new(),
             messages: HashSet::new(),
             diagnostics: Vec::new(),
-            keep_offsets: true,
+            offsets: Some(Vec::new()),
         }
     }
 
     /// A builder for the diagnostics alone: turns keep no snapshot offsets.
     pub fn for_diagnostics(session: &str) -> LineageBuilder {
         LineageBuilder {
-            keep_offsets: false,
+            offsets: None,
             ..LineageBuilder::new(session)
         }
     }
@@ -133,7 +202,7 @@ impl LineageBuilder {
             index,
             messages: state.messages.into_iter().collect(),
             diagnostics: Vec::new(),
-            keep_offsets: false,
+            offsets: None,
         }
     }
 
@@ -142,12 +211,13 @@ impl LineageBuilder {
         &self.session
     }
 
-    pub fn state(&self) -> LineageState {
-        let mut messages: Vec<String> = self.messages.iter().cloned().collect();
+    pub fn state(&self) -> LineageStateRef<'_> {
+        let mut messages: Vec<&str> = self.messages.iter().map(|id| &**id).collect();
+        // The same bytes however the set is laid out.
         messages.sort_unstable();
-        LineageState {
-            session: self.session.clone(),
-            turns: self.turns.clone(),
+        LineageStateRef {
+            session: &self.session,
+            turns: &self.turns,
             messages,
         }
     }
@@ -158,24 +228,31 @@ impl LineageBuilder {
             return;
         }
         let turns = &mut self.turns;
-        let slot = *self.index.entry(event.turn_id.clone()).or_insert_with(|| {
-            turns.push(Turn {
-                id: event.turn_id.clone(),
-                lineage: None,
-                snapshot_offsets: Vec::new(),
-            });
-            turns.len() - 1
-        });
+        let slot = match self.index.get(event.turn_id.as_str()) {
+            Some(&slot) => slot,
+            None => {
+                let id: Box<str> = event.turn_id.as_str().into();
+                turns.push(Turn {
+                    id: id.clone(),
+                    lineage: None,
+                });
+                if let Some(offsets) = &mut self.offsets {
+                    offsets.push(Vec::new());
+                }
+                self.index.insert(id, turns.len() - 1);
+                turns.len() - 1
+            }
+        };
         let TurnBody::Snapshot(snapshot) = &event.body else {
             return;
         };
         let turn = &mut self.turns[slot];
-        if self.keep_offsets {
-            turn.snapshot_offsets.push(line.offset);
+        if let Some(offsets) = &mut self.offsets {
+            offsets[slot].push(line.offset);
         }
         for message in &snapshot.messages {
-            if !self.messages.contains(&message.id) {
-                self.messages.insert(message.id.clone());
+            if !self.messages.contains(message.id.as_str()) {
+                self.messages.insert(message.id.as_str().into());
             }
         }
         let place = Place {
@@ -206,15 +283,42 @@ impl LineageBuilder {
     }
 
     /// The forest, once every line was added.
-    pub fn finish(self) -> LineageTree {
+    pub fn finish(&self) -> LineageTree {
+        let (parent, diagnostics) = self.placed();
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); self.turns.len()];
+        let mut roots = Vec::new();
+        for (slot, p) in parent.iter().enumerate() {
+            match p {
+                Some(p) => children[*p].push(slot),
+                None => roots.push(slot),
+            }
+        }
+        let roots = roots
+            .into_iter()
+            .map(|slot| node(slot, &self.turns, self.offsets.as_deref(), &children))
+            .collect();
+        LineageTree { roots, diagnostics }
+    }
+
+    /// What was wrong with the lineage so far, without building the forest: a fold says the
+    /// session's provisional warnings at every end and goes on adding lines, and a session of
+    /// submits alone is as many roots as turns.
+    pub fn diagnostics(&self) -> Vec<(u64, Diagnostic)> {
+        self.placed().1
+    }
+
+    /// Where each turn hangs, once unknown parents, cycles and depth are cut away, and the
+    /// warnings, in journal order.
+    fn placed(&self) -> (Vec<Option<usize>>, Vec<(u64, Diagnostic)>) {
         let LineageBuilder {
             session,
             turns,
             index,
             messages,
-            mut diagnostics,
+            diagnostics,
             ..
         } = self;
+        let mut diagnostics = diagnostics.clone();
 
         // Where each turn hangs, once unknown parents and cycles are cut away.
         let mut parent: Vec<Option<usize>> = vec![None; turns.len()];
@@ -243,7 +347,7 @@ impl LineageBuilder {
             let Some(parent_id) = &declared.parent_turn_id else {
                 continue;
             };
-            match index.get(parent_id) {
+            match index.get(parent_id.as_str()) {
             None => diagnostics.push(warn(
                 "lineage-unknown-turn",
                 format!(
@@ -297,20 +401,8 @@ impl LineageBuilder {
             }
         }
 
-        let mut children: Vec<Vec<usize>> = vec![Vec::new(); turns.len()];
-        let mut roots = Vec::new();
-        for (slot, p) in parent.iter().enumerate() {
-            match p {
-                Some(p) => children[*p].push(slot),
-                None => roots.push(slot),
-            }
-        }
-        let roots = roots
-            .into_iter()
-            .map(|slot| node(slot, &turns, &children))
-            .collect();
         diagnostics.sort_by_key(|(seq, _)| *seq);
-        LineageTree { roots, diagnostics }
+        (parent, diagnostics)
     }
 }
 
@@ -353,20 +445,28 @@ fn leads_to(parent: &[Option<usize>], from: usize, target: usize) -> bool {
     false
 }
 
-fn node(slot: usize, turns: &[Turn], children: &[Vec<usize>]) -> LineageNode {
+fn node(
+    slot: usize,
+    turns: &[Turn],
+    offsets: Option<&[Vec<i64>]>,
+    children: &[Vec<usize>],
+) -> LineageNode {
     let turn = &turns[slot];
     // A turn that never declared lineage predates ADR-0010's field: a plain submit.
     let declared = turn.lineage.as_ref().map(|(l, _)| l);
     LineageNode {
-        turn_id: turn.id.clone(),
+        turn_id: turn.id.to_string(),
         operation: declared.map_or(Operation::Submit, |l| l.operation),
         parent_turn_id: declared.and_then(|l| l.parent_turn_id.clone()),
         source_message_id: declared.and_then(|l| l.source_message_id.clone()),
         children: children[slot]
             .iter()
-            .map(|&child| node(child, turns, children))
+            .map(|&child| node(child, turns, offsets, children))
             .collect(),
-        snapshot_offsets: turn.snapshot_offsets.clone(),
+        snapshot_offsets: offsets
+            .and_then(|offsets| offsets.get(slot))
+            .cloned()
+            .unwrap_or_default(),
     }
 }
 
@@ -376,5 +476,105 @@ fn describe(lineage: &Lineage) -> String {
             format!("{} of {parent} from {source}", lineage.operation.as_str())
         }
         _ => lineage.operation.as_str().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::*;
+
+    fn snapshot(seq: u64, turn: &str, message: &str, lineage: Option<Value>) -> Line {
+        let mut payload = json!({
+            "messages": [{"id": message, "role": "user", "content": "hi", "status": "complete",
+                          "createdAt": "2026-07-11T10:00:00.000Z"}],
+            "status": "complete",
+            "usage": {"promptTokens": 1, "completionTokens": 1, "totalTokens": 2},
+        });
+        if let Some(lineage) = lineage {
+            payload["lineage"] = lineage;
+        }
+        let value = json!({
+            "protocol": "agentskit.chat.turn", "version": 1, "eventId": format!("e-{seq}"),
+            "sessionId": "s", "turnId": turn, "sequence": seq,
+            "emittedAt": "2026-07-11T10:00:00.000Z", "event": "server.turn.snapshot",
+            "payload": payload,
+        });
+        Line::of(seq, seq + 1, None, Some(&value))
+    }
+
+    fn codes(diagnostics: &[(u64, Diagnostic)]) -> Vec<(u64, String)> {
+        diagnostics
+            .iter()
+            .map(|(seq, d)| (*seq, d.code.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn given_turns_with_and_without_lineage_when_written_as_rows_and_read_back_then_the_builder_goes_on_alike(
+    ) {
+        // Given a session whose first turn declares nothing, whose second names the first and
+        // its message, and whose third names a turn and a message not seen yet
+        let mut whole = LineageBuilder::for_diagnostics("s");
+        whole.add(&snapshot(0, "t1", "m1", None));
+        whole.add(&snapshot(
+            1,
+            "t2",
+            "m2",
+            Some(json!({"operation": "retry", "parentTurnId": "t1", "sourceMessageId": "m1"})),
+        ));
+        whole.add(&snapshot(
+            2,
+            "t3",
+            "m3",
+            Some(json!({"operation": "edit", "parentTurnId": "t9", "sourceMessageId": "m9"})),
+        ));
+
+        // When its state is written as a checkpoint writes it and a builder resumes from it
+        let bytes = serde_json::to_vec(&whole.state()).expect("the state is written");
+        let state: LineageState = serde_json::from_slice(&bytes).expect("the state reads back");
+        let mut resumed = LineageBuilder::resume(state);
+
+        // Then each turn is one row, with nulls for the turn that declared nothing
+        let written: Value = serde_json::from_slice(&bytes).expect("the state is JSON");
+        assert_eq!(
+            written["turns"][0],
+            json!(["t1", null, null, null, null, null, null]),
+            "a turn that never declared lineage is its id and six nulls"
+        );
+        assert_eq!(
+            written["turns"][1],
+            json!(["t2", "retry", "t1", "m1", 1, 2, 2]),
+            "a declared turn keeps its operation, parent, source and the line that declared it"
+        );
+        // And the resumed builder warns as the whole one does, at the same lines
+        assert_eq!(
+            codes(&whole.diagnostics()),
+            vec![
+                (2, "lineage-unknown-message".to_string()),
+                (2, "lineage-unknown-turn".to_string())
+            ],
+            "the third turn names a message and a turn the session does not hold yet"
+        );
+        assert_eq!(
+            codes(&resumed.diagnostics()),
+            codes(&whole.diagnostics()),
+            "a resumed builder says what the builder it was written from says"
+        );
+        // And a later line bringing the named turn and message settles both warnings in each
+        let later = snapshot(3, "t9", "m9", None);
+        whole.add(&later);
+        resumed.add(&later);
+        assert_eq!(
+            codes(&resumed.diagnostics()),
+            Vec::<(u64, String)>::new(),
+            "the resumed builder knows the turns and messages written before"
+        );
+        assert_eq!(
+            codes(&whole.diagnostics()),
+            codes(&resumed.diagnostics()),
+            "both builders agree after the append"
+        );
     }
 }

@@ -209,8 +209,9 @@ pub fn analyse(events: &[StoredEvent]) -> Analysis {
 }
 
 /// The encoding of an AgentsKit checkpoint: a database with another is folded again (2: a
-/// prompt that differed from its report is kept, so its warning is not said twice).
-pub const CHECKPOINT_FORMAT: u32 = 2;
+/// prompt that differed from its report is kept, so its warning is not said twice; 3: each turn
+/// is one row).
+pub const CHECKPOINT_FORMAT: u32 = 3;
 
 /// The AgentsKit dialect, as the seam sees it.
 pub struct AgentsKit;
@@ -291,7 +292,7 @@ impl RecordReader for Reader {
 /// Where a fold stands, for the next one to go on from: the followed session, the sequence the
 /// cursor holds and what the lineage knows. The view at an offset needs none of it (the
 /// accepted marks name the held line), so only the latest is kept.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Deserialize)]
 struct Resume {
     session: Option<String>,
     held: Option<u64>,
@@ -305,6 +306,18 @@ struct Resume {
 
 /// The latest prompt whose count and report were too far apart: the turn's later snapshots
 /// repeat the same report, and one warning says it.
+/// A [`Resume`] as it is written, borrowing what the fold holds.
+#[derive(Serialize)]
+struct ResumeRef<'a> {
+    session: Option<&'a str>,
+    held: Option<u64>,
+    lineage: Option<lineage::LineageStateRef<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    before_session: Vec<lineage::LineageStateRef<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flagged: Option<&'a Flagged>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Flagged {
     turn: String,
@@ -383,23 +396,21 @@ impl Fold for KitFold {
     fn end(&mut self) -> Analysis {
         let mut analysis = self.take_found();
         if let Some(lineage) = &self.lineage {
-            analysis
-                .diagnostics
-                .extend(lineage.clone().finish().diagnostics);
+            analysis.diagnostics.extend(lineage.diagnostics());
         }
-        let mut before_session: Vec<lineage::LineageState> = self
+        let mut before_session: Vec<lineage::LineageStateRef> = self
             .before_session
             .values()
             .map(lineage::LineageBuilder::state)
             .collect();
         // The same bytes however the sessions were met.
         before_session.sort_by(|a, b| a.session().cmp(b.session()));
-        let resume = Resume {
-            session: self.session.clone(),
+        let resume = ResumeRef {
+            session: self.session.as_deref(),
             held: self.held,
             lineage: self.lineage.as_ref().map(lineage::LineageBuilder::state),
             before_session,
-            flagged: self.flagged.clone(),
+            flagged: self.flagged.as_ref(),
         };
         analysis.provisional_codes = lineage::PROVISIONAL_CODES.to_vec();
         analysis.checkpoints = vec![(
