@@ -17,6 +17,7 @@ pub mod ingest;
 pub mod interpreter;
 pub mod iterate;
 pub mod journal;
+pub mod memory;
 pub mod record_json;
 pub mod redact;
 pub mod release;

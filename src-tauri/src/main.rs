@@ -7,13 +7,6 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    // Ordinary 4 KiB pages only, as the command line asks (see its `small_pages`): an import
-    // frees on one thread what another allocated, and each huge page mimalloc takes back is
-    // zeroed again whole and counts whole in the window's resident size.
-    #[cfg(target_os = "linux")]
-    // SAFETY: PR_SET_THP_DISABLE takes plain integers and touches no memory of ours.
-    unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
-    }
+    journalscope::memory::tune();
     journalscope_app::run();
 }
