@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { actionFor, BINDINGS, bindingsFor, isTypingTarget } from "./keys";
+import { actionFor, BINDINGS, bindingsFor, isTypingTarget, rowMoveFor } from "./keys";
 import type { Controls } from "./types";
 
 describe("keyboard stepping map", () => {
@@ -122,5 +122,31 @@ describe("keys follow the journal's controls", () => {
         if (key.length === 1) expect(actionFor({ key }, c), `${key} runs where the help lists it`).not.toBeNull();
       }
     }
+  });
+});
+
+describe("keys in a focused list of rows", () => {
+  it("given a focused message list, when arrows, pages and ends are pressed, then each moves the list's cursor", () => {
+    expect(rowMoveFor({ key: "ArrowDown" }), "down arrow is the next row").toBe("down");
+    expect(rowMoveFor({ key: "ArrowUp" }), "up arrow is the previous row").toBe("up");
+    expect(rowMoveFor({ key: "PageDown" }), "Page Down is a screen on").toBe("pageDown");
+    expect(rowMoveFor({ key: "PageUp" }), "Page Up is a screen back").toBe("pageUp");
+    expect(rowMoveFor({ key: "Home" }), "Home is the first row").toBe("first");
+    expect(rowMoveFor({ key: "End" }), "End is the last row").toBe("last");
+  });
+
+  it("given a focused list, when a key the list does not own is pressed, then the window's binding still runs", () => {
+    for (const key of ["j", "k", "J", "K", "e", "g", "G", "/"]) {
+      expect(rowMoveFor({ key }), `${key} is left to the window`).toBeNull();
+    }
+    expect(rowMoveFor({ key: "ArrowDown", ctrlKey: true }), "a modified arrow is left to the window").toBeNull();
+  });
+
+  it("given an AG-UI journal, when the help is listed, then it names the list keys, and not for other dialects", () => {
+    const agui: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["run", "diagnostic"], steps: ["run"], transports: false, views: ["thread"] };
+    const kit: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, views: ["snapshots"] };
+    const listed = (c: Controls) => bindingsFor(c).some((b) => b.label.includes("message or diagnostic list"));
+    expect(listed(agui), "AG-UI's help says how to move through a step's lists").toBe(true);
+    expect(listed(kit), "AgentsKit has no such lists, so its help does not list the keys").toBe(false);
   });
 });

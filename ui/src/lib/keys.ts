@@ -1,6 +1,7 @@
 // The keyboard map: one pure function from a key press and the journal's controls to an action,
 // so the bindings the help overlay lists are the bindings that run, and tests pin them down.
 
+import type { RowMove } from "./listwindow";
 import type { Controls, StepTarget } from "./types";
 
 export type Action =
@@ -35,7 +36,7 @@ export interface KeyPress {
 const step = (target: StepTarget, forward: boolean): Action => ({ kind: "step", target, forward });
 
 /** What a key needs of the journal's controls to mean anything there. */
-type Needs = "steps" | "requests" | "compaction" | "transports";
+type Needs = "steps" | "requests" | "compaction" | "transports" | "thread";
 
 /** The bindings in the order the help overlay shows them; `{unit}` is the unit J/K step by. */
 export const BINDINGS: { keys: string; label: string; needs?: Needs }[] = [
@@ -55,6 +56,7 @@ export const BINDINGS: { keys: string; label: string; needs?: Needs }[] = [
   { keys: "u / U", label: "next / previous bookmark" },
   { keys: "b", label: "show or hide the bookmark list" },
   { keys: "s", label: "show or hide the SQL console" },
+  { keys: "Tab, ↑ / ↓, PgUp / PgDn, Home / End", label: "focus a step's message or diagnostic list, then move through it", needs: "thread" },
   { keys: "Ctrl+O", label: "open a journal" },
   { keys: "o", label: "connect to a stream" },
   { keys: "=", label: "pause / resume the live view (arrivals are still stored)" },
@@ -74,6 +76,7 @@ function meets(needs: Needs | undefined, controls: Controls | null): boolean {
   if (needs === "steps") return unitOf(controls) !== null;
   if (needs === "requests") return controls.steps.includes("request");
   if (needs === "compaction") return controls.steps.includes("compaction");
+  if (needs === "thread") return controls.views.includes("thread");
   return controls.transports;
 }
 
@@ -155,6 +158,28 @@ export function actionFor(press: KeyPress, controls: Controls | null = null): Ac
       return { kind: "export" };
     case "Escape":
       return { kind: "escape" };
+    default:
+      return null;
+  }
+}
+
+/** What a key does in a focused list of rows (a step's messages or diagnostics): it moves
+ * through the list instead of stepping the journal, which j/k still do. */
+export function rowMoveFor(press: KeyPress): RowMove | null {
+  if (press.ctrlKey || press.metaKey || press.altKey) return null;
+  switch (press.key) {
+    case "ArrowUp":
+      return "up";
+    case "ArrowDown":
+      return "down";
+    case "PageUp":
+      return "pageUp";
+    case "PageDown":
+      return "pageDown";
+    case "Home":
+      return "first";
+    case "End":
+      return "last";
     default:
       return null;
   }

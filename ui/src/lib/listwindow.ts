@@ -76,3 +76,27 @@ export function pagesFor(first: number, count: number, pageSize: number): number
   for (let p = a; p <= b; p++) out.push(p);
   return out;
 }
+
+/** A move of the cursor in a focused list, as the list's own keys ask for it. */
+export type RowMove = "up" | "down" | "pageUp" | "pageDown" | "first" | "last";
+
+/** The row a move lands on: clamped to the list, a page being the rows a screen shows. */
+export function moveRow(cursor: number, total: number, move: RowMove, pageRows: number): number {
+  if (total <= 0) return 0;
+  const page = Math.max(1, pageRows);
+  const to =
+    move === "up" ? cursor - 1
+    : move === "down" ? cursor + 1
+    : move === "pageUp" ? cursor - page
+    : move === "pageDown" ? cursor + page
+    : move === "first" ? 0
+    : total - 1;
+  return Math.min(total - 1, Math.max(0, to));
+}
+
+/** The row a typed 1-based number names, clamped to the list; null when it names none. */
+export function rowOfNumber(typed: string, total: number): number | null {
+  const n = Number(typed.trim());
+  if (total <= 0 || typed.trim() === "" || !Number.isInteger(n)) return null;
+  return Math.min(total, Math.max(1, n)) - 1;
+}
