@@ -29,6 +29,7 @@ const COMMANDS: &[&str] = &[
     "export_request",
     "request_export_text",
     "agui_step",
+    "agui_messages",
     "agui_runs",
     "agentskit_state",
     "agentskit_turns",

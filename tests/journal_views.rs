@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use journalscope::agui::MessageWindow;
 use journalscope::import::ImportControl;
 use journalscope::journal::{Demo, EventQuery, Journal, StepTarget};
 
@@ -286,7 +287,7 @@ fn dialect_views_refuse_a_journal_of_another_dialect_with_a_stable_code() {
     let dir = tempfile::tempdir().expect("temp dir");
     let iterate = open_demo(Demo::Iterate, &dir);
     let err = iterate
-        .agui_step(0)
+        .agui_step(0, MessageWindow::FIRST)
         .expect_err("an iterate journal has no AG-UI state");
     assert_eq!(
         err.code(),
@@ -304,7 +305,10 @@ fn dialect_views_refuse_a_journal_of_another_dialect_with_a_stable_code() {
         "this is an ag-ui journal, which has no projection: they are a view of iterate journals",
         "the message names the view and the journals that have it"
     );
-    assert!(agui.agui_step(0).is_ok(), "the first AG-UI step folds");
+    assert!(
+        agui.agui_step(0, MessageWindow::FIRST).is_ok(),
+        "the first AG-UI step folds"
+    );
     assert!(
         !agui.agui_runs().expect("runs").is_empty(),
         "the AG-UI demo has runs"
@@ -514,8 +518,8 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
         for seq in [0, 1_999, 2_000, 2_999] {
             match dialect {
                 Dialect::AgUi => assert_eq!(
-                    reloaded.agui_step(seq).expect("step"),
-                    fresh.agui_step(seq).expect("step"),
+                    reloaded.agui_step(seq, MessageWindow::FIRST).expect("step"),
+                    fresh.agui_step(seq, MessageWindow::FIRST).expect("step"),
                     "{what}: the same AG-UI step at {seq}, either side of the seam"
                 ),
                 Dialect::AgentsKit => assert_eq!(
@@ -713,4 +717,96 @@ fn a_text_filter_over_a_long_journal_scanned_on_two_threads_keeps_what_one_pass_
         one_pass.contains(&29_998) && one_pass.contains(&30_001),
         "the hits on both sides of the seam are found"
     );
+}
+
+/// The desktop reads a long thread's messages a page at a time: a step carries one page and
+/// the thread's length, and the pages read one after another add up to the whole thread.
+#[test]
+fn agui_messages_come_in_bounded_pages_that_add_up_to_the_thread() {
+    // Given a generated AG-UI journal long enough for its thread to span many pages.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("long.agui.ndjson");
+    let mut bytes = Vec::new();
+    journalscope::gen::write_journal(
+        &mut bytes,
+        &journalscope::gen::GenOptions {
+            dialect: journalscope::dialect::Dialect::AgUi,
+            events: 5_000,
+            seed: 7,
+        },
+    )
+    .expect("generate the journal");
+    std::fs::write(&path, bytes).expect("write the journal");
+    let mut quiet = |_| {};
+    let journal = Journal::open(
+        &path,
+        Some(&dir.path().join("journal.sqlite")),
+        &mut ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )
+    .expect("the generated journal opens");
+    let events = journal
+        .events_page(&EventQuery::default())
+        .expect("page")
+        .total;
+    for seq in [events / 2, events - 1] {
+        // When the step is asked for with every message, and again a page of 7 at a time.
+        let whole = journal
+            .agui_step(seq, MessageWindow::FIRST)
+            .expect("the step folds");
+        assert!(
+            whole.message_count > 14 && whole.message_count < MessageWindow::MAX,
+            "at {seq} the thread spans several small pages and fits one large one: {}",
+            whole.message_count
+        );
+        let first = journal
+            .agui_step(seq, MessageWindow { start: 0, limit: 7 })
+            .expect("the step folds");
+        let mut paged = Vec::new();
+        while (paged.len() as u64) < whole.message_count {
+            let start = paged.len() as u64;
+            let page = journal
+                .agui_messages(whole.at, MessageWindow { start, limit: 7 })
+                .expect("a page of messages");
+            assert_eq!(page.start, start, "at {seq} a page starts where asked");
+            assert_eq!(
+                page.total, whole.message_count,
+                "at {seq} a page counts the thread as the step does"
+            );
+            assert!(
+                !page.messages.is_empty() && page.messages.len() <= 7,
+                "at {seq} a page holds at most what was asked for, and something before the end"
+            );
+            paged.extend(page.messages);
+        }
+        // Then the pages are the thread, and the step's own page is the first of them.
+        assert_eq!(
+            paged, whole.messages,
+            "at {seq} the pages add up to the thread"
+        );
+        assert_eq!(
+            first.messages,
+            whole.messages[..7],
+            "at {seq} a step carries the page its window asks for"
+        );
+        assert_eq!(
+            first.message_count, whole.message_count,
+            "at {seq} a step counts every message, not just its page"
+        );
+        let past = journal
+            .agui_messages(
+                whole.at,
+                MessageWindow {
+                    start: u64::MAX,
+                    limit: u64::MAX,
+                },
+            )
+            .expect("a window past the end still answers");
+        assert!(
+            past.messages.is_empty() && past.start == whole.message_count,
+            "at {seq} a window past the end is an empty page at the end"
+        );
+    }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use journalscope::agentskit::{SnapshotAt, TurnsReport};
-use journalscope::agui::{AgUiStep, RunSpan};
+use journalscope::agui::{AgUiStep, MessagePage, MessageWindow, RunSpan};
 use journalscope::import::{ImportControl, ImportProgress};
 use journalscope::iterate::render::{ExportFormat, ExportOptions, RequestExport};
 use journalscope::iterate::view::{CompactionView, ProjectionView, RequestSummary, RequestView};
@@ -281,8 +281,21 @@ pub async fn compaction_at(
 }
 
 #[tauri::command]
-pub async fn agui_step(session: State<'_, Session>, seq: u64) -> Result<AgUiStep, IpcError> {
-    session.with(|j| j.agui_step(seq))
+pub async fn agui_step(
+    session: State<'_, Session>,
+    seq: u64,
+    messages: MessageWindow,
+) -> Result<AgUiStep, IpcError> {
+    session.with(|j| j.agui_step(seq, messages))
+}
+
+#[tauri::command]
+pub async fn agui_messages(
+    session: State<'_, Session>,
+    at: i64,
+    window: MessageWindow,
+) -> Result<MessagePage, IpcError> {
+    session.with(|j| j.agui_messages(at, window))
 }
 
 #[tauri::command]

@@ -52,6 +52,7 @@ pub fn run() {
             commands::export_request,
             commands::request_export_text,
             commands::agui_step,
+            commands::agui_messages,
             commands::agui_runs,
             commands::agentskit_state,
             commands::agentskit_turns,

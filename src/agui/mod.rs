@@ -25,8 +25,9 @@ pub use reducer::{
     StepReport, Thread,
 };
 pub use view::{
-    diff, fold_with, render_state_text, runs, runs_stored, state_at, state_at_stored, step_view,
-    step_view_stored, AgUiStep, ChangeKind, PathChange, RunSpan, StateAt,
+    diff, fold_with, messages_stored, render_state_text, runs, runs_stored, state_at,
+    state_at_stored, step_view, step_view_stored, AgUiStep, ChangeKind, MessagePage, MessageWindow,
+    PathChange, RunSpan, StateAt,
 };
 
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! step with what it changed (the desktop's step inspector), and run boundaries (its timeline),
 //! each from loaded events or read from the store a slice at a time.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
@@ -55,9 +55,16 @@ pub struct AgUiStep {
     /// The event at `at` as it is in the journal; `null` when it is not JSON or out of range.
     pub event: Value,
     pub kind: Option<String>,
-    /// State and messages after this step.
+    /// State after this step.
     pub state: Value,
+    /// The thread's messages after this step from `messages_start` on, as many as the window
+    /// asked for (all of them from `step_view`).
     pub messages: Vec<Value>,
+    /// Messages in the thread after this step.
+    #[ts(type = "number")]
+    pub message_count: u64,
+    #[ts(type = "number")]
+    pub messages_start: u64,
     pub run: Run,
     /// Steps of the current run started and not yet finished after this step, oldest first.
     pub steps: Vec<String>,
@@ -71,6 +78,61 @@ pub struct AgUiStep {
     pub reconciliation: Vec<MessageReconciliation>,
     /// Read-time and fold-time diagnostics of this step.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Which of a thread's messages a view carries. A long thread holds tens of thousands, so the
+/// desktop asks for a page at a time rather than the whole list with every step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, TS)]
+#[ts(export, rename = "AgUiMessageWindow")]
+pub struct MessageWindow {
+    #[ts(type = "number")]
+    pub start: u64,
+    #[ts(type = "number")]
+    pub limit: u64,
+}
+
+impl MessageWindow {
+    /// Messages one answer carries at most, whatever the window asks for, so that an answer
+    /// stays small however long the thread grows.
+    pub const MAX: u64 = 1_000;
+
+    /// The first page as large as an answer may be.
+    pub const FIRST: MessageWindow = MessageWindow {
+        start: 0,
+        limit: MessageWindow::MAX,
+    };
+
+    /// The positions it covers in a list of `len` messages.
+    fn range(self, len: usize) -> std::ops::Range<usize> {
+        let start = usize::try_from(self.start).unwrap_or(usize::MAX).min(len);
+        let limit = usize::try_from(self.limit.min(Self::MAX)).unwrap_or(0);
+        start..start.saturating_add(limit).min(len)
+    }
+}
+
+/// A page of the thread's messages after a step: what the desktop's message list scrolls to.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "AgUiMessagePage")]
+pub struct MessagePage {
+    #[ts(type = "number")]
+    pub at: i64,
+    #[ts(type = "number")]
+    pub start: u64,
+    /// Messages in the thread after the step.
+    #[ts(type = "number")]
+    pub total: u64,
+    pub messages: Vec<Value>,
+}
+
+impl AgUiStep {
+    /// The step with only the messages `window` covers.
+    pub fn windowed(mut self, window: MessageWindow) -> AgUiStep {
+        let range = window.range(self.messages.len());
+        self.messages_start = range.start as u64;
+        self.messages = self.messages.drain(range).collect();
+        self
+    }
 }
 
 /// One run on the timeline: from its `RUN_STARTED` to its `RUN_FINISHED` or `RUN_ERROR`.
@@ -231,6 +293,25 @@ pub fn step_view_stored(store: &Store, journal_id: i64, at: i64) -> Result<AgUiS
     Ok(step(thread, current.as_ref(), at))
 }
 
+/// The messages `window` covers in the thread after the step at `at`, read from the store as
+/// `step_view_stored` reads the thread, without the rest of the step.
+pub fn messages_stored(
+    store: &Store,
+    journal_id: i64,
+    at: i64,
+    window: MessageWindow,
+) -> Result<MessagePage, StoreError> {
+    let through = store.records_through_offset(journal_id, at)?;
+    let (thread, _) = thread_after(store, journal_id, through, |_, _| {})?;
+    let range = window.range(thread.messages.len());
+    Ok(MessagePage {
+        at,
+        start: range.start as u64,
+        total: thread.messages.len() as u64,
+        messages: thread.messages[range].to_vec(),
+    })
+}
+
 /// The step that applying `current` (the record at `at`, if any) to `thread` makes.
 fn step(mut thread: Thread, current: Option<&StoredEvent>, at: i64) -> AgUiStep {
     let before = thread.state.clone();
@@ -249,12 +330,15 @@ fn step(mut thread: Thread, current: Option<&StoredEvent>, at: i64) -> AgUiStep 
     let mut diagnostics: Vec<Diagnostic> =
         current.map(|e| e.diagnostics.clone()).unwrap_or_default();
     diagnostics.extend(report.diagnostics);
+    let messages = thread.messages.into_vec();
     AgUiStep {
         at,
         event: value.unwrap_or(Value::Null),
         kind,
         state: thread.state,
-        messages: thread.messages.into_vec(),
+        message_count: messages.len() as u64,
+        messages_start: 0,
+        messages,
         run: thread.run,
         steps: thread.steps,
         patch,
@@ -495,4 +579,40 @@ pub fn render_state_text(state: &StateAt) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MessageWindow;
+
+    #[test]
+    fn a_message_window_never_covers_more_than_an_answer_may_carry() {
+        let all = MessageWindow {
+            start: 0,
+            limit: u64::MAX,
+        };
+        assert_eq!(
+            all.range(25_000),
+            0..MessageWindow::MAX as usize,
+            "asking for everything of a long thread gets one bounded page"
+        );
+        let tail = MessageWindow {
+            start: 24_990,
+            limit: 50,
+        };
+        assert_eq!(
+            tail.range(25_000),
+            24_990..25_000,
+            "a page at the end stops at the last message"
+        );
+        let past = MessageWindow {
+            start: 30_000,
+            limit: 50,
+        };
+        assert_eq!(
+            past.range(25_000),
+            25_000..25_000,
+            "a page past the end is empty"
+        );
+    }
 }

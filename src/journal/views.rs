@@ -313,13 +313,33 @@ impl Journal {
         Ok(())
     }
 
-    /// The step at `seq`, from the checkpoint before it and the stored records after that.
-    pub fn agui_step(&self, seq: u64) -> Result<crate::agui::AgUiStep, JournalError> {
+    /// The step at `seq`, from the checkpoint before it and the stored records after that,
+    /// carrying the thread's messages `messages` covers.
+    pub fn agui_step(
+        &self,
+        seq: u64,
+        messages: crate::agui::MessageWindow,
+    ) -> Result<crate::agui::AgUiStep, JournalError> {
         self.offer(View::Thread)?;
-        Ok(crate::agui::step_view_stored(
+        Ok(
+            crate::agui::step_view_stored(&self.store, self.row.id, seq as i64 + 1)?
+                .windowed(messages),
+        )
+    }
+
+    /// The thread's messages `window` covers after the step at offset `at` (a step's own
+    /// `at`, so a page asked for by the step it belongs to needs no other key).
+    pub fn agui_messages(
+        &self,
+        at: i64,
+        window: crate::agui::MessageWindow,
+    ) -> Result<crate::agui::MessagePage, JournalError> {
+        self.offer(View::Thread)?;
+        Ok(crate::agui::messages_stored(
             &self.store,
             self.row.id,
-            seq as i64 + 1,
+            at,
+            window,
         )?)
     }
 

@@ -14,9 +14,18 @@ export type AgUiStep = { at: number,
  */
 event: JsonValue, kind: string | null, 
 /**
- * State and messages after this step.
+ * State after this step.
  */
-state: JsonValue, messages: Array<JsonValue>, run: AgUiRun, 
+state: JsonValue, 
+/**
+ * The thread's messages after this step from `messages_start` on, as many as the window
+ * asked for (all of them from `step_view`).
+ */
+messages: Array<JsonValue>, 
+/**
+ * Messages in the thread after this step.
+ */
+messageCount: number, messagesStart: number, run: AgUiRun, 
 /**
  * Steps of the current run started and not yet finished after this step, oldest first.
  */

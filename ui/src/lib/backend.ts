@@ -19,6 +19,8 @@ import type {
   AgentsKitTurnsReport,
   AgUiRunSpan,
   AgUiStep,
+  AgUiMessagePage,
+  AgUiMessageWindow,
   CacheReport,
   CompactionView,
   ConnectRequest,
@@ -118,7 +120,8 @@ export const backend = {
   /** The HTML report or JSONL slice of a range; the backend asks where. */
   exportJournal: (kind: ExportKind, range: OffsetRange) => call<Exported>("export_journal", { kind, range }),
 
-  aguiStep: (seq: number) => call<AgUiStep>("agui_step", { seq }),
+  aguiStep: (seq: number, messages: AgUiMessageWindow) => call<AgUiStep>("agui_step", { seq, messages }),
+  aguiMessages: (at: number, window: AgUiMessageWindow) => call<AgUiMessagePage>("agui_messages", { at, window }),
   aguiRuns: () => call<AgUiRunSpan[]>("agui_runs"),
   agentskitState: (seq: number, thread: string | null) =>
     call<AgentsKitSnapshotAt>("agentskit_state", { seq, thread }),

@@ -7,6 +7,7 @@ import { exportNotice, redactionLabel } from "./export";
 import type { Action } from "./keys";
 import { agentsKitChange, aguiChange, iterateChange, transcriptChange, type StepChange } from "./change";
 import { otherTransport } from "./roles";
+import { MESSAGE_PAGE } from "./threadpages";
 import type {
   AgentSession,
   AgentsKitSnapshotAt,
@@ -297,7 +298,7 @@ export async function select(seq: number) {
       const compaction = kinds.has("compaction") ? ui.compaction : null;
       ui.change = iterateChange(detail, projection, request, compaction, next);
     } else if (views.includes("thread")) {
-      const step = await backend.aguiStep(seq);
+      const step = await backend.aguiStep(seq, { start: 0, limit: MESSAGE_PAGE });
       if (ticket !== selecting) return;
       ui.agui = step;
       ui.change = aguiChange(detail, step);

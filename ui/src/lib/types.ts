@@ -49,6 +49,8 @@ export type { Startup } from "../generated/Startup";
 
 // AG-UI and AgentsKit views.
 export type { AgUiStep } from "../generated/AgUiStep";
+export type { AgUiMessagePage } from "../generated/AgUiMessagePage";
+export type { AgUiMessageWindow } from "../generated/AgUiMessageWindow";
 export type { AgUiRunSpan } from "../generated/AgUiRunSpan";
 export type { AgUiPathChange } from "../generated/AgUiPathChange";
 export type { AgentsKitSnapshotAt } from "../generated/AgentsKitSnapshotAt";
