@@ -1,5 +1,5 @@
 //! The window on a large journal: a generated 200,000-event iterate journal (and a Claude Code
-//! session of as many lines) is opened in the
+//! session of as many lines, and an AG-UI thread of 25,000 messages) is opened in the
 //! app, then the test prints how long the journal took to show after its import, how fast a
 //! held `j` steps (measured in the page), how long frames took meanwhile, the app's memory
 //! after the views of 1,000 random offsets, and whether scrolling the whole list keeps the DOM
@@ -33,6 +33,12 @@ fn events() -> u64 {
 const PRESSES: usize = 300;
 /// Row elements the list may hold at once: a screenful plus overscan, far below the journal.
 const ROW_BOUND: u64 = 200;
+/// Message rows the AG-UI pane may hold at once: its list's screenful plus overscan.
+const MESSAGE_ROW_BOUND: u64 = 40;
+/// Messages in the long AG-UI thread, and messages without an id its snapshot adds (each
+/// raises a diagnostic at that one step).
+const THREAD_MESSAGES: u64 = 25_000;
+const THREAD_DIAGNOSTICS: u64 = 5_000;
 /// Views asked for at random offsets before the app's memory is read.
 const RANDOM_OFFSETS: u64 = 1_000;
 
@@ -620,4 +626,195 @@ async fn session_scale_end_to_end() {
     )
     .await;
     assert_all(vec![outcome], "session scale end-to-end");
+}
+
+/// Writes an AG-UI run of one long thread: `THREAD_MESSAGES` text messages, then a
+/// `MESSAGES_SNAPSHOT` of them all and `THREAD_DIAGNOSTICS` more without an id. The generator's
+/// threads stay short (its snapshots trim them), so this one is written here. Returns the
+/// snapshot's offset.
+fn long_thread(path: &Path) -> i64 {
+    use std::io::Write;
+    let file = std::fs::File::create(path).expect("create the journal");
+    let mut out = std::io::BufWriter::new(file);
+    line(
+        &mut out,
+        serde_json::json!({"type": "RUN_STARTED", "threadId": "t-long", "runId": "run-1"}),
+    );
+    let mut snapshot = Vec::new();
+    for i in 1..=THREAD_MESSAGES {
+        let id = format!("msg-{i}");
+        let role = if i % 2 == 0 { "assistant" } else { "user" };
+        let content = format!("message {i} of {THREAD_MESSAGES}\nits second line");
+        line(
+            &mut out,
+            serde_json::json!({"type": "TEXT_MESSAGE_START", "messageId": id, "role": role}),
+        );
+        line(
+            &mut out,
+            serde_json::json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": content}),
+        );
+        line(
+            &mut out,
+            serde_json::json!({"type": "TEXT_MESSAGE_END", "messageId": id}),
+        );
+        snapshot.push(serde_json::json!({"id": id, "role": role, "content": content}));
+    }
+    for k in 1..=THREAD_DIAGNOSTICS {
+        snapshot.push(serde_json::json!({"role": "user", "content": format!("no id {k}")}));
+    }
+    line(
+        &mut out,
+        serde_json::json!({"type": "MESSAGES_SNAPSHOT", "messages": snapshot}),
+    );
+    line(
+        &mut out,
+        serde_json::json!({"type": "RUN_FINISHED", "threadId": "t-long", "runId": "run-1"}),
+    );
+    out.flush().expect("flush the journal");
+    (3 * THREAD_MESSAGES + 2) as i64
+}
+
+/// Writes one event as a line of the journal.
+fn line(out: &mut impl std::io::Write, event: Value) {
+    writeln!(out, "{event}").expect("write an event");
+}
+
+/// The rows a list of the AG-UI pane holds, and the length it says it has.
+async fn list_figures(c: &Client, testid: &str) -> Result<(u64, u64), String> {
+    let seen = js(
+        c,
+        &format!(
+            "const v = document.querySelector('[data-testid={testid}]'); \
+             return {{ total: Number(v.dataset.total), rows: v.querySelectorAll('[role=option]').length }};"
+        ),
+    )
+    .await?;
+    Ok((
+        seen["total"].as_u64().unwrap_or(0),
+        seen["rows"].as_u64().unwrap_or(u64::MAX),
+    ))
+}
+
+/// The AG-UI pane on a long thread: at the snapshot both its lists hold a screenful of rows,
+/// scrolling the message list to the bottom reads the last page and shows the last message,
+/// a number typed into "go to" lands on that message, and a focused diagnostic list's End goes
+/// to its last diagnostic without moving the journal's selection.
+async fn agui_thread(c: &Client, snapshot: i64) -> Outcome {
+    goto(c, snapshot).await?;
+    wait_until_within(
+        c,
+        "the snapshot's message and diagnostic lists",
+        "return !!document.querySelector('[data-testid=agui-messages] [data-testid=agui-message]') \
+           && !!document.querySelector('[data-testid=agui-diagnostics] [data-testid=agui-diagnostic]');",
+        Duration::from_secs(120),
+    )
+    .await?;
+    let messages = THREAD_MESSAGES + THREAD_DIAGNOSTICS;
+    for (testid, total) in [
+        ("agui-messages", messages),
+        ("agui-diagnostics", THREAD_DIAGNOSTICS),
+    ] {
+        let (said, rows) = list_figures(c, testid).await?;
+        eprintln!("scale: AG-UI snapshot step: {testid} of {said}, {rows} rows in the DOM");
+        check(said == total, &format!("{testid} counts {total}: {said}"))?;
+        check(
+            rows > 0 && rows <= MESSAGE_ROW_BOUND,
+            &format!("{testid} holds a screenful of rows: {rows} (bound {MESSAGE_ROW_BOUND})"),
+        )?;
+    }
+    screenshot(c, "scale-03a-agui-thread").await?;
+    // Scrolled to the bottom, the last page is read and the last message drawn.
+    js(
+        c,
+        "const v = document.querySelector('[data-testid=agui-messages]'); v.scrollTop = v.scrollHeight; return true;",
+    )
+    .await?;
+    wait_until_within(
+        c,
+        "the last message row",
+        &format!(
+            "const v = document.querySelector('[data-testid=agui-messages]'); \
+             return !!v.querySelector('[data-row=\"{last}\"] [data-testid=agui-message]') \
+               && v.querySelectorAll('[role=option]').length <= {MESSAGE_ROW_BOUND};",
+            last = messages - 1
+        ),
+        Duration::from_secs(60),
+    )
+    .await?;
+    screenshot(c, "scale-03b-agui-thread-end").await?;
+    // A number typed into "go to" moves the cursor there, brings it into view and shows it whole.
+    let middle = THREAD_MESSAGES / 2;
+    let jump = wait_for(c, "[data-testid=agui-messages-jump]").await?;
+    jump.send_keys(&format!(
+        "{}{}",
+        middle + 1,
+        char::from(fantoccini::key::Key::Enter)
+    ))
+    .await
+    .map_err(err("type a message number"))?;
+    wait_until_within(
+        c,
+        "the message jumped to",
+        &format!(
+            "const r = document.querySelector('[data-testid=agui-messages] [data-row=\"{middle}\"]'); \
+             const w = document.querySelector('[data-testid=agui-message-whole]'); \
+             return !!r && r.getAttribute('aria-selected') === 'true' && !!r.querySelector('[data-testid=agui-message]') \
+               && !!w && w.textContent.includes('message {n} of');",
+            n = middle + 1
+        ),
+        Duration::from_secs(60),
+    )
+    .await?;
+    // The diagnostic list's own End: its last row, and the journal's selection stays.
+    click(c, "[data-testid=agui-diagnostics] [data-row]").await?;
+    keys(c, &char::from(fantoccini::key::Key::End).to_string()).await?;
+    wait_until(
+        c,
+        "the last diagnostic",
+        &format!(
+            "const r = document.querySelector('[data-testid=agui-diagnostics] [data-row=\"{}\"]'); \
+             return !!r && r.getAttribute('aria-selected') === 'true';",
+            THREAD_DIAGNOSTICS - 1
+        ),
+    )
+    .await?;
+    screenshot(c, "scale-03c-agui-keys").await?;
+    check(
+        selected_offset(c).await? == Some(snapshot),
+        "End in the focused list moved the list, not the journal's selection",
+    )
+}
+
+/// The window on a long AG-UI thread: its message and diagnostic lists stay a screenful of rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a display, WebKitWebDriver and tauri-driver: run scripts/e2e.sh"]
+async fn agui_thread_scale_end_to_end() {
+    let scratch = tempfile::tempdir().expect("scratch dir");
+    let journal = scratch.path().join("scale-agui.ndjson");
+    let snapshot = long_thread(&journal);
+    let harness = Harness::start(&[]);
+    let args = [journal.to_string_lossy().into_owned()];
+    let outcome = scenario_within(
+        harness.port,
+        "scale-03-agui",
+        &args,
+        Duration::from_secs(600),
+        |c| async move {
+            let mut r = wait_until_within(
+                &c,
+                "the journal's list",
+                "return !!document.querySelector('[data-testid=event-row]') \
+                 && !document.querySelector('[data-testid=import-progress]');",
+                Duration::from_secs(300),
+            )
+            .await
+            .map(|_| ());
+            if r.is_ok() {
+                r = agui_thread(&c, snapshot).await;
+            }
+            (c, r)
+        },
+    )
+    .await;
+    assert_all(vec![outcome], "AG-UI thread scale end-to-end");
 }
