@@ -89,7 +89,11 @@ fn import_names_the_contract_each_journal_follows_and_where_it_changes() {
             "contract-agent-loop",
             "agent-loop",
             Value::Null,
-            &[("contract-not-folded", 1)],
+            &[
+                ("agent-loop-contract", 1),
+                ("agent-loop-version", 1),
+                ("agent-payload-skipped", 1),
+            ],
         ),
         (
             "contract-mixed",
@@ -145,7 +149,7 @@ fn import_names_the_contract_each_journal_follows_and_where_it_changes() {
 }
 
 #[test]
-fn a_journal_of_a_contract_that_is_not_folded_lists_every_event_and_builds_no_request() {
+fn an_agent_loop_journal_lists_every_event_and_a_request_it_skipped_says_why_it_has_no_body() {
     let cli = Cli::new();
     let file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/iterate/contract-agent-loop.jsonl");
@@ -162,19 +166,19 @@ fn a_journal_of_a_contract_that_is_not_folded_lists_every_event_and_builds_no_re
             view["system"].clone(),
             view["history"].clone()
         ),
-        (json!("not-folded"), json!([]), json!([])),
-        "no lanes at any offset, even before the loop shows: {view}"
+        (json!("agent-loop"), json!([]), json!([])),
+        "no seed lanes at any offset, even before the loop shows: {view}"
     );
     let request = cli.run(&["request", s(&file), "--at", "3"]);
     let stderr = String::from_utf8_lossy(&request.stderr);
     assert!(
-        !request.status.success() && stderr.contains("does not fold yet"),
-        "a request of the loop says why it has no body: {stderr}"
+        !request.status.success() && stderr.contains("sent nothing"),
+        "a request without expiresAt is skipped, and says it has no body: {stderr}"
     );
     let text = cli.ok(&["project", s(&file), "--at", "3"]);
     assert!(
-        text.contains("does not fold yet") && !text.contains("SYSTEM LANE"),
-        "the text form says so instead of showing lanes: {text}"
+        text.contains("agent loop") && !text.contains("SYSTEM LANE"),
+        "the text form names the loop instead of showing lanes: {text}"
     );
 }
 

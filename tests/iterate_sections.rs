@@ -510,24 +510,36 @@ fn given_a_sent_request_when_rendered_then_each_later_request_starts_with_its_te
 // ── telling the contracts apart ─────────────────────────────────────────────────────────
 
 #[test]
-fn given_the_agents_app_loop_when_folded_then_nothing_is_folded() {
+fn given_the_agents_app_loop_when_folded_then_its_own_rules_apply_and_not_the_lanes() {
     let journal = journal(&[
         keyed(1, "system", "agent/system-prompt", "p"),
         user(2, "go"),
         event(3, "llm-request-requested", json!({"triggerOffset": 2})),
+        event(
+            4,
+            "llm-request-requested",
+            json!({"triggerOffset": 2, "model": "m", "expiresAt": "later"}),
+        ),
     ]);
-    let p = journal.projection_at(3);
-    assert_eq!(p.rules, Rules::NotFolded, "the loop is flagged");
+    let p = journal.projection_at(4);
+    assert_eq!(p.rules, Rules::AgentLoop, "the loop is told apart");
     assert!(
         p.system.is_empty() && p.history.is_empty(),
-        "no lanes it would get wrong"
+        "no seed or sections lanes: the loop keeps its own items"
     );
     assert!(
         matches!(
             journal.request(3, Transport::Openai),
             Err(IterateError::NotSent(3, _))
         ),
-        "and no request body"
+        "a request without its model and expiry is skipped and sends nothing"
+    );
+    let sent = journal
+        .request(4, Transport::Openai)
+        .expect("the request on the pending trigger opens");
+    assert!(
+        sent.responses_body.is_some(),
+        "and is rendered as a Responses-API body"
     );
 }
 

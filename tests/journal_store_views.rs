@@ -70,7 +70,7 @@ fn assert_projection_is_plain(name: &str, journal: &Journal, plain: &IterateJour
     // The journal knows its contract whole, and its views follow it at every offset.
     use journalscope::iterate::contract::ContractName;
     want = match journal.contract().expect("the marks read").map(|c| c.name) {
-        Some(ContractName::AgentLoop) => want.not_folded(),
+        Some(ContractName::AgentLoop) => want.under_agent_loop(),
         Some(ContractName::Sections) => want.under_sections(),
         _ => want,
     };

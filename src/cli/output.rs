@@ -194,12 +194,13 @@ pub fn projection(out: &mut dyn Write, view: &ProjectionView, as_json: bool) -> 
                 view.history.len()
             )?;
         }
-        Some(Rules::NotFolded) | Some(Rules::Seed) => {
+        Some(Rules::AgentLoop) | Some(Rules::Seed) => {
             writeln!(
                 out,
-                "projection @{} · this journal follows a contract Journalscope does not fold yet: \
-                 its events are listed and searchable, but no projection is built",
-                view.at
+                "projection @{} · iterate's agent loop · sent through {}: its context items \
+                 are the loop's own; `request --at` renders each request it sent",
+                view.at,
+                offset_text(view.published_through),
             )?;
         }
     }
@@ -216,7 +217,7 @@ pub fn projection(out: &mut dyn Write, view: &ProjectionView, as_json: bool) -> 
         None => ("SYSTEM LANE", "HISTORY LANE"),
         Some(_) => ("STANDING DOCUMENT", "LIST"),
     };
-    if view.rules != Some(Rules::NotFolded) {
+    if view.rules != Some(Rules::AgentLoop) {
         writeln!(out, "\n{first}")?;
         for item in &view.system {
             item_text(out, item, view.rules)?;
@@ -283,6 +284,23 @@ pub fn request(out: &mut dyn Write, snapshot: &RequestSnapshot, as_json: bool) -
             }
         }
         return json(out, &value);
+    }
+    if let Some(body) = &snapshot.responses_body {
+        writeln!(
+            out,
+            "request @{} · model {} · OpenAI Responses API · {} input items · about {} tokens ({})",
+            snapshot.request_offset,
+            snapshot.model.as_deref().unwrap_or("-"),
+            snapshot.messages.len(),
+            snapshot.tokens.total,
+            token_method(&snapshot.tokens.tokenizer)
+        )?;
+        for note in &snapshot.notes {
+            writeln!(out, "note: {note}")?;
+        }
+        writeln!(out, "\n── body ──")?;
+        writeln!(out, "{}", serde_json::to_string(body)?)?;
+        return Ok(());
     }
     writeln!(
         out,

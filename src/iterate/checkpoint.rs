@@ -18,7 +18,7 @@ use crate::store::{Store, StoreError};
 
 /// The encoding's version: a checkpoint of another one is never read, and the views fold
 /// from the records instead.
-pub const FORMAT: u32 = 6;
+pub const FORMAT: u32 = 7;
 
 /// Records between two checkpoints at least. A view folds at most this many records after
 /// its checkpoint; measured with `journalscope bench`, a few hundred keep a seek within a few
@@ -28,7 +28,8 @@ const SPACING: u64 = 512;
 /// Records from one checkpoint to the next: more when the projection is large, so that a
 /// checkpoint, which lists every item, stays a small fraction of the records it follows.
 pub(super) fn spacing(projection: &Projection) -> u64 {
-    let items = projection.system.len() + projection.history.len();
+    let agent_items = projection.agent.as_ref().map_or(0, |a| a.state.items.len());
+    let items = projection.system.len() + projection.history.len() + agent_items;
     SPACING.max(2 * items as u64)
 }
 
@@ -61,6 +62,12 @@ struct State {
     loop_state: LoopState,
     #[serde(default)]
     counted: super::view::CountedRequests,
+    /// The agent loop's fold, whole: its items carry what the loop made of their records
+    /// (merged sections, a compaction's head), which no one record holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    agent: Option<Box<super::projection::AgentFold>>,
+    #[serde(default)]
+    agent_declined: bool,
 }
 
 /// Diagnostics as a checkpoint keeps them: all counted, the latest listed.
@@ -163,6 +170,8 @@ pub(super) fn encode(analyser: &mut Analyser) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) 
         rules: projection.rules,
         loop_state: projection.loop_state,
         counted: analyser.counted.clone(),
+        agent: projection.agent.clone(),
+        agent_declined: projection.agent_declined,
     };
     // Serialising plain data into a vector does not fail.
     let bytes = serde_json::to_vec(&state).unwrap_or_default();
@@ -207,7 +216,7 @@ fn decode(store: &Store, journal_id: i64, bytes: &[u8]) -> Result<Option<Analyse
     };
     let fold_listed = state.fold.latest.len() as u64;
     let fold_errors_listed = errors_in(&state.fold.latest);
-    let projection = Projection::restore(
+    let mut projection = Projection::restore(
         state.rules,
         state.loop_state,
         system,
@@ -219,6 +228,8 @@ fn decode(store: &Store, journal_id: i64, bytes: &[u8]) -> Result<Option<Analyse
         requests,
         state.fold.latest,
     );
+    projection.agent = state.agent;
+    projection.agent_declined = state.agent_declined;
     Ok(Some(Analyser {
         projection,
         read_tail: DiagnosticTail {
@@ -431,22 +442,70 @@ pub fn request_at(
         return Ok(Err(super::view::IterateError::NotARequest(request_offset)));
     };
     let projection = projection_for_request(store, journal_id, &event)?;
+    let later = sections_item_after(store, journal_id, &projection, &event)?;
     Ok(render_request(
         &projection,
         &event,
         model.clone(),
         transport,
+        later.as_ref(),
     ))
 }
 
-/// A request rendered from the projection it saw, or why it sent nothing.
+/// Records after an agent-loop request searched for the sections item the loop writes for it:
+/// the loop writes it as it sends the request, so it comes within a few records.
+const SECTIONS_ITEM_REACH: u64 = 256;
+
+/// The sections item the agent loop wrote for the request `event` after it: the first system
+/// item carrying sections with `llmRequestOffset` naming the request, before the next request
+/// and within [`SECTIONS_ITEM_REACH`] records. `None` for a journal of another contract.
+pub(super) fn sections_item_after(
+    store: &Store,
+    journal_id: i64,
+    projection: &Projection,
+    event: &super::event::IterateEvent,
+) -> Result<Option<super::event::IterateEvent>, StoreError> {
+    if projection.rules != Rules::AgentLoop {
+        return Ok(None);
+    }
+    let from = event.seq + 1;
+    for record in store.events_between(journal_id, from, from + SECTIONS_ITEM_REACH)? {
+        let Some(value) = record.json() else {
+            continue;
+        };
+        let (Some(later), _) = event::parse_owned(record.seq, record.line, value) else {
+            continue;
+        };
+        if matches!(later.kind, EventKind::RequestRequested { .. }) {
+            return Ok(None);
+        }
+        if super::agent_loop::append_only::is_sections_item_of(&later, event.offset) {
+            return Ok(Some(later));
+        }
+    }
+    Ok(None)
+}
+
+/// A request rendered from the projection it saw (and, for the agent loop, the sections item
+/// written for it after it), or why it sent nothing.
 pub(super) fn render_request(
     projection: &Projection,
     event: &super::event::IterateEvent,
     model: Option<String>,
     transport: super::Transport,
+    later: Option<&super::event::IterateEvent>,
 ) -> Result<super::render::RequestSnapshot, super::view::IterateError> {
     super::view::check_sent(projection, event.offset)?;
+    if projection.rules == Rules::AgentLoop {
+        let path = event.agent.as_ref().and_then(|e| e.path.as_deref());
+        return Ok(super::agent_loop::request::render(
+            projection,
+            event.offset,
+            model,
+            path,
+            later,
+        ));
+    }
     Ok(super::render::render(
         projection,
         event.offset,

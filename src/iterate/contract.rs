@@ -108,6 +108,15 @@ pub fn signal(value: &Value) -> Option<Signal> {
     if names(kind, "agent/create-requested") || names(kind, "itx/run-requested") {
         return Some(Signal::AgentLoop);
     }
+    // The loop's surest mark: its processor stamps what it writes.
+    let processor = value.field("source").and_then(|s| s.field("processor"));
+    if processor
+        .and_then(|p| p.field("slug"))
+        .and_then(Value::as_str)
+        == Some("agent")
+    {
+        return Some(Signal::AgentLoop);
+    }
     let last = kind.rsplit('/').next().unwrap_or(kind);
     match last {
         "llm-request-requested" => {
@@ -132,6 +141,12 @@ pub fn signal(value: &Value) -> Option<Signal> {
         }),
         "context-added" => {
             let payload = payload?.as_object()?;
+            if ["call", "providerItems", "sections"]
+                .iter()
+                .any(|field| payload.field(field).is_some_and(|v| !v.is_null()))
+            {
+                return Some(Signal::AgentLoop);
+            }
             let actor_v8 = payload
                 .field("actor")
                 .and_then(|a| a.field("type"))
@@ -159,6 +174,15 @@ pub struct ContractSeen {
     version: Option<String>,
     /// The contract the last request followed.
     last_request: Option<Contract>,
+    /// The version the agent processor stamped on the latest event it stamped.
+    #[serde(default)]
+    agent_version: Option<String>,
+    /// Where the first sign of each family showed: the agent loop's, then sections'.
+    #[serde(default)]
+    first_signs: (Option<i64>, Option<i64>),
+    /// A request was folded under the agent loop (its version is judged there).
+    #[serde(default)]
+    agent_request: bool,
 }
 
 /// What taking one event in changed.
@@ -168,6 +192,9 @@ pub struct ContractStep {
     pub now: Option<(Contract, Contract)>,
     /// This request follows another contract than the request before it: (before, now).
     pub changed: Option<(Contract, Contract)>,
+    /// The event shows one family where an earlier event showed the other: where the agent
+    /// loop showed first, and where sections did.
+    pub disagree: Option<(i64, i64)>,
 }
 
 impl ContractSeen {
@@ -176,7 +203,7 @@ impl ContractSeen {
         if self.agent_loop {
             return Contract {
                 name: ContractName::AgentLoop,
-                version: None,
+                version: self.agent_version.clone(),
             };
         }
         if self.sections {
@@ -191,13 +218,50 @@ impl ContractSeen {
         Contract::seed()
     }
 
+    /// Whether a request was folded under the agent loop.
+    pub fn agent_request_seen(&self) -> bool {
+        self.agent_request
+    }
+
+    /// Notes that a request was folded under the agent loop.
+    pub fn see_agent_request(&mut self) {
+        self.agent_request = true;
+    }
+
     /// Takes one event's signal in; `request` says whether the event is a request.
     pub fn note(&mut self, signal: Option<&Signal>, request: bool) -> ContractStep {
+        self.note_at(signal, request, None, None)
+    }
+
+    /// [`ContractSeen::note`] of the event at `offset`, with the version the agent processor
+    /// stamped on it, if it did.
+    pub fn note_at(
+        &mut self,
+        signal: Option<&Signal>,
+        request: bool,
+        offset: Option<i64>,
+        agent_version: Option<&str>,
+    ) -> ContractStep {
         // Most events show nothing and are no request: nothing can change.
         if signal.is_none() && !request {
             return ContractStep::default();
         }
         let before = self.contract();
+        let signs = self.first_signs;
+        if let Some(version) = agent_version {
+            self.agent_version = Some(version.to_string());
+        }
+        if let Some(offset) = offset {
+            match signal {
+                Some(Signal::AgentLoop) => {
+                    self.first_signs.0.get_or_insert(offset);
+                }
+                Some(Signal::Sections { .. }) => {
+                    self.first_signs.1.get_or_insert(offset);
+                }
+                None => {}
+            }
+        }
         match signal {
             Some(Signal::AgentLoop) => self.agent_loop = true,
             Some(Signal::Sections { version, v8 }) => {
@@ -217,6 +281,11 @@ impl ContractSeen {
         }
         let now = self.contract();
         let mut step = ContractStep::default();
+        if let (Some(agent), Some(sections)) = self.first_signs {
+            if signs.0.is_none() || signs.1.is_none() {
+                step.disagree = Some((agent, sections));
+            }
+        }
         if now != before {
             step.now = Some((before, now.clone()));
         }
@@ -231,7 +300,7 @@ impl ContractSeen {
 }
 
 /// Said where a journal turns out to follow a contract other than seed: the fold goes on from
-/// there by that contract's rules, or, for the agents-app loop, stops.
+/// there by that contract's rules.
 pub fn folding_diagnostic(event: &IterateEvent, contract: &Contract) -> Option<Diagnostic> {
     match contract.name {
         ContractName::Seed => None,
@@ -245,19 +314,51 @@ pub fn folding_diagnostic(event: &IterateEvent, contract: &Contract) -> Option<D
                 contract.version.as_deref().unwrap_or("no version stamped")
             ),
         )),
-        ContractName::AgentLoop => Some(Diagnostic::error(
+        ContractName::AgentLoop => Some(Diagnostic::info(
             event.line,
             Some(event.offset),
-            "contract-not-folded",
+            "agent-loop-contract",
             format!(
-                "this journal follows a contract Journalscope does not fold yet: iterate's \
-                 agents-app loop ({}), which sends Responses-API items and which neither the \
-                 seed nor the sections contract describes; its events are stored, listed and \
-                 searchable, but no projection or request is built from them",
+                "this journal follows iterate's agent loop ({}): it is folded by the rules of \
+                 contract \"agent\" v16 (context items, sections, runs, triggers), and its \
+                 requests are rendered as Responses-API bodies",
                 signal_name(event)
             ),
         )),
     }
+}
+
+/// The versions of the agent loop's contract that are normative; others fold as v16 reads them.
+const AGENT_VERSIONS: &[&str] = &["15", "16"];
+
+/// Said of an agent-loop journal whose processor stamps `version` (`None`: no stamp at all),
+/// when that is not a normative version.
+pub fn agent_version_diagnostic(event: &IterateEvent, version: Option<&str>) -> Option<Diagnostic> {
+    let said = match version {
+        Some(version) if AGENT_VERSIONS.contains(&version) => return None,
+        Some(version) => format!("the agent processor stamps version {version:?}, not 15 or 16"),
+        None => "no event is stamped with the agent processor's version".to_string(),
+    };
+    Some(Diagnostic::warning(
+        event.line,
+        Some(event.offset),
+        "agent-loop-version",
+        format!("{said}: folded as v16 reads it"),
+    ))
+}
+
+/// Said where the events show both the agent loop and the sections contract.
+pub fn disagreement_diagnostic(event: &IterateEvent, agent: i64, sections: i64) -> Diagnostic {
+    Diagnostic::warning(
+        event.line,
+        Some(event.offset),
+        "contract-signs-disagree",
+        format!(
+            "the events disagree on their contract: @{agent} shows iterate's agent loop and \
+             @{sections} shows the sections contract; the agent loop's rules win, as its marks \
+             come first"
+        ),
+    )
 }
 
 /// What showed the agents-app loop at `event`.
@@ -265,6 +366,14 @@ fn signal_name(event: &IterateEvent) -> String {
     match &event.kind {
         super::event::EventKind::RequestRequested { .. } => {
             format!("a request with triggerOffset at @{}", event.offset)
+        }
+        _ if event
+            .agent
+            .as_ref()
+            .and_then(|e| e.processor.as_ref())
+            .is_some_and(|p| p.slug.as_deref() == Some("agent")) =>
+        {
+            format!("an event the agent processor stamped at @{}", event.offset)
         }
         _ => format!("an agents-app event at @{}", event.offset),
     }

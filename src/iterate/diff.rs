@@ -1370,6 +1370,8 @@ mod tests {
             tokens: crate::iterate::tokens::count_messages(Some("m"), &messages),
             messages,
             items: rendered,
+            responses_body: None,
+            notes: Vec::new(),
         }
     }
 

@@ -168,6 +168,8 @@ pub struct IterateEvent {
     pub kind: EventKind,
     /// What the event shows of the contract its journal follows.
     pub contract: Option<super::contract::Signal>,
+    /// What the agent loop's fold reads beside the typed event.
+    pub agent: Option<Box<super::agent_loop::Envelope>>,
 }
 
 /// Whether events of type `kind` can change the projection: every other type parses to
@@ -277,6 +279,7 @@ pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<D
             created_at,
             kind,
             contract: super::contract::signal(value),
+            agent: super::agent_loop::Envelope::of(value).map(Box::new),
         }),
         diagnostics,
     )

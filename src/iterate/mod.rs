@@ -1,6 +1,7 @@
 //! The iterate agent-stream dialect: reading its envelopes, folding `context-added` and
 //! request events into the projection the model sees, and rendering request snapshots.
 
+pub mod agent_loop;
 pub mod checkpoint;
 pub mod contract;
 pub mod diff;

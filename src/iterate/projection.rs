@@ -110,8 +110,22 @@ pub enum Rules {
     /// The sections contract (7.0.0, 8.0.0): the whole list is the history lane while folding,
     /// and its leading run of sections is the standing document.
     Sections,
-    /// The agents-app loop, which no contract Journalscope folds describes: nothing is folded.
-    NotFolded,
+    /// iterate's agent loop (contract "agent" v16): the lanes stay empty, and the loop's own
+    /// state ([`AgentFold`]) holds its context items.
+    AgentLoop,
+}
+
+/// The agent loop's fold as the projection carries it: its state, and the check of its
+/// requests' inputs. It runs beside the seed fold from a journal's first event until the
+/// journal shows its contract or sends a request, so that a journal whose first sign of the
+/// loop comes late is folded by the loop's rules from its first event.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct AgentFold {
+    pub state: super::agent_loop::fold::AgentLoop,
+    pub check: super::agent_loop::append_only::AppendOnly,
+    /// What folding it found while it ran beside the seed fold, said if it takes over.
+    pub held: Vec<Diagnostic>,
 }
 
 /// What wakes the model next under the sections contract.
@@ -177,6 +191,11 @@ pub struct Projection {
     pub(super) slots: std::collections::HashMap<(Lane, String), usize>,
     /// Moves whenever the lanes change other than by an append, or their rules change.
     pub(super) edits: Edits,
+    /// The agent loop's fold: the journal's under [`Rules::AgentLoop`], and beside the seed
+    /// fold until the journal shows another contract or sends a request.
+    pub agent: Option<Box<AgentFold>>,
+    /// The agent loop's fold no longer runs beside the seed fold.
+    pub agent_declined: bool,
 }
 
 /// A count of a projection's edits (see [`Projection::edits`]): a fold that keeps a running
@@ -332,14 +351,74 @@ impl Projection {
         self.last_item = None;
         self.at = Some(self.at.map_or(event.offset, |at| at.max(event.offset)));
         match (&event.contract, self.rules) {
-            (Some(Signal::AgentLoop), Rules::Seed | Rules::Sections) => self.stop_folding(),
-            (Some(Signal::Sections { .. }), Rules::Seed) => self.move_onto_sections(),
+            (Some(Signal::AgentLoop), Rules::Seed | Rules::Sections) => self.move_onto_agent_loop(),
+            (Some(Signal::Sections { .. }), Rules::Seed) => {
+                self.decline_agent_loop();
+                self.move_onto_sections();
+            }
             _ => {}
         }
         match self.rules {
-            Rules::Seed => self.apply_seed(event),
+            Rules::Seed => {
+                if !self.agent_declined {
+                    let agent = self.agent.get_or_insert_with(Box::default);
+                    agent.state.apply(event, &mut agent.held);
+                }
+                self.apply_seed(event);
+                if matches!(event.kind, EventKind::RequestRequested { .. }) {
+                    self.decline_agent_loop();
+                }
+            }
             Rules::Sections => self.apply_sections(event),
-            Rules::NotFolded => {}
+            Rules::AgentLoop => self.apply_agent_loop(event),
+        }
+    }
+
+    /// The seed or sections contract shows: the agent loop's fold beside it stops.
+    fn decline_agent_loop(&mut self) {
+        self.agent_declined = true;
+        self.agent = None;
+    }
+
+    /// The agent loop shows: its fold takes over, with what it found while it ran beside the
+    /// seed fold (from the first event, unless another contract showed before).
+    pub(super) fn move_onto_agent_loop(&mut self) {
+        self.system.clear();
+        self.history.clear();
+        self.waiting_for_system_prompt.clear();
+        let agent = self.agent.get_or_insert_with(Box::default);
+        self.diagnostics.append(&mut agent.held);
+        self.rules = Rules::AgentLoop;
+        self.rebuild_slots();
+    }
+
+    /// Folds one event by the agent loop's rules: a request it opens publishes, as under the
+    /// sections contract, and is the only kind that has a body.
+    fn apply_agent_loop(&mut self, event: &IterateEvent) {
+        use super::agent_loop::fold::Step;
+        let agent = self.agent.get_or_insert_with(Box::default);
+        let step = agent.state.apply(event, &mut self.diagnostics);
+        agent
+            .check
+            .note(&agent.state, step, event, &mut self.diagnostics);
+        match step {
+            Step::Opened => {
+                self.published_through = Some(
+                    self.published_through
+                        .map_or(event.offset, |p| p.max(event.offset)),
+                );
+                self.requests.insert(event.offset);
+            }
+            Step::Compacted { cutoff } => {
+                self.last_compaction = Some(AppliedCompaction {
+                    offset: event.offset,
+                    cutoff,
+                    dropped: Vec::new(),
+                    kept: Vec::new(),
+                    collapsed: Vec::new(),
+                });
+            }
+            Step::Changed | Step::Ignored => {}
         }
     }
 

@@ -136,7 +136,7 @@ impl Reader {
                 "missing-type",
                 "the event has no type",
             )),
-            Some(kind) if short_type(kind).is_none() => diagnostics.push(Diagnostic::warning(
+            Some(kind) if short_type(kind).is_none() && !super::agent_loop::known(kind) => diagnostics.push(Diagnostic::warning(
                 line,
                 offset,
                 "unknown-type",

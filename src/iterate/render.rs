@@ -120,6 +120,15 @@ pub struct RequestSnapshot {
     pub items: Vec<RenderedItem>,
     /// What the body costs in tokens: `tokens.messages[i]` counts `messages[i]`.
     pub tokens: crate::tokens::RequestTokens,
+    /// An agent-loop request's body as the OpenAI Responses API gets it; `messages` then
+    /// shows its input items as text, one each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
+    pub responses_body: Option<Value>,
+    /// What the journal does not record of the request, in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub notes: Vec<String>,
 }
 
 /// The provider body as it goes on the wire.
@@ -130,8 +139,12 @@ struct ProviderBody<'a> {
 }
 
 impl RequestSnapshot {
-    /// The provider body `{"model", "messages": [{"role", "content"}]}`, compact JSON.
+    /// The provider body `{"model", "messages": [{"role", "content"}]}`, compact JSON; an
+    /// agent-loop request's Responses-API body.
     pub fn body(&self) -> Vec<u8> {
+        if let Some(body) = &self.responses_body {
+            return serde_json::to_vec(body).unwrap_or_default();
+        }
         serde_json::to_vec(&ProviderBody {
             model: &self.model,
             messages: &self.messages,
@@ -206,6 +219,10 @@ pub fn render(
     created_at: Option<&str>,
     transport: Transport,
 ) -> RequestSnapshot {
+    if projection.rules == Rules::AgentLoop {
+        // Without the request's event at hand: no own path, and no sections item after it.
+        return super::agent_loop::request::render(projection, request_offset, model, None, None);
+    }
     if projection.rules != Rules::Seed {
         return super::section_text::render(projection, request_offset, model, transport);
     }
@@ -240,6 +257,8 @@ pub fn render(
         messages,
         items,
         tokens,
+        responses_body: None,
+        notes: Vec::new(),
     }
 }
 
@@ -286,7 +305,13 @@ pub fn shell_quote(text: &str) -> String {
 /// goes through `printf` (a shell builtin, so no argument-length limit) on stdin, byte for
 /// byte; the credential is an environment variable reference that fails when unset.
 pub fn curl_command(snapshot: &RequestSnapshot, body: &[u8], redacted: bool) -> String {
-    let endpoint = endpoint(snapshot.transport, snapshot.model.as_deref());
+    let endpoint = match &snapshot.responses_body {
+        Some(_) => Endpoint {
+            url: shell_quote("https://api.openai.com/v1/responses"),
+            key_var: "OPENAI_API_KEY",
+        },
+        None => endpoint(snapshot.transport, snapshot.model.as_deref()),
+    };
     let body = String::from_utf8_lossy(body);
     format!(
         "# request @{offset} for {transport}; {what}\n\

@@ -203,5 +203,7 @@ pub fn render(
         messages,
         items,
         tokens,
+        responses_body: None,
+        notes: Vec::new(),
     }
 }

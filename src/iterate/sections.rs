@@ -113,15 +113,6 @@ impl Projection {
         self.rebuild_slots();
     }
 
-    /// The agents-app loop: what was folded would be wrong, so nothing is kept or folded.
-    pub(super) fn stop_folding(&mut self) {
-        self.system.clear();
-        self.history.clear();
-        self.waiting_for_system_prompt.clear();
-        self.rules = Rules::NotFolded;
-        self.rebuild_slots();
-    }
-
     pub(super) fn apply_sections(&mut self, event: &IterateEvent) {
         match &event.kind {
             EventKind::ContextAdded(context) => self.add_section_context(event, context),

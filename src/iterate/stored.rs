@@ -6,7 +6,7 @@
 
 use super::checkpoint::{
     event_at, projection_for_request, projection_through, render_request, request_at,
-    request_event, resume, resume_through,
+    request_event, resume, resume_through, sections_item_after,
 };
 use super::event::{self, EventKind, IterateEvent};
 use super::projection::Projection;
@@ -34,7 +34,7 @@ pub fn projection(store: &Store, journal_id: i64, at: i64) -> Result<ProjectionV
     };
     use super::contract::ContractName;
     Ok(match super::contract::of_journal(store, journal_id)?.name {
-        ContractName::AgentLoop => view.not_folded(),
+        ContractName::AgentLoop => view.under_agent_loop(),
         ContractName::Sections => view.under_sections(),
         _ => view,
     })
@@ -56,7 +56,14 @@ pub fn request_view_at(
         return Ok(Err(IterateError::NotARequest(request_offset)));
     };
     let projection = projection_for_request(store, journal_id, &event)?;
-    let snapshot = match render_request(&projection, &event, model.clone(), transport) {
+    let later = sections_item_after(store, journal_id, &projection, &event)?;
+    let snapshot = match render_request(
+        &projection,
+        &event,
+        model.clone(),
+        transport,
+        later.as_ref(),
+    ) {
         Ok(snapshot) => snapshot,
         Err(error) => return Ok(Err(error)),
     };

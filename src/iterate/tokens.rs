@@ -37,7 +37,7 @@ impl Counted {
         let rules = match self.rules {
             Rules::Seed => 0,
             Rules::Sections => 1,
-            Rules::NotFolded => 2,
+            Rules::AgentLoop => 2,
         };
         let (updates, present) = match self.updates {
             None => (0, 0),
@@ -348,7 +348,7 @@ mod tests {
             "'s",
             "123",
         ];
-        for rules in [Rules::Sections, Rules::NotFolded] {
+        for rules in [Rules::Sections, Rules::AgentLoop] {
             for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
                 for len in 0..=contents.len() {
                     let sections: Vec<Item> = contents[..len]

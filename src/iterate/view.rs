@@ -11,7 +11,7 @@ use ts_rs::TS;
 use super::checkpoint;
 use super::event::{self, EventKind, IterateEvent, Role};
 use super::projection::{compaction_cutoff, fold_through, Item, Lane, Projection, Rules};
-use super::render::{self, header_line, RequestSnapshot};
+use super::render::{header_line, RequestSnapshot};
 use super::roles::{provider_role, ProviderRole, Rule, Transport};
 use crate::derived::{Analysis, CheckpointCover, FoldWatch, Mark, TipRow, WATCH_EVERY};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -28,10 +28,12 @@ pub enum IterateError {
     NoEarlierRequest(i64),
     #[error("request @{0} sent nothing: {1}")]
     NotSent(i64, String),
+    #[error("request @{0} has no diff: {1}")]
+    NoDiff(i64, String),
 }
 
 /// Whether the request at `offset` sent what the projection folded through it holds, and why
-/// not: a sections-contract request that opened nothing, or a journal that is not folded.
+/// not: a sections-contract or agent-loop request that opened nothing.
 pub fn check_sent(projection: &Projection, offset: i64) -> Result<(), IterateError> {
     match projection.rules {
         Rules::Seed => Ok(()),
@@ -42,10 +44,11 @@ pub fn check_sent(projection: &Projection, offset: i64) -> Result<(), IterateErr
              still open, or the agent paused), so it has no body"
                 .to_string(),
         )),
-        Rules::NotFolded => Err(IterateError::NotSent(
+        Rules::AgentLoop if projection.requests.contains(&offset) => Ok(()),
+        Rules::AgentLoop => Err(IterateError::NotSent(
             offset,
-            "this journal follows a contract Journalscope does not fold yet, so no request is \
-             built from it"
+            "under the agent loop it opened no request (no pending trigger, another request \
+             still open, or a triggerOffset that is not the pending trigger's), so it has no body"
                 .to_string(),
         )),
     }
@@ -211,10 +214,11 @@ impl ProjectionView {
         )
     }
 
-    /// The view of a journal whose contract is not folded: no lanes, its diagnostics kept.
-    pub fn not_folded(self) -> ProjectionView {
+    /// The view of an agent-loop journal at an offset before its events showed the loop: no
+    /// lanes (the loop's items are its own), its diagnostics kept.
+    pub fn under_agent_loop(self) -> ProjectionView {
         ProjectionView {
-            rules: Some(Rules::NotFolded),
+            rules: Some(Rules::AgentLoop),
             published_through: None,
             pending: None,
             system: Vec::new(),
@@ -668,14 +672,25 @@ impl IterateJournal {
             return Err(IterateError::NotARequest(request_offset));
         };
         let projection = self.projection_for_request(event);
-        check_sent(&projection, request_offset)?;
-        Ok(render::render(
-            &projection,
-            request_offset,
-            model.clone(),
-            event.created_at.as_deref(),
-            transport,
-        ))
+        let later = self.sections_item_after(&projection, event);
+        checkpoint::render_request(&projection, event, model.clone(), transport, later)
+    }
+
+    /// The sections item the agent loop wrote for the request `event` after it, as
+    /// [`checkpoint::sections_item_after`] finds it in the store.
+    fn sections_item_after(
+        &self,
+        projection: &Projection,
+        event: &IterateEvent,
+    ) -> Option<&IterateEvent> {
+        if projection.rules != Rules::AgentLoop {
+            return None;
+        }
+        self.events
+            .iter()
+            .filter(|later| later.seq > event.seq)
+            .take_while(|later| !matches!(later.kind, EventKind::RequestRequested { .. }))
+            .find(|later| super::agent_loop::append_only::is_sections_item_of(later, event.offset))
     }
 
     pub fn request_view(
@@ -742,7 +757,8 @@ impl IterateJournal {
                 };
                 added_since = 0;
                 // Counted afresh from the rendered text: the plain way the fold's kept counts
-                // are checked against.
+                // are checked against. An agent-loop row has none, as the fold's.
+                let agent_loop = projection.rules == Rules::AgentLoop;
                 let rendered = super::render::render(
                     &projection,
                     event.offset,
@@ -759,8 +775,8 @@ impl IterateJournal {
                     newly_published: newly,
                     compactions_before: compactions,
                     items: (projection.system.len() + projection.history.len()) as u64,
-                    tokens: Some(tokens.total),
-                    tokens_exact: tokens.tokenizer.exact,
+                    tokens: (!agent_loop).then_some(tokens.total),
+                    tokens_exact: !agent_loop && tokens.tokenizer.exact,
                     reported: None,
                 });
                 compactions = 0;
@@ -1235,7 +1251,14 @@ impl Analyser {
             self.since_request.added += 1;
         }
         if let EventKind::RequestRequested { model } = &event.kind {
-            let (tokens, tokens_exact) = self.request_tokens(event, model.as_deref());
+            // An agent-loop request's input is whole only once the loop writes its sections
+            // item after it: its row carries no count.
+            let agent_loop = self.projection.rules == Rules::AgentLoop;
+            let (tokens, tokens_exact) = if agent_loop {
+                (0, false)
+            } else {
+                self.request_tokens(event, model.as_deref())
+            };
             let projection = &self.projection;
             // While offsets increase, a request publishes every item folded so far, so what it
             // newly publishes is what was added since the request before: counted as it comes,
@@ -1261,7 +1284,7 @@ impl Analyser {
                 newly_published,
                 compactions_before: self.since_request.compactions,
                 items: (projection.system.len() + projection.history.len()) as u64,
-                tokens: Some(tokens),
+                tokens: (!agent_loop).then_some(tokens),
                 tokens_exact,
                 reported: None,
             };
@@ -1279,15 +1302,46 @@ impl Analyser {
             kind: kind.to_string(),
             note,
         };
-        let step = self.contract.note(
+        let processor = event.agent.as_ref().and_then(|e| e.processor.as_ref());
+        let stamped = processor
+            .filter(|p| p.slug.as_deref() == Some("agent"))
+            .and_then(|p| p.version.as_deref());
+        let is_request = matches!(event.kind, EventKind::RequestRequested { .. });
+        let shown_before = self.contract.contract();
+        let step = self.contract.note_at(
             event.contract.as_ref(),
-            matches!(event.kind, EventKind::RequestRequested { .. }),
+            is_request,
+            Some(event.offset),
+            stamped,
         );
-        if let Some((before, now)) = step.now {
+        if let Some((agent, sections)) = step.disagree {
+            self.analysis.diagnostics.push((
+                event.seq,
+                super::contract::disagreement_diagnostic(event, agent, sections),
+            ));
+        }
+        if let Some((before, now)) = &step.now {
             self.analysis.marks.push(mark("contract", now.label()));
             // Said once per family: a version seen later changes the mark, not the warning.
             if before.name != now.name {
-                if let Some(d) = super::contract::folding_diagnostic(event, &now) {
+                if let Some(d) = super::contract::folding_diagnostic(event, now) {
+                    self.analysis.diagnostics.push((event.seq, d));
+                }
+            }
+        }
+        // The loop's version is judged at its first request, and again at each new version a
+        // stamp shows.
+        let now = self.contract.contract();
+        if now.name == super::contract::ContractName::AgentLoop {
+            let first_request = is_request && !self.contract.agent_request_seen();
+            let new_version = stamped.is_some()
+                && shown_before.name == now.name
+                && shown_before.version != now.version;
+            if first_request || new_version {
+                self.contract.see_agent_request();
+                if let Some(d) =
+                    super::contract::agent_version_diagnostic(event, now.version.as_deref())
+                {
                     self.analysis.diagnostics.push((event.seq, d));
                 }
             }
@@ -1535,7 +1589,7 @@ fn view_of(projection: &Projection, at: i64, diagnostics: ViewDiagnostics) -> Pr
     let through = projection.published_through;
     let (system, history): (&[Item], &[Item]) = match projection.rules {
         Rules::Seed => (&projection.system, &projection.history),
-        Rules::Sections | Rules::NotFolded => {
+        Rules::Sections | Rules::AgentLoop => {
             projection.history.split_at(projection.standing_len())
         }
     };

@@ -30,21 +30,22 @@ impl Journal {
         )?)
     }
 
-    /// Whether the journal follows a contract Journalscope does not fold.
-    fn not_folded(&self) -> Result<bool, JournalError> {
+    /// Whether the journal follows iterate's agent loop, whose requests are Responses-API
+    /// bodies rather than lists of messages.
+    fn agent_loop(&self) -> Result<bool, JournalError> {
         use crate::iterate::contract::ContractName;
         Ok(self
             .contract()?
             .is_some_and(|contract| contract.name == ContractName::AgentLoop))
     }
 
-    /// The error every request of a journal that is not folded gives.
-    fn not_folded_request(&self, request_offset: i64) -> Result<(), JournalError> {
-        if self.not_folded()? {
-            return Err(IterateError::NotSent(
+    /// The error a diff of an agent-loop request gives: the diff compares lists of messages.
+    fn no_agent_loop_diff(&self, request_offset: i64) -> Result<(), JournalError> {
+        if self.agent_loop()? {
+            return Err(IterateError::NoDiff(
                 request_offset,
-                "this journal follows a contract Journalscope does not fold yet, so no request \
-                 is built from it"
+                "the diff of two requests compares lists of messages, and this journal's \
+                 requests are Responses-API bodies: compare the bodies `request --at` renders"
                     .to_string(),
             )
             .into());
@@ -78,7 +79,6 @@ impl Journal {
         transport: Transport,
     ) -> Result<crate::iterate::render::RequestSnapshot, JournalError> {
         self.offer(View::Requests)?;
-        self.not_folded_request(request_offset)?;
         Ok(crate::iterate::checkpoint::request_at(
             &self.store,
             self.row.id,
@@ -94,7 +94,6 @@ impl Journal {
         transport: Transport,
     ) -> Result<RequestView, JournalError> {
         self.offer(View::Requests)?;
-        self.not_folded_request(request_offset)?;
         let mut view = crate::iterate::stored::request_view_at(
             &self.store,
             self.row.id,
@@ -386,7 +385,7 @@ impl Journal {
         transports: (Transport, Transport),
     ) -> Result<crate::iterate::diff::RequestDiff, JournalError> {
         use crate::iterate::diff;
-        self.not_folded_request(to)?;
+        self.no_agent_loop_diff(to)?;
         let from = match from {
             Some(from) => from,
             None => {

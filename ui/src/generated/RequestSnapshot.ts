@@ -11,4 +11,13 @@ export type RequestSnapshot = { requestOffset: number, transport: Transport, mod
 /**
  * What the body costs in tokens: `tokens.messages[i]` counts `messages[i]`.
  */
-tokens: RequestTokens, };
+tokens: RequestTokens, 
+/**
+ * An agent-loop request's body as the OpenAI Responses API gets it; `messages` then
+ * shows its input items as text, one each.
+ */
+responsesBody?: unknown, 
+/**
+ * What the journal does not record of the request, in words.
+ */
+notes?: Array<string>, };

@@ -4,4 +4,4 @@
  * Which contract's rules the fold applies. A journal starts under the seed contract's and
  * moves on at the first event that shows another contract, folding from there by its rules.
  */
-export type Rules = "seed" | "sections" | "not-folded";
+export type Rules = "seed" | "sections" | "agent-loop";

@@ -1,0 +1,195 @@
+//! The append-only check (contract §6): each request's input starts with the input of the
+//! request before it, unless a compaction or a change of model lies between them. A request's
+//! input is only whole once the loop has written its sections item after it, so the fold holds
+//! the state the request opened on until then, and compares each input with the one before
+//! by digests of its items.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::fold::{AgentLoop, Step};
+use super::responses;
+use crate::diagnostic::Diagnostic;
+use crate::iterate::event::{EventKind, IterateEvent, Role};
+
+/// What a request sent, as digests of its input items.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sent {
+    pub request: i64,
+    pub model: Option<String>,
+    /// Each input item's digest and the offset of the item it renders.
+    pub items: Vec<(u64, i64)>,
+}
+
+impl Sent {
+    pub fn of(request: i64, model: Option<&str>, input: &responses::Input) -> Sent {
+        Sent {
+            request,
+            model: model.map(str::to_string),
+            items: input
+                .items
+                .iter()
+                .map(|item| {
+                    let mut hasher = DefaultHasher::new();
+                    item.value.to_string().hash(&mut hasher);
+                    (hasher.finish(), item.offset)
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Why `now` does not extend `before`, naming the first item that differs.
+pub fn break_between(before: &Sent, now: &Sent) -> Option<String> {
+    let differs = before
+        .items
+        .iter()
+        .zip(&now.items)
+        .position(|(a, b)| a.0 != b.0);
+    let what = match differs {
+        Some(at) => format!(
+            "its input item {at} (from @{}) differs from request @{}'s (from @{})",
+            now.items[at].1, before.request, before.items[at].1
+        ),
+        None if now.items.len() < before.items.len() => format!(
+            "it ends after {} input items, where request @{} had {} (the first missing is from @{})",
+            now.items.len(),
+            before.request,
+            before.items.len(),
+            before.items[now.items.len()].1
+        ),
+        None => return None,
+    };
+    Some(format!(
+        "request @{}'s input does not start with request @{}'s, and no compaction or change of model lies between them: {what}",
+        now.request, before.request
+    ))
+}
+
+/// A request whose input waits for its sections item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Waiting {
+    pub request: i64,
+    pub line: u64,
+    pub model: Option<String>,
+    pub path: Option<String>,
+    /// A compaction was applied since the request before it opened.
+    pub compacted: bool,
+    /// The state the request opened on.
+    pub state: AgentLoop,
+}
+
+/// The check as the fold carries it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AppendOnly {
+    pub last: Option<Sent>,
+    pub waiting: Option<Box<Waiting>>,
+    /// A compaction was applied since the last request opened.
+    pub compacted: bool,
+}
+
+/// Whether `event` is the sections item the loop writes for the request at `request`.
+pub fn is_sections_item_of(event: &IterateEvent, request: i64) -> bool {
+    let EventKind::ContextAdded(context) = &event.kind else {
+        return false;
+    };
+    context.role == Role::System
+        && context.llm_request_offset == Some(request)
+        && event
+            .agent
+            .as_ref()
+            .and_then(|envelope| envelope.field("sections"))
+            .is_some_and(Value::is_object)
+}
+
+/// The input of the request that opened on `state`, with the sections item written for it.
+pub fn request_input(
+    state: &AgentLoop,
+    later: Option<&IterateEvent>,
+    model: Option<&str>,
+    path: Option<&str>,
+) -> responses::Input {
+    match later {
+        Some(event) => {
+            let mut state = state.clone();
+            state.apply(event, &mut Vec::new());
+            responses::input(&state, model, path)
+        }
+        None => responses::input(state, model, path),
+    }
+}
+
+impl AppendOnly {
+    /// Takes one folded event in: `state` is the loop after it, `step` what it did.
+    pub fn note(
+        &mut self,
+        state: &AgentLoop,
+        step: Step,
+        event: &IterateEvent,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        match step {
+            Step::Compacted { .. } => self.compacted = true,
+            Step::Opened => {
+                if let Some(waiting) = self.waiting.take() {
+                    self.settle(*waiting, None, diagnostics);
+                }
+                let (model, path) = match (&event.kind, &event.agent) {
+                    (EventKind::RequestRequested { model }, envelope) => (
+                        model.clone(),
+                        envelope.as_ref().and_then(|e| e.path.clone()),
+                    ),
+                    _ => (None, None),
+                };
+                self.waiting = Some(Box::new(Waiting {
+                    request: event.offset,
+                    line: event.line,
+                    model,
+                    path,
+                    compacted: std::mem::take(&mut self.compacted),
+                    state: state.clone(),
+                }));
+            }
+            _ => {
+                if let Some(waiting) = self
+                    .waiting
+                    .take_if(|waiting| is_sections_item_of(event, waiting.request))
+                {
+                    self.settle(*waiting, Some(event), diagnostics);
+                }
+            }
+        }
+    }
+
+    /// Renders the waiting request whole and compares it with the one before.
+    fn settle(
+        &mut self,
+        waiting: Waiting,
+        later: Option<&IterateEvent>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let input = request_input(
+            &waiting.state,
+            later,
+            waiting.model.as_deref(),
+            waiting.path.as_deref(),
+        );
+        let now = Sent::of(waiting.request, waiting.model.as_deref(), &input);
+        if let Some(before) = &self.last {
+            if !waiting.compacted && before.model == now.model {
+                if let Some(message) = break_between(before, &now) {
+                    diagnostics.push(Diagnostic::warning(
+                        waiting.line,
+                        Some(waiting.request),
+                        "input-not-append-only",
+                        message,
+                    ));
+                }
+            }
+        }
+        self.last = Some(now);
+    }
+}

@@ -1,0 +1,752 @@
+//! The agent loop's reduced state and its pure fold, as `iterate-agent-loop-contract.md` §2–§3
+//! say: the context items, the sections shown to the model, runs, the pending trigger, the
+//! open request, the counters, the pause and the owed answer. `apply` does no I/O and cannot
+//! fail: a payload that breaks its shape is skipped and said at its offset.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::codemode::{self, Codemode};
+use super::Envelope;
+use crate::diagnostic::Diagnostic;
+use crate::iterate::event::{Behaviour, ContextAdded, EventKind, IterateEvent, Role};
+use crate::record_json::Field;
+
+/// One context item, with the payload fields rendering reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextItem {
+    pub offset: i64,
+    /// The record it came from (the request's, for a stamp).
+    pub seq: u64,
+    pub role: Role,
+    pub content: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<Value>,
+    /// The context that wrote it, when another than the agent's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm_request_offset: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compaction: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_items: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sections: Option<Value>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub snapshot: bool,
+    /// The `Requested at:` stamp an opened request leaves.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stamp: bool,
+}
+
+impl ContextItem {
+    /// The actor's `type`.
+    pub fn actor_type(&self) -> Option<&str> {
+        self.actor
+            .as_ref()
+            .and_then(|a| a.field("type"))
+            .and_then(Value::as_str)
+    }
+
+    /// The run a script-actor item reports on (`actor.requestOffset`).
+    pub fn script_run(&self) -> Option<i64> {
+        (self.actor_type() == Some("script"))
+            .then(|| self.actor.as_ref()?.field("requestOffset")?.as_i64())
+            .flatten()
+    }
+
+    /// The history its compaction replaces, through this offset.
+    pub fn replaces_through(&self) -> Option<i64> {
+        self.compaction
+            .as_ref()?
+            .field("replacesHistoryThrough")?
+            .as_i64()
+    }
+}
+
+/// Who woke the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TriggerSource {
+    External,
+    AgentLoop,
+}
+
+/// The item that will open the next request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingTrigger {
+    pub offset: i64,
+    /// `atMs`, as the event's `createdAt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    pub source: TriggerSource,
+    /// Words from other contexts waiting at the input gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Vec<i64>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenRequest {
+    pub requested_at_offset: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub trigger_source: TriggerSource,
+}
+
+/// An answer the agent owes since an external item asked for one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwedAnswer {
+    pub offset: i64,
+    pub why: String,
+    pub reminded: bool,
+}
+
+/// The reduced state of one agent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AgentLoop {
+    pub items: Vec<ContextItem>,
+    /// Section name → the text shown to the model, in first-shown order.
+    pub sections: Map<String, Value>,
+    /// Run offset → the call it runs.
+    pub runs: BTreeMap<i64, String>,
+    pub awaiting_run: Option<String>,
+    pub pending_runs: BTreeSet<i64>,
+    pub pending_trigger: Option<PendingTrigger>,
+    pub open_request: Option<OpenRequest>,
+    pub consecutive_llm_failures: u32,
+    pub autonomous_turn_count: u32,
+    pub paused: bool,
+    pub owed_answer: Option<OwedAnswer>,
+    pub creation: Option<i64>,
+    pub deletion: Option<i64>,
+    pub config: Map<String, Value>,
+    pub summary: Option<Value>,
+    pub preamble: Map<String, Value>,
+    pub last_activity_at: Option<String>,
+}
+
+/// What folding one event did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Nothing changed.
+    Ignored,
+    Changed,
+    /// A request opened at the event's offset.
+    Opened,
+    /// A compaction replaced the history through `cutoff`.
+    Compacted {
+        cutoff: i64,
+    },
+}
+
+/// What a payload breaks, for the diagnostic that skips it.
+fn skipped(event: &IterateEvent, what: &str, why: &str) -> Diagnostic {
+    Diagnostic::warning(
+        event.line,
+        Some(event.offset),
+        "agent-payload-skipped",
+        format!("{what} skipped: {why}"),
+    )
+}
+
+/// Why a context item's actor is not one the loop writes, if it is not.
+fn actor_problem(actor: Option<&Value>) -> Option<String> {
+    let actor = actor?;
+    match actor.field("type").and_then(Value::as_str) {
+        Some("user" | "agent") => None,
+        Some("script") if actor.field("requestOffset").is_some_and(Value::is_i64) => None,
+        Some("script") => Some("a script actor has no integer requestOffset".to_string()),
+        _ => Some(format!(
+            "actor {actor} is not {{type:\"user\"}}, {{type:\"script\", requestOffset}} or {{type:\"agent\"}}"
+        )),
+    }
+}
+
+impl AgentLoop {
+    /// Folds one event in, in file order; what it breaks goes to `diagnostics`.
+    pub fn apply(&mut self, event: &IterateEvent, diagnostics: &mut Vec<Diagnostic>) -> Step {
+        let empty = Envelope {
+            name: None,
+            path: None,
+            origin: None,
+            processor: None,
+            schedule: None,
+            idempotency_key: None,
+            payload: Value::Null,
+        };
+        let envelope = event.agent.as_deref().unwrap_or(&empty);
+        let step = match &event.kind {
+            EventKind::ContextAdded(context) => self.add(event, context, envelope, diagnostics),
+            EventKind::RequestRequested { model } => {
+                self.request(event, model.as_deref(), envelope, diagnostics)
+            }
+            EventKind::RequestSettled { .. } => self.settle(event, envelope, diagnostics),
+            EventKind::Paused if !self.paused => {
+                self.paused = true;
+                self.pending_trigger = None;
+                Step::Changed
+            }
+            EventKind::Resumed if self.paused => {
+                self.paused = false;
+                self.consecutive_llm_failures = 0;
+                self.autonomous_turn_count = 0;
+                Step::Changed
+            }
+            _ => self.other(event, envelope, diagnostics),
+        };
+        if step != Step::Ignored {
+            if let Some(at) = &event.created_at {
+                self.last_activity_at = Some(at.clone());
+            }
+        }
+        step
+    }
+
+    fn add(
+        &mut self,
+        event: &IterateEvent,
+        context: &ContextAdded,
+        envelope: &Envelope,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Step {
+        let offset = event.offset;
+        // An old journal's birth prompt, which the loop now writes as sections.
+        if context.role == Role::System
+            && envelope
+                .idempotency_key
+                .as_deref()
+                .is_some_and(|key| key.starts_with("agent/system-prompt:"))
+        {
+            return Step::Ignored;
+        }
+        let problem = if !context.stated_role {
+            Some("it has no role".to_string())
+        } else {
+            actor_problem(context.actor.as_ref())
+                .or_else(|| {
+                    envelope
+                        .field("sections")
+                        .filter(|s| !s.is_object())
+                        .map(|s| format!("sections is {s}, not an object"))
+                })
+                .or_else(|| {
+                    envelope
+                        .field("call")
+                        .filter(|c| {
+                            c.field("callId").and_then(Value::as_str).is_none()
+                                || c.field("script").and_then(Value::as_str).is_none()
+                        })
+                        .map(|c| format!("call {c} has no string callId and script"))
+                })
+                .or_else(|| {
+                    envelope
+                        .field("providerItems")
+                        .filter(|p| !p.is_array())
+                        .map(|p| format!("providerItems is {p}, not a list"))
+                })
+        };
+        if let Some(why) = problem {
+            diagnostics.push(skipped(event, "context-added", &why));
+            return Step::Ignored;
+        }
+        if let (Role::Developer, Some(compaction)) = (context.role, &context.compaction) {
+            return self.compact(event, context, compaction, diagnostics);
+        }
+        let from = match (envelope.origin.as_deref(), envelope.path.as_deref()) {
+            (Some(origin), path) if Some(origin) != path => Some(origin.to_string()),
+            _ => envelope
+                .field("from")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        }
+        .filter(|from| from != "/");
+        let item = ContextItem {
+            offset,
+            seq: event.seq,
+            role: context.role,
+            content: context.content.to_string(),
+            actor: context.actor.clone(),
+            files: context.files.clone(),
+            from: from.clone(),
+            llm_request_offset: context.llm_request_offset,
+            compaction: context.compaction.clone(),
+            call: envelope.field("call").cloned(),
+            provider_items: envelope.field("providerItems").cloned(),
+            provider_model: envelope
+                .field("providerModel")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            sections: envelope.field("sections").cloned(),
+            snapshot: envelope.field("snapshot") == Some(&Value::Bool(true)),
+            stamp: false,
+        };
+        if let (Role::System, Some(Value::Object(sections))) = (item.role, &item.sections) {
+            for (name, text) in sections {
+                if text.is_null() {
+                    self.sections.shift_remove(name);
+                } else {
+                    // A name already shown keeps its place; a new one goes last.
+                    self.sections.insert(name.clone(), text.clone());
+                }
+            }
+        }
+        if item.role == Role::Assistant && item.llm_request_offset.is_some() {
+            self.awaiting_run = match item.call.as_ref().and_then(|c| c.field("callId")) {
+                Some(Value::String(call)) => Some(call.clone()),
+                _ => matches!(codemode::parse(&item.content), Codemode::Script(_))
+                    .then(|| format!("call_{offset}")),
+            };
+        }
+        let actor = item.actor_type().map(str::to_string);
+        self.items.push(item);
+        let triggers = matches!(context.role, Role::User | Role::Developer)
+            && context.behaviour != Behaviour::DontTriggerRequest;
+        if triggers {
+            self.trigger(event, envelope, actor.as_deref(), from.as_deref());
+        } else if actor.as_deref() == Some("script")
+            && self.owed_answer.as_ref().is_some_and(|owed| owed.reminded)
+            && self.open_request.is_none()
+            && self.pending_trigger.is_none()
+        {
+            // The script answered after the reminder, and nothing more will: given up.
+            self.owed_answer = None;
+        }
+        Step::Changed
+    }
+
+    fn trigger(
+        &mut self,
+        event: &IterateEvent,
+        envelope: &Envelope,
+        actor: Option<&str>,
+        from: Option<&str>,
+    ) {
+        let offset = event.offset;
+        let source = match actor {
+            Some("script" | "agent") => TriggerSource::AgentLoop,
+            _ => TriggerSource::External,
+        };
+        let mut gate = None;
+        if source == TriggerSource::External {
+            self.consecutive_llm_failures = 0;
+            self.autonomous_turn_count = 0;
+            if let Some(Value::Object(summary)) = &mut self.summary {
+                if summary.contains_key("waitingFor") {
+                    summary.insert("waitingFor".to_string(), Value::Null);
+                }
+            }
+            let scheduled =
+                envelope.schedule.is_some() && envelope.origin_or_path().is_some_and(|o| o != "/");
+            let owed = match envelope.field("answerOwed") {
+                Some(Value::Bool(owed)) => *owed,
+                _ => scheduled,
+            };
+            if owed {
+                let why = match &envelope.schedule {
+                    Some(key) => format!("the scheduled job \"{key}\""),
+                    None => "the message".to_string(),
+                };
+                self.owed_answer = Some(OwedAnswer {
+                    offset,
+                    why,
+                    reminded: false,
+                });
+            }
+            if from.is_some() {
+                gate = match &self.pending_trigger {
+                    None => Some(vec![offset]),
+                    Some(PendingTrigger {
+                        gate: Some(waiting),
+                        ..
+                    }) => Some(waiting.iter().copied().chain([offset]).collect()),
+                    Some(_) => None,
+                };
+            }
+        }
+        self.pending_trigger = Some(PendingTrigger {
+            offset,
+            at: event.created_at.clone(),
+            source,
+            gate,
+        });
+    }
+
+    fn compact(
+        &mut self,
+        event: &IterateEvent,
+        context: &ContextAdded,
+        compaction: &Value,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Step {
+        let offset = event.offset;
+        let Some(cutoff) = compaction
+            .field("replacesHistoryThrough")
+            .and_then(Value::as_i64)
+        else {
+            diagnostics.push(skipped(
+                event,
+                "compaction",
+                "replacesHistoryThrough is not an integer offset",
+            ));
+            return Step::Ignored;
+        };
+        let ignored = |why: String| {
+            Diagnostic::warning(
+                event.line,
+                Some(offset),
+                "compaction-ignored",
+                format!("compaction ignored: {why}"),
+            )
+        };
+        if cutoff >= offset {
+            diagnostics.push(ignored(format!(
+                "it replaces history through @{cutoff}, not before its own offset @{offset}"
+            )));
+            return Step::Ignored;
+        }
+        if let Some(earlier) = self
+            .items
+            .iter()
+            .filter_map(ContextItem::replaces_through)
+            .find(|through| *through >= cutoff)
+        {
+            diagnostics.push(ignored(format!(
+                "an earlier compaction already replaces history through @{earlier}, not before @{cutoff}"
+            )));
+            return Step::Ignored;
+        }
+        let keeps = compaction.field("keepsEarlierSummaries") == Some(&Value::Bool(true));
+        let old = std::mem::take(&mut self.items);
+        let mut items = Vec::with_capacity(old.len());
+        if !self.sections.is_empty() {
+            let first = old.iter().find(|item| item.sections.is_some());
+            items.push(ContextItem {
+                offset: first.map_or(offset, |item| item.offset),
+                seq: first.map_or(event.seq, |item| item.seq),
+                role: Role::System,
+                content: String::new(),
+                actor: None,
+                files: Vec::new(),
+                from: None,
+                llm_request_offset: None,
+                compaction: None,
+                call: None,
+                provider_items: None,
+                provider_model: None,
+                sections: Some(Value::Object(self.sections.clone())),
+                snapshot: true,
+                stamp: false,
+            });
+        }
+        items.extend(
+            old.iter()
+                .filter(|item| item.role == Role::System && item.sections.is_none())
+                .cloned(),
+        );
+        if keeps {
+            items.extend(
+                old.iter()
+                    .filter(|item| item.compaction.is_some() && item.offset <= cutoff)
+                    .cloned(),
+            );
+        }
+        items.push(ContextItem {
+            offset,
+            seq: event.seq,
+            role: context.role,
+            content: context.content.to_string(),
+            actor: context.actor.clone(),
+            files: Vec::new(),
+            from: None,
+            llm_request_offset: None,
+            compaction: Some(compaction.clone()),
+            call: None,
+            provider_items: None,
+            provider_model: None,
+            sections: None,
+            snapshot: false,
+            stamp: false,
+        });
+        items.extend(
+            old.into_iter()
+                .filter(|item| item.role != Role::System && item.offset > cutoff),
+        );
+        self.items = items;
+        self.runs.retain(|run, _| *run > cutoff);
+        Step::Compacted { cutoff }
+    }
+
+    fn request(
+        &mut self,
+        event: &IterateEvent,
+        model: Option<&str>,
+        envelope: &Envelope,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Step {
+        let trigger = envelope.field("triggerOffset").and_then(Value::as_i64);
+        let (Some(trigger), Some(model), Some(expires_at)) =
+            (trigger, model, envelope.field("expiresAt"))
+        else {
+            diagnostics.push(skipped(
+                event,
+                "llm-request-requested",
+                "model, expiresAt and an integer triggerOffset are all required",
+            ));
+            return Step::Ignored;
+        };
+        let why = match (&self.pending_trigger, &self.open_request) {
+            (_, Some(open)) => Some(format!(
+                "request @{} is still open",
+                open.requested_at_offset
+            )),
+            (None, None) => Some("no trigger is pending".to_string()),
+            (Some(pending), None) if pending.offset != trigger => Some(format!(
+                "its triggerOffset @{trigger} is not the pending trigger @{}",
+                pending.offset
+            )),
+            (Some(_), None) => None,
+        };
+        if let Some(why) = why {
+            diagnostics.push(Diagnostic::info(
+                event.line,
+                Some(event.offset),
+                "request-not-opened",
+                format!("this request intent opened nothing and sent nothing: {why}"),
+            ));
+            return Step::Ignored;
+        }
+        let source = self
+            .pending_trigger
+            .take()
+            .map_or(TriggerSource::External, |t| t.source);
+        self.items.push(ContextItem {
+            offset: event.offset,
+            seq: event.seq,
+            role: Role::Developer,
+            content: format!(
+                "Requested at: {} (UTC)",
+                event.created_at.as_deref().unwrap_or("")
+            ),
+            actor: Some(json!({"type": "agent"})),
+            files: Vec::new(),
+            from: None,
+            llm_request_offset: None,
+            compaction: None,
+            call: None,
+            provider_items: None,
+            provider_model: None,
+            sections: None,
+            snapshot: false,
+            stamp: true,
+        });
+        self.open_request = Some(OpenRequest {
+            requested_at_offset: event.offset,
+            expires_at: Some(expires_at.clone()),
+            model: Some(model.to_string()),
+            trigger_source: source,
+        });
+        if source == TriggerSource::AgentLoop {
+            self.autonomous_turn_count += 1;
+        }
+        Step::Opened
+    }
+
+    fn settle(
+        &mut self,
+        event: &IterateEvent,
+        envelope: &Envelope,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Step {
+        let request = envelope.field("requestOffset").and_then(Value::as_i64);
+        let result = envelope.field("result");
+        let status = result
+            .and_then(|r| r.field("status"))
+            .and_then(Value::as_str);
+        let (Some(request), Some(status @ ("succeeded" | "failed" | "cancelled"))) =
+            (request, status)
+        else {
+            diagnostics.push(skipped(
+                event,
+                "llm-request-settled",
+                "it needs an integer requestOffset and a result of status succeeded, failed or cancelled",
+            ));
+            return Step::Ignored;
+        };
+        let Some(open) = self
+            .open_request
+            .take_if(|open| open.requested_at_offset == request)
+        else {
+            return Step::Ignored;
+        };
+        match status {
+            "succeeded" => {
+                self.consecutive_llm_failures = 0;
+                let text = result
+                    .and_then(|r| r.field("text"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if codemode::parse(text) == Codemode::None {
+                    self.owed_answer = None;
+                }
+            }
+            "failed" => {
+                self.consecutive_llm_failures += 1;
+                // The retry opens on the failed request itself.
+                self.pending_trigger = Some(PendingTrigger {
+                    offset: request,
+                    at: event.created_at.clone(),
+                    source: open.trigger_source,
+                    gate: None,
+                });
+            }
+            _ => {}
+        }
+        Step::Changed
+    }
+
+    fn other(
+        &mut self,
+        event: &IterateEvent,
+        envelope: &Envelope,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Step {
+        let offset = event.offset;
+        let int = |name: &str| envelope.field(name).and_then(Value::as_i64);
+        match envelope.name {
+            Some("itx/run-requested") => {
+                let ours = envelope
+                    .processor
+                    .as_ref()
+                    .is_some_and(|p| p.slug.as_deref() == Some("agent"))
+                    && envelope.origin_or_path() == envelope.path.as_deref();
+                if !ours {
+                    return Step::Ignored;
+                }
+                self.pending_runs.insert(offset);
+                if let Some(call) = self.awaiting_run.take() {
+                    self.runs.insert(offset, call);
+                }
+                Step::Changed
+            }
+            Some("itx/run-settled") => match int("requestOffset") {
+                Some(run) if self.pending_runs.remove(&run) => Step::Changed,
+                Some(_) => Step::Ignored,
+                None => {
+                    diagnostics.push(skipped(event, "run-settled", "no integer requestOffset"));
+                    Step::Ignored
+                }
+            },
+            Some("agent/input-gated") => {
+                let Some(input) = int("inputOffset") else {
+                    diagnostics.push(skipped(event, "input-gated", "no integer inputOffset"));
+                    return Step::Ignored;
+                };
+                let wake = envelope.field("wake") == Some(&Value::Bool(true));
+                let Some(pending) = self.pending_trigger.as_mut() else {
+                    return Step::Ignored;
+                };
+                let Some(waiting) = pending.gate.as_mut().filter(|w| w.contains(&input)) else {
+                    return Step::Ignored;
+                };
+                if wake {
+                    pending.gate = None;
+                } else {
+                    waiting.retain(|o| *o != input);
+                    if waiting.is_empty() {
+                        self.pending_trigger = None;
+                    }
+                }
+                Step::Changed
+            }
+            Some("agent/answer-reminded") => match self.owed_answer.as_mut() {
+                Some(owed) => {
+                    owed.reminded = true;
+                    Step::Changed
+                }
+                None => Step::Ignored,
+            },
+            Some("agent/configured") => match envelope.field("config") {
+                Some(Value::Object(config)) => {
+                    for (key, value) in config {
+                        self.config.insert(key.clone(), value.clone());
+                    }
+                    Step::Changed
+                }
+                _ => {
+                    diagnostics.push(skipped(event, "configured", "config is not an object"));
+                    Step::Ignored
+                }
+            },
+            Some("agent/created") => once(&mut self.creation, event, "born", diagnostics),
+            Some("agent/deleted") => once(&mut self.deletion, event, "deleted", diagnostics),
+            Some("agent/preamble-entry-set") => {
+                let Some(key) = envelope.field("key").and_then(Value::as_str) else {
+                    diagnostics.push(skipped(event, "preamble-entry-set", "no string key"));
+                    return Step::Ignored;
+                };
+                match envelope.field("code") {
+                    Some(code) => {
+                        self.preamble.insert(key.to_string(), code.clone());
+                    }
+                    None => {
+                        self.preamble.shift_remove(key);
+                    }
+                }
+                Step::Changed
+            }
+            Some("agent/preamble-entry-quarantined") => {
+                match envelope.field("key").and_then(Value::as_str) {
+                    Some(key) => {
+                        self.preamble.shift_remove(key);
+                        Step::Changed
+                    }
+                    None => Step::Ignored,
+                }
+            }
+            Some("agent/summary-updated") => {
+                self.summary = Some(envelope.payload.clone());
+                Step::Changed
+            }
+            _ => Step::Ignored,
+        }
+    }
+}
+
+/// Sets a once-only event's offset, or says it came again.
+fn once(
+    slot: &mut Option<i64>,
+    event: &IterateEvent,
+    what: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Step {
+    match slot {
+        Some(first) => {
+            diagnostics.push(Diagnostic::warning(
+                event.line,
+                Some(event.offset),
+                "agent-lifecycle-repeated",
+                format!("the agent was already {what} at @{first}: ignored"),
+            ));
+            Step::Ignored
+        }
+        None => {
+            *slot = Some(event.offset);
+            Step::Changed
+        }
+    }
+}

@@ -1,0 +1,399 @@
+//! A request of the agent loop as the OpenAI Responses API gets it (contract §4): the section
+//! head with its cache breakpoint, each item as input items, the `run` calls with their
+//! outputs, and the body around them. Pure: the same state, model and path give the same bytes.
+
+use serde_json::{json, Map, Value};
+
+use super::codemode::{self, Codemode};
+use super::fold::{AgentLoop, ContextItem};
+use crate::iterate::event::Role;
+use crate::record_json::Field;
+
+/// Sections that never carry the cache breakpoint: they change often, so a breakpoint after
+/// them would be missed.
+const NO_BREAKPOINT: &[&str] = &["capability-tree", "preamble", "identity"];
+
+/// A `run` call's output while its result had not come back.
+pub const NO_RESULT: &str = "No result had come back when the conversation moved on. If the \
+script finishes, its result arrives later as its own message.";
+
+/// The output of every `run` call of an answer after its first.
+pub const NOT_RUN: &str = "Not run: only the first `run` call of a response runs.";
+
+/// One input item and the context item it renders.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputItem {
+    pub offset: i64,
+    pub value: Value,
+}
+
+/// A request's input, with what the journal does not record about it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Input {
+    pub items: Vec<InputItem>,
+    /// What the rendering could not take from the journal, in words.
+    pub notes: Vec<String>,
+}
+
+fn message(role: &str, content: impl Into<Value>) -> Value {
+    json!({"role": role, "content": content.into()})
+}
+
+/// The items of the head: each section shown, in order, the last one that may carry the cache
+/// breakpoint carrying it.
+fn head(sections: &Map<String, Value>) -> Vec<Value> {
+    let shown: Vec<(&String, &str)> = sections
+        .iter()
+        .filter_map(|(name, text)| text.as_str().map(|text| (name, text)))
+        .collect();
+    let breakpoint = shown
+        .iter()
+        .rposition(|(name, _)| !NO_BREAKPOINT.contains(&name.as_str()));
+    shown
+        .iter()
+        .enumerate()
+        .map(|(at, (_, text))| {
+            if Some(at) == breakpoint {
+                message(
+                    "developer",
+                    json!([{"type": "input_text", "text": text, "prompt_cache_breakpoint": {"mode": "explicit"}}]),
+                )
+            } else {
+                message("developer", *text)
+            }
+        })
+        .collect()
+}
+
+/// `{status, script}` as a `run` call's arguments.
+fn arguments(status: &str, script: &str) -> String {
+    json!({"status": status, "script": script}).to_string()
+}
+
+fn run_call(call_id: &str, status: &str, script: &str) -> Value {
+    json!({"type": "function_call", "call_id": call_id, "name": "run", "arguments": arguments(status, script)})
+}
+
+/// The input items of an assistant answer, calls without their outputs.
+fn answer(item: &ContextItem, model: Option<&str>) -> Vec<Value> {
+    let text = |value: &Value| value.as_str().unwrap_or("").to_string();
+    if item.call.is_some() || item.provider_items.is_some() {
+        let kept: Vec<&Map<String, Value>> = item
+            .provider_items
+            .as_ref()
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_object)
+            .filter(|object| object.get("type").is_some_and(Value::is_string))
+            .collect();
+        let exact = !kept.is_empty()
+            && item.provider_model.is_some()
+            && item.provider_model.as_deref() == model;
+        if !kept.is_empty() {
+            let mut out = Vec::new();
+            for object in kept {
+                let field = |name: &str| object.get(name).filter(|v| !v.is_null());
+                match object.get("type").and_then(Value::as_str) {
+                    Some("reasoning") if exact => {
+                        if let Some(encrypted) = field("encrypted_content") {
+                            let mut reasoning = Map::new();
+                            reasoning.insert("type".into(), json!("reasoning"));
+                            if let Some(id) = field("id") {
+                                reasoning.insert("id".into(), id.clone());
+                            }
+                            reasoning.insert(
+                                "summary".into(),
+                                field("summary").cloned().unwrap_or(json!([])),
+                            );
+                            reasoning.insert("encrypted_content".into(), encrypted.clone());
+                            out.push(Value::Object(reasoning));
+                        }
+                    }
+                    Some("message") => {
+                        let said: String = field("content")
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                            .filter(|part| {
+                                part.field("type").and_then(Value::as_str) == Some("output_text")
+                            })
+                            .filter_map(|part| part.field("text").and_then(Value::as_str))
+                            .collect();
+                        if said.is_empty() {
+                            continue;
+                        }
+                        if exact {
+                            let mut message = Map::new();
+                            message.insert("type".into(), json!("message"));
+                            message.insert("role".into(), json!("assistant"));
+                            if let Some(id) = field("id") {
+                                message.insert("id".into(), id.clone());
+                            }
+                            message.insert("status".into(), json!("completed"));
+                            message.insert(
+                                "content".into(),
+                                json!([{"type": "output_text", "text": said, "annotations": []}]),
+                            );
+                            out.push(Value::Object(message));
+                        } else {
+                            out.push(message("assistant", said));
+                        }
+                    }
+                    Some("function_call") => {
+                        let mut call = Map::new();
+                        call.insert("type".into(), json!("function_call"));
+                        if exact {
+                            if let Some(id) = field("id") {
+                                call.insert("id".into(), id.clone());
+                            }
+                        }
+                        for name in ["call_id", "name", "arguments"] {
+                            if let Some(value) = field(name) {
+                                call.insert(name.into(), value.clone());
+                            }
+                        }
+                        out.push(Value::Object(call));
+                    }
+                    _ => {}
+                }
+            }
+            return out;
+        }
+        let Some(call) = &item.call else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let before = item.content.split("<codemode").next().unwrap_or("").trim();
+        if !before.is_empty() {
+            out.push(message("assistant", before));
+        }
+        let call_id = call.field("callId").map(text).unwrap_or_default();
+        let status = call.field("status").map(text).unwrap_or_default();
+        let script = call.field("script").map(text).unwrap_or_default();
+        out.push(run_call(&call_id, &status, &script));
+        return out;
+    }
+    match codemode::parse(&item.content) {
+        Codemode::Script(script) => {
+            let mut out = Vec::new();
+            if !script.prose.is_empty() {
+                out.push(message("assistant", script.prose.as_str()));
+            }
+            out.push(run_call(
+                &format!("call_{}", item.offset),
+                &script.status,
+                codemode::unwrapped(&script.code),
+            ));
+            out
+        }
+        _ if item.content.trim().is_empty() => Vec::new(),
+        _ => vec![message("assistant", item.content.as_str())],
+    }
+}
+
+/// The file line an attachment adds to a message.
+fn file_line(file: &Value) -> String {
+    let text = |name: &str| match file.field(name) {
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    let path = file.field("path").cloned().unwrap_or(Value::Null);
+    format!(
+        "[Attached file: {} ({}, {} bytes) — read it with `await itx.files.get({}).bytes()`]",
+        text("filename"),
+        text("contentType"),
+        text("size"),
+        path
+    )
+}
+
+/// The text of a message of words: the sender's note, the content, the files.
+fn words(item: &ContextItem, own_path: Option<&str>) -> String {
+    let mut content = item.content.clone();
+    if let Some(from) = item.from.as_deref().filter(|from| Some(*from) != own_path) {
+        let quoted = Value::String(from.to_string());
+        content = format!(
+            "[from {from} — it cannot see this conversation; answer by appending to its log: `await itx.cd({quoted}).append({{ type: \"events.iterate.com/agent/context-added\", payload: {{ role: \"user\", content }} }})`] {content}"
+        );
+    }
+    let mut parts = vec![content];
+    parts.extend(item.files.iter().map(file_line));
+    parts
+        .into_iter()
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Where the result of the first `run` call of the answer at `answer` is placed: the index of
+/// the last script item for the newest run of `call_id`, when no stamp lies between.
+fn placed_result(state: &AgentLoop, answer: usize, call_id: &str) -> Option<usize> {
+    let run = state
+        .runs
+        .iter()
+        .rev()
+        .find(|(_, call)| call.as_str() == call_id)
+        .map(|(run, _)| *run)?;
+    let result = state
+        .items
+        .iter()
+        .rposition(|item| item.role == Role::Developer && item.script_run() == Some(run))?;
+    let between = state.items.get(answer + 1..result)?;
+    (!between.iter().any(|item| item.stamp)).then_some(result)
+}
+
+/// The input of a request folded to `state`, for `model` and the agent's own `path`.
+pub fn input(state: &AgentLoop, model: Option<&str>, own_path: Option<&str>) -> Input {
+    let mut input = Input::default();
+    let head_at = state
+        .items
+        .iter()
+        .position(|item| item.snapshot && item.sections.is_some());
+    if let Some(at) = head_at {
+        let item = &state.items[at];
+        if let Some(Value::Object(sections)) = &item.sections {
+            input
+                .items
+                .extend(head(sections).into_iter().map(|value| InputItem {
+                    offset: item.offset,
+                    value,
+                }));
+        }
+    }
+    // The results already placed after their answers, by index.
+    let mut placed = std::collections::BTreeMap::new();
+    for (at, item) in state.items.iter().enumerate() {
+        if Some(at) == head_at || placed.contains_key(&at) {
+            continue;
+        }
+        let mut push = |value: Value| {
+            input.items.push(InputItem {
+                offset: item.offset,
+                value,
+            })
+        };
+        match (item.role, item.actor_type()) {
+            (Role::System, _) => {
+                if !item.content.is_empty() {
+                    push(message("developer", item.content.as_str()));
+                }
+            }
+            (Role::Assistant, _) => {
+                let mut first = true;
+                for value in answer(item, model) {
+                    let call_id = (value.field("type").and_then(Value::as_str)
+                        == Some("function_call"))
+                    .then(|| {
+                        value
+                            .field("call_id")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string()
+                    });
+                    push(value);
+                    let Some(call_id) = call_id else {
+                        continue;
+                    };
+                    let output = if !first {
+                        NOT_RUN.to_string()
+                    } else if let Some(result) = placed_result(state, at, &call_id) {
+                        placed.insert(result, ());
+                        state.items[result].content.clone()
+                    } else {
+                        NO_RESULT.to_string()
+                    };
+                    first = false;
+                    push(
+                        json!({"type": "function_call_output", "call_id": call_id, "output": output}),
+                    );
+                }
+            }
+            (Role::Developer, Some("script")) => {
+                let run = item.script_run().unwrap_or_default();
+                push(message(
+                    "user",
+                    format!(
+                        "[the result of your script @{run}, which came back after the conversation moved on]\n{}",
+                        item.content
+                    ),
+                ));
+            }
+            (Role::Developer, actor) if item.compaction.is_none() && actor != Some("user") => {
+                push(message("developer", item.content.as_str()));
+            }
+            _ => {
+                if item.files.iter().any(|file| {
+                    file.field("contentType")
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| t.starts_with("image/"))
+                }) {
+                    input.notes.push(format!(
+                        "the item @{} attaches an image, which goes as an input_image part whose bytes the journal lacks: only its file line is rendered",
+                        item.offset
+                    ));
+                }
+                push(message("user", words(item, own_path)));
+            }
+        }
+    }
+    input
+}
+
+/// The `prompt_cache_key`: the agent's path, a voice call's `voice/<client>`, at most 64
+/// code points.
+pub fn cache_key(path: &str) -> String {
+    let key = match path.strip_prefix("/agents/voice/") {
+        Some(rest) => match rest.split('/').next() {
+            Some(client) if !client.is_empty() => format!("voice/{client}"),
+            _ => path.to_string(),
+        },
+        None => path.to_string(),
+    };
+    key.chars().take(64).collect()
+}
+
+/// The `run` tool: a strict function of a string `status` and a string `script`. The loop's
+/// descriptions of the tool and its parameters are not in the journal, so none is written.
+pub fn run_tool() -> Value {
+    json!({
+        "type": "function",
+        "name": "run",
+        "strict": true,
+        "parameters": {
+            "type": "object",
+            "properties": {"status": {"type": "string"}, "script": {"type": "string"}},
+            "required": ["status", "script"],
+            "additionalProperties": false
+        }
+    })
+}
+
+/// The request body around `input`; a key whose value the journal does not hold is left out.
+pub fn body(input: &Input, model: Option<&str>, path: Option<&str>, effort: Option<&str>) -> Value {
+    let mut body = Map::new();
+    if let Some(model) = model {
+        body.insert("model".into(), json!(model));
+    }
+    body.insert(
+        "input".into(),
+        Value::Array(input.items.iter().map(|item| item.value.clone()).collect()),
+    );
+    body.insert("tools".into(), json!([run_tool()]));
+    body.insert("tool_choice".into(), json!("auto"));
+    body.insert("parallel_tool_calls".into(), json!(false));
+    body.insert("stream".into(), json!(true));
+    body.insert("store".into(), json!(false));
+    body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+    if let Some(path) = path {
+        body.insert("prompt_cache_key".into(), json!(cache_key(path)));
+    }
+    let mut reasoning = Map::new();
+    if let Some(effort) = effort {
+        reasoning.insert("effort".into(), json!(effort));
+    }
+    reasoning.insert("summary".into(), json!("auto"));
+    body.insert("reasoning".into(), Value::Object(reasoning));
+    Value::Object(body)
+}
