@@ -193,3 +193,159 @@ impl AppendOnly {
         self.last = Some(now);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iterate::agent_loop::fold::tests::{added, folded, request, said, settled};
+    use serde_json::json;
+
+    /// The append-only diagnostics of folding `events` with the check.
+    fn checked(events: &[IterateEvent]) -> Vec<Diagnostic> {
+        let mut state = AgentLoop::default();
+        let mut check = AppendOnly::default();
+        let mut diagnostics = Vec::new();
+        for event in events {
+            let step = state.apply(event, &mut diagnostics);
+            check.note(&state, step, event, &mut diagnostics);
+        }
+        if let Some(waiting) = check.waiting.take() {
+            check.settle(*waiting, None, &mut diagnostics);
+        }
+        diagnostics
+            .into_iter()
+            .filter(|d| d.code == "input-not-append-only")
+            .collect()
+    }
+
+    fn done(offset: i64, request: i64) -> IterateEvent {
+        settled(
+            offset,
+            request,
+            json!({"status": "succeeded", "text": "ok"}),
+        )
+    }
+
+    /// Whether every request of `events` opened.
+    fn all_open(events: &[IterateEvent]) -> bool {
+        !folded(events)
+            .1
+            .iter()
+            .any(|d| d.code == "request-not-opened")
+    }
+
+    fn snapshot(offset: i64, request: i64, text: &str) -> IterateEvent {
+        added(
+            offset,
+            json!({"role": "system", "content": "", "snapshot": true, "llmRequestOffset": request, "sections": {"rules": text}}),
+        )
+    }
+
+    #[test]
+    fn given_requests_that_only_append_when_checked_then_nothing_is_said() {
+        let events = [
+            said(1, "a"),
+            request(2, 1),
+            snapshot(3, 2, "R"),
+            done(4, 2),
+            said(5, "b"),
+            request(6, 5),
+        ];
+        assert!(all_open(&events), "both requests open");
+        let found = checked(&events);
+        assert!(
+            found.is_empty(),
+            "each input extends the one before: {found:?}"
+        );
+    }
+
+    #[test]
+    fn given_an_item_a_sent_request_showed_that_renders_otherwise_later_then_the_first_differing_item_is_named(
+    ) {
+        let mut state = AgentLoop::default();
+        let mut check = AppendOnly::default();
+        let mut diagnostics = Vec::new();
+        for event in [
+            said(1, "a"),
+            request(2, 1),
+            snapshot(3, 2, "R"),
+            done(4, 2),
+            said(5, "b"),
+        ] {
+            let step = state.apply(&event, &mut diagnostics);
+            check.note(&state, step, &event, &mut diagnostics);
+        }
+        // The head a sent request showed now reads otherwise, which the loop never does by
+        // appending: the next input no longer starts with the one before.
+        state.items[2].sections = Some(json!({"rules": "R2"}));
+        let event = request(6, 5);
+        let step = state.apply(&event, &mut diagnostics);
+        check.note(&state, step, &event, &mut diagnostics);
+        let waiting = check
+            .waiting
+            .take()
+            .expect("the request waits for its sections item");
+        check.settle(*waiting, None, &mut diagnostics);
+        let found: Vec<_> = diagnostics
+            .iter()
+            .filter(|d| d.code == "input-not-append-only")
+            .collect();
+        assert_eq!(found.len(), 1, "the break is said once: {diagnostics:?}");
+        assert!(
+            found[0].message.contains("input item 0 (from @3)") && found[0].offset == Some(6),
+            "at the later request, naming the first differing item: {}",
+            found[0].message
+        );
+    }
+
+    #[test]
+    fn given_a_compaction_between_requests_when_checked_then_the_shorter_input_is_no_break() {
+        let events = [
+            said(1, "a"),
+            request(2, 1),
+            done(3, 2),
+            said(4, "b"),
+            added(
+                5,
+                json!({"role": "developer", "content": "sum", "compaction": {"replacesHistoryThrough": 3}}),
+            ),
+            request(6, 4),
+        ];
+        assert!(all_open(&events), "both requests open");
+        assert!(
+            checked(&events).is_empty(),
+            "a compaction may rewrite the input"
+        );
+        let mut uncompacted = events.clone();
+        uncompacted[4] = said(5, "c");
+        uncompacted[5] = request(6, 5);
+        assert!(
+            checked(&uncompacted).is_empty(),
+            "without the compaction the input only grows"
+        );
+    }
+
+    #[test]
+    fn given_two_inputs_when_compared_then_a_shorter_one_names_the_first_missing_item() {
+        let before = Sent {
+            request: 2,
+            model: None,
+            items: vec![(1, 1), (2, 2)],
+        };
+        let now = Sent {
+            request: 5,
+            model: None,
+            items: vec![(1, 1)],
+        };
+        let said = break_between(&before, &now).expect("a shorter input breaks the prefix");
+        assert!(
+            said.contains("from @2"),
+            "it names the first missing item: {said}"
+        );
+        assert_eq!(
+            break_between(&now, &before),
+            None,
+            "a longer input that starts the same is fine"
+        );
+    }
+}
