@@ -1,0 +1,199 @@
+//! iterate's agent loop (contract "agent" v16) through the binary and the library: a hand-written
+//! journal with triggers, a script run whose result is placed and one whose result comes back
+//! late, a retried request, a compaction, sections updates, input from another context, owed
+//! answers and a pause. Each request's body is checked byte for byte against its golden.
+
+mod cli;
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use cli::Cli;
+use journalscope::iterate::agent_loop::fold::TriggerSource;
+use journalscope::iterate::projection::Rules;
+use journalscope::iterate::Transport;
+
+const SENT: [i64; 5] = [4, 11, 18, 24, 26];
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/iterate/agent-loop/release.jsonl")
+}
+
+fn golden(request: i64) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "tests/fixtures/iterate/agent-loop/expected/request-{request}.json"
+    ));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 path")
+}
+
+fn lines() -> Vec<String> {
+    std::fs::read_to_string(fixture())
+        .expect("read the fixture")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn given_the_release_journal_when_each_request_is_exported_exactly_then_the_body_is_its_golden() {
+    let cli = Cli::new();
+    let file = fixture();
+    for request in SENT {
+        let at = request.to_string();
+        let body = cli.ok_bytes(&[
+            "request",
+            s(&file),
+            "--at",
+            &at,
+            "--format",
+            "body",
+            "--exact",
+        ]);
+        assert_eq!(
+            String::from_utf8_lossy(&body),
+            String::from_utf8_lossy(&golden(request)),
+            "request @{request}: the Responses-API body, byte for byte"
+        );
+    }
+}
+
+#[test]
+fn given_the_release_journal_when_folded_in_memory_then_each_body_is_the_one_the_store_renders() {
+    let journal = common::journal(&lines());
+    for request in SENT {
+        let snapshot = journal
+            .request(request, Transport::Openai)
+            .unwrap_or_else(|e| panic!("request @{request} was sent: {e}"));
+        assert_eq!(
+            String::from_utf8_lossy(&snapshot.body()),
+            String::from_utf8_lossy(&golden(request)),
+            "request @{request}: the plain fold renders what the store's checkpoints render"
+        );
+    }
+}
+
+#[test]
+fn given_a_request_the_pause_left_without_a_trigger_when_asked_for_then_it_says_it_sent_nothing() {
+    let cli = Cli::new();
+    let file = fixture();
+    let run = cli.run(&["request", s(&file), "--at", "30"]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        !run.status.success() && stderr.contains("sent nothing"),
+        "the pause dropped the nightly trigger, so @30 opened nothing: {stderr}"
+    );
+    let diagnostics = cli.json(&["diagnostics", s(&file), "--json"]);
+    let codes: Vec<&str> = diagnostics
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert_eq!(
+        codes,
+        vec!["agent-loop-contract", "request-not-opened"],
+        "the loop is named once; only the intent at @30 is said, and no input breaks the prefix"
+    );
+}
+
+#[test]
+fn given_a_request_when_shown_as_text_then_it_says_what_the_journal_does_not_record() {
+    let cli = Cli::new();
+    let text = cli.ok(&["request", s(&fixture()), "--at", "4"]);
+    assert!(
+        text.contains("OpenAI Responses API") && text.contains("reasoning effort is not recorded"),
+        "the text form names the API and what it could not take from the journal: {text}"
+    );
+    assert!(
+        text.contains(&String::from_utf8_lossy(&golden(4)).to_string()),
+        "and prints the body as sent: {text}"
+    );
+}
+
+#[test]
+fn given_the_release_journal_when_folded_then_the_loops_state_follows_each_rule() {
+    let journal = common::journal(&lines());
+    let state_at = |at: i64| {
+        let projection = journal.projection_at(at);
+        assert_eq!(
+            projection.rules,
+            Rules::AgentLoop,
+            "@{at}: folded as the loop"
+        );
+        projection.agent.expect("the loop's fold").state
+    };
+    let at_16 = state_at(16);
+    assert_eq!(
+        at_16
+            .pending_trigger
+            .as_ref()
+            .map(|t| (t.offset, t.source, t.gate.clone())),
+        Some((16, TriggerSource::External, Some(vec![16]))),
+        "words from /agents/support wait at the gate"
+    );
+    assert_eq!(
+        at_16
+            .owed_answer
+            .as_ref()
+            .map(|o| (o.offset, o.why.as_str())),
+        Some((16, "the message")),
+        "they are owed an answer"
+    );
+    assert_eq!(
+        at_16
+            .runs
+            .iter()
+            .map(|(run, call)| (*run, call.as_str()))
+            .collect::<Vec<_>>(),
+        vec![(8, "call_a1"), (15, "call_b2")],
+        "each run took the call its answer awaited"
+    );
+    assert_eq!(
+        state_at(17).pending_trigger.and_then(|t| t.gate),
+        None,
+        "the wake at @17 drops the gate"
+    );
+    assert_eq!(
+        state_at(22).owed_answer,
+        None,
+        "the plain answer at @22 pays it"
+    );
+    let at_23 = state_at(23);
+    assert_eq!(
+        at_23.items.iter().map(|i| i.offset).collect::<Vec<_>>(),
+        vec![5, 23, 16, 18, 20, 21],
+        "the compaction keeps the head (at the first sections item), its summary and what came after @14"
+    );
+    assert_eq!(
+        at_23.runs.keys().copied().collect::<Vec<_>>(),
+        vec![15],
+        "runs through @14 are dropped"
+    );
+    let at_25 = state_at(25);
+    assert_eq!(
+        (
+            at_25.consecutive_llm_failures,
+            at_25.pending_trigger.map(|t| t.offset)
+        ),
+        (1, Some(24)),
+        "the failure counts and the trigger returns on the failed request"
+    );
+    let at_29 = state_at(29);
+    assert!(
+        at_29.paused && at_29.pending_trigger.is_none(),
+        "the pause drops the nightly trigger"
+    );
+    assert_eq!(
+        at_29.owed_answer.map(|o| o.why),
+        Some("the scheduled job \"nightly\"".to_string()),
+        "the scheduled job is owed an answer"
+    );
+    let end = state_at(31);
+    assert!(!end.paused, "resumed");
+    assert_eq!(end.autonomous_turn_count, 0, "resuming zeroes the counters");
+    assert_eq!(end.creation, Some(1), "born at @1");
+}
