@@ -552,6 +552,104 @@ mod tests {
     }
 
     #[test]
+    fn given_the_agent_loops_other_marks_when_read_then_each_shows_the_loop() {
+        let stamped = json!({"type": "events.iterate.com/agent/context-added",
+            "source": {"origin": "/agents/a", "processor": {"slug": "agent", "version": 16}},
+            "payload": {"role": "user", "content": "hi"}});
+        let other_processor = json!({"type": "events.iterate.com/agent/context-added",
+            "source": {"processor": {"slug": "router"}},
+            "payload": {"role": "user", "content": "hi"}});
+        let cases = [
+            (
+                stamped,
+                Some(Signal::AgentLoop),
+                "a stamp of the agent processor",
+            ),
+            (other_processor, None, "another processor's stamp"),
+            (
+                json!({"type": "agent/context-added", "payload": {"role": "assistant", "content": "x", "call": {"callId": "c"}}}),
+                Some(Signal::AgentLoop),
+                "a call payload",
+            ),
+            (
+                json!({"type": "agent/context-added", "payload": {"role": "assistant", "content": "x", "providerItems": []}}),
+                Some(Signal::AgentLoop),
+                "provider items",
+            ),
+            (
+                json!({"type": "agent/context-added", "payload": {"role": "system", "content": "", "sections": {"a": "1"}}}),
+                Some(Signal::AgentLoop),
+                "a sections payload",
+            ),
+            (
+                json!({"type": "agent/context-added", "payload": {"content": "no role", "sections": {}}}),
+                Some(Signal::AgentLoop),
+                "the loop's marks come before sections' roleless payload",
+            ),
+        ];
+        for (value, expected, what) in cases {
+            assert_eq!(signal(&value), expected, "{what}: {value}");
+        }
+    }
+
+    #[test]
+    fn given_the_loop_and_sections_both_shown_when_noted_then_the_disagreement_names_both() {
+        let mut seen = ContractSeen::default();
+        let sections = Signal::Sections {
+            version: None,
+            v8: true,
+        };
+        assert_eq!(
+            seen.note_at(Some(&sections), false, Some(3), None).disagree,
+            None,
+            "one family alone agrees with itself"
+        );
+        let step = seen.note_at(Some(&Signal::AgentLoop), true, Some(7), Some("16"));
+        assert_eq!(
+            step.disagree,
+            Some((7, 3)),
+            "where the loop showed, and where sections did"
+        );
+        assert_eq!(
+            seen.contract().label(),
+            "agent-loop 16",
+            "the loop wins, with its processor's version"
+        );
+        assert_eq!(
+            seen.note_at(Some(&Signal::AgentLoop), false, Some(9), Some("16"))
+                .disagree,
+            None,
+            "the disagreement is said once"
+        );
+    }
+
+    #[test]
+    fn given_processor_versions_when_judged_then_only_15_and_16_are_normative() {
+        let value = json!({"offset": 4, "type": "agent/llm-request-requested", "payload": {}});
+        let (Some(event), _) = super::super::event::parse(1, 1, &value) else {
+            panic!("the event parses");
+        };
+        for version in ["15", "16"] {
+            assert_eq!(
+                agent_version_diagnostic(&event, Some(version)),
+                None,
+                "{version} is normative"
+            );
+        }
+        let said = agent_version_diagnostic(&event, Some("17")).expect("17 is not");
+        assert!(
+            said.message.contains("\"17\"") && said.message.contains("as v16 reads it"),
+            "the warning names the version and how it is folded: {}",
+            said.message
+        );
+        let none = agent_version_diagnostic(&event, None).expect("no stamp is not");
+        assert_eq!(
+            none.code, "agent-loop-version",
+            "a missing version is said too"
+        );
+    }
+
+    #[test]
     fn given_a_seed_request_then_a_sections_one_when_noted_then_the_change_is_told() {
         let mut seen = ContractSeen::default();
         assert_eq!(
