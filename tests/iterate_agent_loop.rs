@@ -197,3 +197,164 @@ fn given_the_release_journal_when_folded_then_the_loops_state_follows_each_rule(
     assert_eq!(end.autonomous_turn_count, 0, "resuming zeroes the counters");
     assert_eq!(end.creation, Some(1), "born at @1");
 }
+
+/// A long agent-loop journal: `cycles` turns of words, a request, an answer with a `run` call,
+/// its run and its result, a sections update every fifth turn and a compaction every fortieth.
+fn long_journal(cycles: i64) -> Vec<String> {
+    use serde_json::json;
+    let path = "/agents/long";
+    let agent = json!({"origin": path, "processor": {"slug": "agent", "version": "16"}});
+    let mut lines = Vec::new();
+    let mut offset = 0;
+    let mut line = |offset: i64,
+                    name: &str,
+                    payload: serde_json::Value,
+                    source: &serde_json::Value| {
+        lines.push(
+            json!({"offset": offset, "type": format!("events.iterate.com/{name}"),
+                   "createdAt": format!("2026-11-20T09:{:02}:{:02}.000Z", (offset / 60) % 60, offset % 60),
+                   "path": path, "source": source, "payload": payload})
+            .to_string(),
+        );
+    };
+    let mut cutoff = 0;
+    for cycle in 0..cycles {
+        let said = offset + 1;
+        line(
+            said,
+            "agent/context-added",
+            json!({"role": "user", "content": format!("turn {cycle}")}),
+            &json!({"origin": path}),
+        );
+        let request = said + 1;
+        line(
+            request,
+            "agent/llm-request-requested",
+            json!({"model": "gpt-5.1", "expiresAt": "later", "triggerOffset": said}),
+            &agent,
+        );
+        let mut next = request + 1;
+        if cycle == 0 || cycle % 5 == 0 {
+            line(
+                next,
+                "agent/context-added",
+                json!({"role": "system", "content": if cycle == 0 { String::new() } else { format!("rules now {cycle}") },
+                "snapshot": cycle == 0, "llmRequestOffset": request, "sections": {"identity": "Long", "rules": format!("rules {cycle}")}}),
+                &agent,
+            );
+            next += 1;
+        }
+        let call = format!("call_{cycle}");
+        line(
+            next,
+            "agent/context-added",
+            json!({"role": "assistant", "content": format!("On it.\n<codemode>\nstep({cycle})\n</codemode>"),
+            "llmRequestOffset": request, "call": {"callId": call, "status": "", "script": format!("step({cycle})")}, "providerModel": "gpt-5.1",
+            "providerItems": [{"type": "message", "id": format!("m{cycle}"), "content": [{"type": "output_text", "text": "On it."}]},
+                              {"type": "function_call", "id": format!("f{cycle}"), "call_id": call, "name": "run", "arguments": "{}"}],
+            "llmRequestPolicy": {"behaviour": "dont-trigger-request"}}),
+            &agent,
+        );
+        line(
+            next + 1,
+            "agent/llm-request-settled",
+            json!({"requestOffset": request, "result": {"status": "succeeded", "text": "On it."}}),
+            &agent,
+        );
+        line(
+            next + 2,
+            "itx/run-requested",
+            json!({"code": format!("step({cycle})")}),
+            &agent,
+        );
+        line(
+            next + 3,
+            "itx/run-settled",
+            json!({"requestOffset": next + 2, "settlement": {"status": "succeeded"}}),
+            &agent,
+        );
+        line(
+            next + 4,
+            "agent/context-added",
+            json!({"role": "developer", "content": format!("result {cycle}"),
+            "actor": {"type": "script", "requestOffset": next + 2}, "llmRequestPolicy": {"behaviour": "dont-trigger-request"}}),
+            &agent,
+        );
+        offset = next + 4;
+        if cycle % 40 == 39 {
+            let through = offset - 20;
+            if through > cutoff {
+                cutoff = through;
+                offset += 1;
+                line(
+                    offset,
+                    "agent/context-added",
+                    json!({"role": "developer", "content": format!("summary through {through}"),
+                    "compaction": {"replacesHistoryThrough": through, "keepsEarlierSummaries": cycle % 80 == 79}}),
+                    &agent,
+                );
+            }
+        }
+    }
+    lines
+}
+
+#[test]
+fn given_a_long_agent_loop_journal_when_requests_are_read_from_checkpoints_then_each_body_is_the_plain_folds(
+) {
+    use journalscope::import::{import_file, ImportControl};
+    use journalscope::iterate::IterateJournal;
+    use journalscope::store::Store;
+    let lines = long_journal(200);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("long.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write the journal");
+    let store = Store::open(&dir.path().join("journal.sqlite")).expect("store");
+    let mut quiet = |_| {};
+    import_file(
+        &store,
+        &file,
+        &mut ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )
+    .expect("import");
+    let id = store
+        .latest_journal()
+        .expect("journal")
+        .expect("a journal")
+        .id;
+    let records = store.event_count(id).expect("count");
+    assert!(
+        store
+            .checkpoint_before(id, records)
+            .expect("read")
+            .is_some(),
+        "a journal of {records} records has checkpoints to read from"
+    );
+    let plain = IterateJournal::from_stored(&store.events(id).expect("events"));
+    let mut compared = 0;
+    for row in store.request_rows(id).expect("rows") {
+        let summary: serde_json::Value = serde_json::from_str(&row.1).expect("a row");
+        let request = summary["offset"].as_i64().expect("an offset");
+        let stored =
+            journalscope::iterate::checkpoint::request_at(&store, id, request, Transport::Openai)
+                .expect("the store reads")
+                .unwrap_or_else(|e| panic!("request @{request} was sent: {e}"));
+        let folded = plain.request(request, Transport::Openai).expect("sent");
+        assert_eq!(
+            String::from_utf8_lossy(&stored.body()),
+            String::from_utf8_lossy(&folded.body()),
+            "request @{request}: from the checkpoint before it as from the first record"
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, 200, "every turn's request was compared");
+    let found = plain.analyse().diagnostics;
+    assert!(
+        found.iter().all(|(_, d)| d.code == "agent-loop-contract"),
+        "the generated loop breaks no rule and every input extends the one before: {:?}",
+        found.iter().map(|(_, d)| &d.message).collect::<Vec<_>>()
+    );
+}
