@@ -358,3 +358,45 @@ fn given_a_long_agent_loop_journal_when_requests_are_read_from_checkpoints_then_
         found.iter().map(|(_, d)| &d.message).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn given_the_release_journal_when_projected_then_the_list_and_the_runs_are_shown() {
+    let cli = Cli::new();
+    let view = cli.json(&["project", s(&fixture()), "--at", "20", "--json"]);
+    let offsets: Vec<i64> = view["history"]
+        .as_array()
+        .expect("the list")
+        .iter()
+        .filter_map(|item| item["offset"].as_i64())
+        .collect();
+    assert_eq!(
+        offsets,
+        vec![3, 4, 5, 6, 10, 11, 12, 13, 16, 18, 20],
+        "the loop's items in its order: words, stamps, sections, answers, results"
+    );
+    assert_eq!(
+        view["agentLoop"]["runs"],
+        serde_json::json!([
+            {"run": 8, "callId": "call_a1", "settled": true, "result": 10},
+            {"run": 15, "callId": "call_b2", "settled": true, "result": 20},
+        ]),
+        "each run with its call, settlement and result: {view}"
+    );
+    assert_eq!(
+        view["agentLoop"]["openRequest"],
+        serde_json::json!(18),
+        "the request @18 is open"
+    );
+    assert_eq!(
+        view["agentLoop"]["owedAnswer"],
+        serde_json::json!(16),
+        "the words from /agents/support are owed an answer"
+    );
+    let text = cli.ok(&["project", s(&fixture()), "--at", "20"]);
+    assert!(
+        text.contains("LIST")
+            && text.contains("RUNS")
+            && text.contains("@15 call_b2 · settled · result @20"),
+        "the text form lists the items and the runs: {text}"
+    );
+}

@@ -217,7 +217,37 @@ pub fn projection(out: &mut dyn Write, view: &ProjectionView, as_json: bool) -> 
         None => ("SYSTEM LANE", "HISTORY LANE"),
         Some(_) => ("STANDING DOCUMENT", "LIST"),
     };
-    if view.rules != Some(Rules::AgentLoop) {
+    if let Some(agent) = &view.agent_loop {
+        writeln!(out, "\nLIST")?;
+        for item in &view.history {
+            item_text(out, item, view.rules)?;
+        }
+        writeln!(out, "\nRUNS")?;
+        for run in &agent.runs {
+            let result = match run.result {
+                Some(offset) => format!("result @{offset}"),
+                None => "no result in the list".to_string(),
+            };
+            let settled = if run.settled { "settled" } else { "running" };
+            writeln!(out, "  @{} {} · {settled} · {result}", run.run, run.call_id)?;
+        }
+        let offset = |o: Option<i64>| o.map_or("none".to_string(), |o| format!("@{o}"));
+        writeln!(
+            out,
+            "\ntrigger {} · open request {} · owed answer {}{} · {} · {} failures, {} autonomous turns",
+            offset(agent.pending_trigger),
+            offset(agent.open_request),
+            offset(agent.owed_answer),
+            agent
+                .owed_why
+                .as_deref()
+                .map(|why| format!(" ({why})"))
+                .unwrap_or_default(),
+            if agent.paused { "paused" } else { "running" },
+            agent.consecutive_llm_failures,
+            agent.autonomous_turn_count
+        )?;
+    } else if view.rules != Some(Rules::AgentLoop) {
         writeln!(out, "\n{first}")?;
         for item in &view.system {
             item_text(out, item, view.rules)?;

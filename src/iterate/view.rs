@@ -161,6 +161,11 @@ pub struct ProjectionView {
     pub history: Vec<ItemView>,
     /// The latest diagnostics through `at`, at most [`VIEW_DIAGNOSTICS`], in file order.
     pub diagnostics: Vec<Diagnostic>,
+    /// The agent loop beside its items (which `history` lists): runs, trigger, open request,
+    /// owed answer, pause and counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub agent_loop: Option<super::agent_loop::view::AgentLoopView>,
     /// Every diagnostic through `at`, those `diagnostics` leaves out included.
     #[serde(default)]
     #[ts(type = "number")]
@@ -215,8 +220,12 @@ impl ProjectionView {
     }
 
     /// The view of an agent-loop journal at an offset before its events showed the loop: no
-    /// lanes (the loop's items are its own), its diagnostics kept.
+    /// lanes (the loop's items are its own), its diagnostics kept. A view folded by the loop's
+    /// rules is returned as it is.
     pub fn under_agent_loop(self) -> ProjectionView {
+        if self.rules == Some(Rules::AgentLoop) {
+            return self;
+        }
         ProjectionView {
             rules: Some(Rules::AgentLoop),
             published_through: None,
@@ -1587,6 +1596,11 @@ fn diagnostics_through(
 
 fn view_of(projection: &Projection, at: i64, diagnostics: ViewDiagnostics) -> ProjectionView {
     let through = projection.published_through;
+    // The loop's items are its own: they are the list, in the loop's order.
+    let agent = projection
+        .agent
+        .as_deref()
+        .filter(|_| projection.rules == Rules::AgentLoop);
     let (system, history): (&[Item], &[Item]) = match projection.rules {
         Rules::Seed => (&projection.system, &projection.history),
         Rules::Sections | Rules::AgentLoop => {
@@ -1617,7 +1631,11 @@ fn view_of(projection: &Projection, at: i64, diagnostics: ViewDiagnostics) -> Pr
         }),
         rules: (projection.rules != Rules::Seed).then_some(projection.rules),
         system: system.iter().map(item_view).collect(),
-        history: history.iter().map(item_view).collect(),
+        history: match agent {
+            Some(agent) => super::agent_loop::view::items(&agent.state, through),
+            None => history.iter().map(item_view).collect(),
+        },
+        agent_loop: agent.map(|agent| super::agent_loop::view::AgentLoopView::of(&agent.state)),
         diagnostics: diagnostics.latest,
         diagnostic_count: diagnostics.count,
         error_count: diagnostics.errors,
@@ -1640,6 +1658,7 @@ mod tests {
             rules: None,
             system: Vec::new(),
             history: Vec::new(),
+            agent_loop: None,
             diagnostics: all.clone(),
             diagnostic_count: 0,
             error_count: 0,

@@ -7,6 +7,7 @@ pub mod codemode;
 pub mod fold;
 pub mod request;
 pub mod responses;
+pub mod view;
 
 use serde_json::Value;
 
