@@ -305,9 +305,9 @@ async fn not_folded(c: &Client) -> Outcome {
     wait_opened(c, "contract-agent-loop.jsonl").await?;
     wait_until(
         c,
-        "the projection to say the journal is not folded, with no lanes, and every event listed",
+        "the projection to say the journal follows the agent loop, with no lanes, and every event listed",
         "const n = document.querySelector('[data-testid=not-folded]'); \
-         return !!n && n.textContent.includes('does not fold yet') \
+         return !!n && n.textContent.includes('agent loop') \
            && !document.querySelector('[data-testid=first-lane]') \
            && document.querySelectorAll('[data-testid=event-row]').length === 4;",
     )

@@ -2,7 +2,7 @@
 //! `publishedThrough`, compaction, birth gating and the genuine-request check, exactly as
 //! `interpretation.md` §1 says. `apply` does no I/O and cannot fail; what breaks a rule becomes
 //! a diagnostic on the projection. The same state folds the sections contract (`sections`)
-//! once an event shows it, and stops folding for the agents-app loop (`Rules`).
+//! once an event shows it, and hands over to the agent loop's fold (`agent_loop`) where it shows.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
