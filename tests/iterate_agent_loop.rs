@@ -5,6 +5,7 @@
 
 mod cli;
 mod common;
+mod import_common;
 
 use std::path::{Path, PathBuf};
 
@@ -302,29 +303,10 @@ fn long_journal(cycles: i64) -> Vec<String> {
 #[test]
 fn given_a_long_agent_loop_journal_when_requests_are_read_from_checkpoints_then_each_body_is_the_plain_folds(
 ) {
-    use journalscope::import::{import_file, ImportControl};
     use journalscope::iterate::IterateJournal;
-    use journalscope::store::Store;
     let lines = long_journal(200);
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("long.jsonl");
-    std::fs::write(&file, lines.join("\n") + "\n").expect("write the journal");
-    let store = Store::open(&dir.path().join("journal.sqlite")).expect("store");
-    let mut quiet = |_| {};
-    import_file(
-        &store,
-        &file,
-        &mut ImportControl {
-            progress: &mut quiet,
-            cancel: None,
-        },
-    )
-    .expect("import");
-    let id = store
-        .latest_journal()
-        .expect("journal")
-        .expect("a journal")
-        .id;
+    let (store, id) = import_common::import_lines(dir.path(), &lines);
     let records = store.event_count(id).expect("count");
     assert!(
         store
