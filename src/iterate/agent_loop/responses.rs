@@ -74,7 +74,71 @@ fn run_call(call_id: &str, status: &str, script: &str) -> Value {
     json!({"type": "function_call", "call_id": call_id, "name": "run", "arguments": arguments(status, script)})
 }
 
-/// The input items of an assistant answer, calls without their outputs.
+/// Whether JavaScript reads `value` as true: the loop tests its provider items' fields so.
+fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(on) => *on,
+        Value::Number(number) => number.as_f64().is_some_and(|n| n != 0.0),
+        Value::String(text) => !text.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
+/// `String(value)` as JavaScript writes it, `None` being `undefined`: the loop names a call's
+/// output by its call's `call_id` so, whatever that field holds.
+fn js_string(value: Option<&Value>) -> String {
+    match value {
+        None => "undefined".to_string(),
+        Some(Value::Null) => "null".to_string(),
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Bool(on)) => on.to_string(),
+        Some(Value::Number(number)) => match number.as_f64() {
+            Some(n)
+                if n.fract() == 0.0 && n.abs() < 1e21 && !number.is_i64() && !number.is_u64() =>
+            {
+                format!("{n:.0}")
+            }
+            _ => number.to_string(),
+        },
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Value::Null => String::new(),
+                other => js_string(Some(other)),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Some(Value::Object(_)) => "[object Object]".to_string(),
+    }
+}
+
+/// The text of a message provider item: its `output_text` parts joined. The loop reads the parts
+/// only when every one is an object with a string `type` and a `text` that is absent or a
+/// string; otherwise the item has no text.
+fn said(object: &Map<String, Value>) -> String {
+    let Some(Value::Array(parts)) = object.get("content") else {
+        return String::new();
+    };
+    let readable = parts.iter().all(|part| {
+        part.as_object().is_some_and(|part| {
+            part.get("type").is_some_and(Value::is_string)
+                && part.get("text").is_none_or(Value::is_string)
+        })
+    });
+    if !readable {
+        return String::new();
+    }
+    parts
+        .iter()
+        .filter(|part| part.field("type").and_then(Value::as_str) == Some("output_text"))
+        .filter_map(|part| part.field("text").and_then(Value::as_str))
+        .collect()
+}
+
+/// The input items of an assistant answer, calls without their outputs. A field the provider
+/// item lacks is left out and one it holds as `null` is written `null`, as `JSON.stringify`
+/// writes the loop's objects.
 fn answer(item: &ContextItem, model: Option<&str>) -> Vec<Value> {
     let text = |value: &Value| value.as_str().unwrap_or("").to_string();
     if item.call.is_some() || item.provider_items.is_some() {
@@ -93,33 +157,33 @@ fn answer(item: &ContextItem, model: Option<&str>) -> Vec<Value> {
         if !kept.is_empty() {
             let mut out = Vec::new();
             for object in kept {
-                let field = |name: &str| object.get(name).filter(|v| !v.is_null());
+                let copy = |into: &mut Map<String, Value>, name: &str| {
+                    if let Some(value) = object.get(name) {
+                        into.insert(name.into(), value.clone());
+                    }
+                };
                 match object.get("type").and_then(Value::as_str) {
                     Some("reasoning") if exact => {
-                        if let Some(encrypted) = field("encrypted_content") {
+                        if let Some(encrypted) =
+                            object.get("encrypted_content").filter(|v| truthy(v))
+                        {
                             let mut reasoning = Map::new();
                             reasoning.insert("type".into(), json!("reasoning"));
-                            if let Some(id) = field("id") {
-                                reasoning.insert("id".into(), id.clone());
-                            }
+                            copy(&mut reasoning, "id");
                             reasoning.insert(
                                 "summary".into(),
-                                field("summary").cloned().unwrap_or(json!([])),
+                                object
+                                    .get("summary")
+                                    .filter(|v| !v.is_null())
+                                    .cloned()
+                                    .unwrap_or(json!([])),
                             );
                             reasoning.insert("encrypted_content".into(), encrypted.clone());
                             out.push(Value::Object(reasoning));
                         }
                     }
                     Some("message") => {
-                        let said: String = field("content")
-                            .and_then(Value::as_array)
-                            .into_iter()
-                            .flatten()
-                            .filter(|part| {
-                                part.field("type").and_then(Value::as_str) == Some("output_text")
-                            })
-                            .filter_map(|part| part.field("text").and_then(Value::as_str))
-                            .collect();
+                        let said = said(object);
                         if said.is_empty() {
                             continue;
                         }
@@ -127,9 +191,7 @@ fn answer(item: &ContextItem, model: Option<&str>) -> Vec<Value> {
                             let mut message = Map::new();
                             message.insert("type".into(), json!("message"));
                             message.insert("role".into(), json!("assistant"));
-                            if let Some(id) = field("id") {
-                                message.insert("id".into(), id.clone());
-                            }
+                            copy(&mut message, "id");
                             message.insert("status".into(), json!("completed"));
                             message.insert(
                                 "content".into(),
@@ -144,14 +206,12 @@ fn answer(item: &ContextItem, model: Option<&str>) -> Vec<Value> {
                         let mut call = Map::new();
                         call.insert("type".into(), json!("function_call"));
                         if exact {
-                            if let Some(id) = field("id") {
+                            if let Some(id) = object.get("id").filter(|v| truthy(v)) {
                                 call.insert("id".into(), id.clone());
                             }
                         }
                         for name in ["call_id", "name", "arguments"] {
-                            if let Some(value) = field(name) {
-                                call.insert(name.into(), value.clone());
-                            }
+                            copy(&mut call, name);
                         }
                         out.push(Value::Object(call));
                     }
@@ -212,7 +272,11 @@ fn file_line(file: &Value) -> String {
 /// The text of a message of words: the sender's note, the content, the files.
 fn words(item: &ContextItem, own_path: Option<&str>) -> String {
     let mut content = item.content.clone();
-    if let Some(from) = item.from.as_deref().filter(|from| Some(*from) != own_path) {
+    if let Some(from) = item
+        .from
+        .as_deref()
+        .filter(|from| !from.is_empty() && Some(*from) != own_path)
+    {
         let quoted = Value::String(from.to_string());
         content = format!(
             "[from {from} — it cannot see this conversation; answer by appending to its log: `await itx.cd({quoted}).append({{ type: \"events.iterate.com/agent/context-added\", payload: {{ role: \"user\", content }} }})`] {content}"
@@ -285,13 +349,7 @@ pub fn input(state: &AgentLoop, model: Option<&str>, own_path: Option<&str>) -> 
                 for value in answer(item, model) {
                     let call_id = (value.field("type").and_then(Value::as_str)
                         == Some("function_call"))
-                    .then(|| {
-                        value
-                            .field("call_id")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string()
-                    });
+                    .then(|| js_string(value.field("call_id")));
                     push(value);
                     let Some(call_id) = call_id else {
                         continue;
@@ -341,14 +399,15 @@ pub fn input(state: &AgentLoop, model: Option<&str>, own_path: Option<&str>) -> 
     input
 }
 
-/// The `prompt_cache_key`: the agent's path, a voice call's `voice/<client>`, at most 64
-/// code points.
+/// The `prompt_cache_key`: the agent's path, or `voice/<client>` for a voice call's agent
+/// (`/agents/voice/<client>/<call>`, exactly two names deep), at most 64 code points.
 pub fn cache_key(path: &str) -> String {
-    let key = match path.strip_prefix("/agents/voice/") {
-        Some(rest) => match rest.split('/').next() {
-            Some(client) if !client.is_empty() => format!("voice/{client}"),
-            _ => path.to_string(),
-        },
+    let voice = path.strip_prefix("/agents/voice/").and_then(|rest| {
+        let (client, call) = rest.split_once('/')?;
+        (!client.is_empty() && !call.is_empty() && !call.contains('/')).then_some(client)
+    });
+    let key = match voice {
+        Some(client) => format!("voice/{client}"),
         None => path.to_string(),
     };
     key.chars().take(64).collect()
@@ -598,6 +657,55 @@ mod tests {
     }
 
     #[test]
+    fn given_provider_items_with_null_empty_or_missing_fields_when_replayed_then_they_are_written_as_the_loop_writes_them(
+    ) {
+        // Given an answer whose reasoning has an empty encrypted_content, whose message has a null
+        // id and a part the loop cannot read, and whose call has a null id and no call_id
+        let (state, _) = folded(&[
+            said(1, "go"),
+            request(2, 1),
+            answer(
+                3,
+                "c1",
+                json!([{"type": "reasoning", "id": "rs", "encrypted_content": ""},
+                       {"type": "reasoning", "id": null, "summary": null, "encrypted_content": "e"},
+                       {"type": "message", "id": null, "content": [{"type": "output_text", "text": "Hi"}]},
+                       {"type": "message", "id": "m2", "content": [{"type": "output_text", "text": "lost"}, {"text": "no type"}]},
+                       {"type": "function_call", "id": null, "name": "run", "arguments": "{}"}]),
+            ),
+        ]);
+        // When it is rendered for the model that wrote it
+        let rendered = values(&state, "m1");
+        // Then each field is as `JSON.stringify` writes the loop's object
+        assert_eq!(
+            rendered[2..],
+            [
+                json!({"type": "reasoning", "id": null, "summary": [], "encrypted_content": "e"}),
+                json!({"type": "message", "role": "assistant", "id": null, "status": "completed",
+                       "content": [{"type": "output_text", "text": "Hi", "annotations": []}]}),
+                json!({"type": "function_call", "name": "run", "arguments": "{}"}),
+                json!({"type": "function_call_output", "call_id": "undefined", "output": NO_RESULT}),
+            ],
+            "an empty encrypted_content drops its reasoning; a null id is kept on reasoning and messages \
+             and dropped on a call; a message with an unreadable part has no text; a call without a \
+             call_id is answered under `undefined`"
+        );
+    }
+
+    #[test]
+    fn given_an_empty_sender_when_rendered_then_no_from_line_is_written() {
+        let (state, _) = folded(&[added(
+            1,
+            json!({"role": "user", "content": "hi", "from": ""}),
+        )]);
+        assert_eq!(
+            values(&state, "m1"),
+            vec![json!({"role": "user", "content": "hi"})],
+            "an empty `from` names no other agent"
+        );
+    }
+
+    #[test]
     fn given_paths_when_keyed_then_voice_calls_share_their_clients_key_and_keys_are_cut_at_64() {
         assert_eq!(
             cache_key("/agents/voice/acme/call-1"),
@@ -608,6 +716,16 @@ mod tests {
             cache_key("/agents/a"),
             "/agents/a",
             "any other path is its own key"
+        );
+        assert_eq!(
+            cache_key("/agents/voice/acme"),
+            "/agents/voice/acme",
+            "a voice client's own agent, with no call below it, keys by its path"
+        );
+        assert_eq!(
+            cache_key("/agents/voice/acme/call-1/sub"),
+            "/agents/voice/acme/call-1/sub",
+            "a path deeper than a call keys by itself"
         );
         let long = format!("/{}", "é".repeat(80));
         assert_eq!(
