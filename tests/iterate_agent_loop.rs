@@ -382,3 +382,340 @@ fn given_the_release_journal_when_projected_then_the_list_and_the_runs_are_shown
         "the text form lists the items and the runs: {text}"
     );
 }
+
+// ── iterate's own render scenarios ──
+// Each journal under `agent-loop/replays/` replays one scenario of the loop's own render tests
+// as the loop's test harness commits it: offsets from 1 in input order, `createdAt` that many
+// seconds past the epoch, every event on `/agents/a`. Their goldens are the bodies the loop's
+// renderer gives for them; the tests below also hold the properties those scenarios assert.
+
+/// Each replayed journal and the requests it opens.
+const REPLAYS: [(&str, &[i64]); 8] = [
+    ("chain", &[4, 11, 18]),
+    ("other-model", &[4, 11, 18]),
+    ("codemode", &[5, 11]),
+    ("operator", &[5]),
+    ("late-result", &[4, 10, 15]),
+    ("compaction", &[4, 11, 18, 23]),
+    ("summaries-kept", &[4, 11, 18, 27]),
+    ("summaries-merged", &[4, 11, 18, 27]),
+];
+
+fn replay(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/iterate/agent-loop/replays")
+        .join(format!("{name}.jsonl"))
+}
+
+fn replay_golden(name: &str, request: i64) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "tests/fixtures/iterate/agent-loop/replays/expected/{name}.request-{request}.json"
+    ));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+fn replay_lines(name: &str) -> Vec<String> {
+    std::fs::read_to_string(replay(name))
+        .expect("read the replay")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The input items of request `request` of replay `name`, as the store renders them.
+fn replay_input(cli: &Cli, name: &str, request: i64) -> Vec<serde_json::Value> {
+    let file = replay(name);
+    let body = cli.ok_bytes(&[
+        "request",
+        s(&file),
+        "--at",
+        &request.to_string(),
+        "--format",
+        "body",
+        "--exact",
+    ]);
+    let body: serde_json::Value = serde_json::from_slice(&body).expect("the body is JSON");
+    body["input"].as_array().expect("an input list").clone()
+}
+
+/// Each item's `type`, or its `role` when it has none, as the loop's tests list them.
+fn kinds(input: &[serde_json::Value]) -> Vec<String> {
+    input
+        .iter()
+        .map(|item| {
+            item.get("type")
+                .or_else(|| item.get("role"))
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("?")
+                .to_string()
+        })
+        .collect()
+}
+
+fn assert_extends(before: &[serde_json::Value], after: &[serde_json::Value], what: &str) {
+    assert!(
+        after.len() > before.len() && after[..before.len()] == *before,
+        "{what}: the later input begins with the earlier one, item for item, and adds to it"
+    );
+}
+
+#[test]
+fn given_each_replayed_scenario_when_its_requests_are_exported_then_each_body_is_its_golden() {
+    let cli = Cli::new();
+    for (name, requests) in REPLAYS {
+        let file = replay(name);
+        for &request in requests {
+            let body = cli.ok_bytes(&[
+                "request",
+                s(&file),
+                "--at",
+                &request.to_string(),
+                "--format",
+                "body",
+                "--exact",
+            ]);
+            assert_eq!(
+                String::from_utf8_lossy(&body),
+                String::from_utf8_lossy(&replay_golden(name, request)),
+                "{name} @{request}: the body the loop's renderer gives, byte for byte"
+            );
+        }
+    }
+}
+
+#[test]
+fn given_each_replayed_scenario_when_folded_in_memory_or_grown_by_appends_then_both_derive_what_one_import_does(
+) {
+    for (name, requests) in REPLAYS {
+        let lines = replay_lines(name);
+        // Given the plain fold of the whole journal
+        let journal = common::journal(&lines);
+        for &request in requests {
+            let snapshot = journal
+                .request(request, Transport::Openai)
+                .unwrap_or_else(|e| panic!("{name} @{request} was sent: {e}"));
+            assert_eq!(
+                String::from_utf8_lossy(&snapshot.body()),
+                String::from_utf8_lossy(&replay_golden(name, request)),
+                "{name} @{request}: the plain fold renders what the store renders"
+            );
+        }
+        // When the same records arrive one append at a time
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (whole, whole_id) = import_common::import_lines(dir.path(), &lines);
+        let grows = dir.path().join("grows.jsonl");
+        let grown =
+            journalscope::store::Store::open(&dir.path().join("grows.sqlite")).expect("store");
+        let mut grown_id = 0;
+        for end in 1..=lines.len() {
+            std::fs::write(&grows, lines[..end].join("\n") + "\n").expect("write");
+            grown_id = import_common::import_quietly(&grown, &grows);
+        }
+        // Then both stores derive the same marks, diagnostics, tip and request rows
+        assert_eq!(
+            import_common::derived(&grown, grown_id),
+            import_common::derived(&whole, whole_id),
+            "{name}: what appends derive is what one import derives"
+        );
+    }
+}
+
+#[test]
+fn given_a_script_chain_when_each_request_is_rendered_then_each_extends_the_one_before() {
+    let cli = Cli::new();
+    // Given three requests of a script chain with an instruction change before the second
+    let [first, second, third] = [4, 11, 18].map(|r| replay_input(&cli, "chain", r));
+    // Then each begins with the one before
+    assert_extends(&first, &second, "@11 after @4");
+    assert_extends(&second, &third, "@18 after @11");
+    assert_eq!(
+        kinds(&first[..4]),
+        vec!["developer"; 4],
+        "the head: one developer message per section"
+    );
+    assert!(
+        first[1].to_string().contains("prompt_cache_breakpoint")
+            && !first[2].to_string().contains("prompt_cache_breakpoint"),
+        "the breakpoint closes the last shared section, before the agent's own"
+    );
+    assert_eq!(
+        kinds(&third),
+        [
+            "developer",
+            "developer",
+            "developer",
+            "developer",
+            "user",
+            "developer",
+            "reasoning",
+            "message",
+            "function_call",
+            "function_call_output",
+            "developer",
+            "developer",
+            "reasoning",
+            "function_call",
+            "function_call_output",
+            "developer"
+        ],
+        "head, words, stamp, the answer replayed with its call and output, stamp, the update \
+         where it happened, the second answer, stamp"
+    );
+    assert_eq!(
+        (&third[8]["id"], &third[8]["call_id"], &third[9]["call_id"]),
+        (
+            &serde_json::json!("fc_4"),
+            &serde_json::json!("call_r4"),
+            &serde_json::json!("call_r4")
+        ),
+        "the call keeps the provider's ids and is followed by its own output"
+    );
+}
+
+#[test]
+fn given_answers_of_another_model_when_rendered_then_they_replay_without_reasoning_or_ids() {
+    // Given a chain whose last request goes to a model other than the one that answered
+    let input = replay_input(&Cli::new(), "other-model", 18);
+    assert!(
+        !kinds(&input).contains(&"reasoning".to_string()),
+        "no reasoning of another model is replayed"
+    );
+    let calls: Vec<_> = input
+        .iter()
+        .filter(|item| item["type"] == "function_call")
+        .collect();
+    assert!(
+        calls.iter().all(|call| call.get("id").is_none()),
+        "calls lose their provider ids: {calls:?}"
+    );
+    assert_eq!(
+        kinds(&input)
+            .iter()
+            .filter(|kind| *kind == "function_call_output")
+            .count(),
+        2,
+        "each call is still followed by its output"
+    );
+}
+
+#[test]
+fn given_the_previous_loops_codemode_answer_when_rendered_then_it_is_a_call_and_its_output() {
+    let input = replay_input(&Cli::new(), "codemode", 11);
+    assert!(
+        !serde_json::Value::Array(input.clone())
+            .to_string()
+            .contains("OLD PROMPT"),
+        "the birth prompt the previous loop journaled is superseded by the sections"
+    );
+    assert_eq!(
+        kinds(&input),
+        [
+            "user",
+            "developer",
+            "assistant",
+            "function_call",
+            "function_call_output",
+            "developer"
+        ],
+        "words, stamp, prose, the block's script as a call, its output, stamp"
+    );
+    assert_eq!(
+        (
+            &input[3]["call_id"],
+            &input[3]["arguments"],
+            &input[4]["call_id"]
+        ),
+        (
+            &serde_json::json!("call_6"),
+            &serde_json::json!(r#"{"status":"Looking","script":"return 1"}"#),
+            &serde_json::json!("call_6")
+        ),
+        "the call is named by the answer's offset and carries the block's status and script"
+    );
+}
+
+#[test]
+fn given_operator_instructions_after_the_birth_when_rendered_then_they_reach_the_model() {
+    let input = replay_input(&Cli::new(), "operator", 5);
+    assert_eq!(
+        kinds(&input),
+        ["developer", "user", "developer"],
+        "instructions, words, stamp"
+    );
+    assert_eq!(
+        input[0],
+        serde_json::json!({"role": "developer", "content": "Be terse."}),
+        "a system item is a developer message"
+    );
+}
+
+#[test]
+fn given_a_result_after_the_request_moved_on_when_rendered_then_no_result_yet_and_a_late_message() {
+    let cli = Cli::new();
+    let (before, after) = (
+        replay_input(&cli, "late-result", 10),
+        replay_input(&cli, "late-result", 15),
+    );
+    assert_extends(&before, &after, "@15 after @10");
+    let output = after
+        .iter()
+        .find(|item| item["type"] == "function_call_output")
+        .expect("the call has an output");
+    assert!(
+        output["output"]
+            .as_str()
+            .is_some_and(|text| text.contains("No result had come back")),
+        "the call shows no result yet, in every later request alike"
+    );
+    assert!(
+        after[after.len() - 2]
+            .to_string()
+            .contains("came back after the conversation moved on"),
+        "the result arrives as its own message, before the last stamp"
+    );
+}
+
+#[test]
+fn given_a_compaction_when_rendered_then_one_head_snapshot_and_a_cut_calls_result_as_a_message() {
+    let input = replay_input(&Cli::new(), "compaction", 23);
+    assert!(
+        input[1].to_string().contains("Be exact."),
+        "the head snapshot carries the folded update"
+    );
+    assert!(
+        !kinds(&input).contains(&"function_call".to_string()),
+        "the calls were compacted away"
+    );
+    assert!(
+        input.iter().any(|item| item
+            .to_string()
+            .contains("came back after the conversation moved on")),
+        "a result whose call was cut renders as a message"
+    );
+}
+
+#[test]
+fn given_idle_summaries_when_rendered_then_kept_ones_stay_word_for_word_and_a_merge_replaces_them()
+{
+    let cli = Cli::new();
+    let texts = |name: &str| {
+        replay_input(&cli, name, 27)
+            .iter()
+            .filter_map(|item| item["content"].as_str().map(str::to_string))
+            .collect::<Vec<_>>()
+    };
+    let kept = texts("summaries-kept");
+    assert!(
+        kept.windows(2).any(|pair| pair == ["first", "second"]),
+        "a summary that keeps the earlier ones follows them, both word for word: {kept:?}"
+    );
+    assert!(
+        !kept.iter().any(|text| text == "More?"),
+        "words the summary covers are gone"
+    );
+    let merged = texts("summaries-merged");
+    assert!(
+        merged.iter().any(|text| text == "both") && !merged.iter().any(|text| text == "first"),
+        "a merge replaces every earlier summary: {merged:?}"
+    );
+}
