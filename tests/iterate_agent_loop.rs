@@ -106,8 +106,11 @@ fn given_a_request_when_shown_as_text_then_it_says_what_the_journal_does_not_rec
     let cli = Cli::new();
     let text = cli.ok(&["request", s(&fixture()), "--at", "4"]);
     assert!(
-        text.contains("OpenAI Responses API") && text.contains("reasoning effort is not recorded"),
-        "the text form names the API and what it could not take from the journal: {text}"
+        text.contains("OpenAI Responses API")
+            && text.contains("descriptions are not recorded")
+            && text.contains("the loop's default at contract v16"),
+        "the text form names the API, what it could not take from the journal, and where the \
+         effort came from: {text}"
     );
     assert!(
         text.contains(&String::from_utf8_lossy(&golden(4)).to_string()),
@@ -518,6 +521,36 @@ fn given_each_replayed_scenario_when_folded_in_memory_or_grown_by_appends_then_b
             "{name}: what appends derive is what one import derives"
         );
     }
+}
+
+#[test]
+fn given_a_configured_effort_when_a_request_is_rendered_then_the_body_goes_with_it() {
+    // Given the operator scenario whose first event configures the effort
+    let mut lines = replay_lines("operator");
+    lines[0] = lines[0].replace(
+        r#""type":"events.iterate.com/agent/create-requested","payload":{}"#,
+        r#""type":"events.iterate.com/agent/configured","payload":{"config":{"llm":{"reasoningEffort":"high"}}}"#,
+    );
+    assert!(
+        lines[0].contains("configured"),
+        "the first event was replaced"
+    );
+    // When its request is rendered
+    let snapshot = common::journal(&lines)
+        .request(5, Transport::Openai)
+        .expect("the request was sent");
+    let body: serde_json::Value = serde_json::from_slice(&snapshot.body()).expect("JSON");
+    // Then the body carries the configured effort and no note says it was defaulted
+    assert_eq!(
+        body["reasoning"],
+        serde_json::json!({"effort": "high", "summary": "auto"}),
+        "the effort the journal configured"
+    );
+    assert!(
+        !snapshot.notes.iter().any(|note| note.contains("default")),
+        "nothing defaulted is noted: {:?}",
+        snapshot.notes
+    );
 }
 
 #[test]

@@ -18,7 +18,7 @@ use crate::store::{Store, StoreError};
 
 /// The encoding's version: a checkpoint of another one is never read, and the views fold
 /// from the records instead.
-pub const FORMAT: u32 = 7;
+pub const FORMAT: u32 = 8;
 
 /// Records between two checkpoints at least. A view folds at most this many records after
 /// its checkpoint; measured with `journalscope bench`, a few hundred keep a seek within a few

@@ -674,17 +674,15 @@ impl AgentLoop {
                 Step::Changed
             }
             Some("agent/answer-reminded") => match self.owed_answer.as_mut() {
-                Some(owed) => {
+                Some(owed) if Some(owed.offset) == int("inputOffset") => {
                     owed.reminded = true;
                     Step::Changed
                 }
-                None => Step::Ignored,
+                _ => Step::Ignored,
             },
             Some("agent/configured") => match envelope.field("config") {
                 Some(Value::Object(config)) => {
-                    for (key, value) in config {
-                        self.config.insert(key.clone(), value.clone());
-                    }
+                    configure(&mut self.config, config);
                     Step::Changed
                 }
                 _ => {
@@ -719,11 +717,55 @@ impl AgentLoop {
                 }
             }
             Some("agent/summary-updated") => {
-                self.summary = Some(envelope.payload.clone());
+                let summary = self
+                    .summary
+                    .get_or_insert_with(|| Value::Object(Map::new()));
+                if let (Value::Object(summary), Value::Object(said)) = (summary, &envelope.payload)
+                {
+                    for name in ["title", "activity", "description"] {
+                        if let Some(text) = said
+                            .get(name)
+                            .filter(|v| v.as_str().is_some_and(|t| !t.is_empty()))
+                        {
+                            summary.insert(name.to_string(), text.clone());
+                        }
+                    }
+                    if let Some(waiting) = said.get("waitingFor") {
+                        summary.insert("waitingFor".to_string(), waiting.clone());
+                    }
+                }
                 Step::Changed
             }
             _ => Step::Ignored,
         }
+    }
+}
+
+/// Merges a `configured` patch as the loop does: `llm.model` and `llm.reasoningEffort` each
+/// replace theirs when they are non-empty text, and every other knob replaces its own unless it
+/// is `null`.
+fn configure(config: &mut Map<String, Value>, patch: &Map<String, Value>) {
+    for (key, value) in patch {
+        if value.is_null() {
+            continue;
+        }
+        if key == "llm" {
+            let llm = config
+                .entry("llm")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let (Value::Object(llm), Value::Object(given)) = (llm, value) {
+                for name in ["model", "reasoningEffort"] {
+                    if let Some(text) = given
+                        .get(name)
+                        .filter(|v| v.as_str().is_some_and(|t| !t.is_empty()))
+                    {
+                        llm.insert(name.to_string(), text.clone());
+                    }
+                }
+            }
+            continue;
+        }
+        config.insert(key.clone(), value.clone());
     }
 }
 
@@ -1391,6 +1433,58 @@ pub(crate) mod tests {
                 .count(),
             5,
             "each is said: {diagnostics:?}"
+        );
+    }
+
+    #[test]
+    fn given_patches_reminders_and_summaries_when_folded_then_each_merges_as_the_loop_merges_it() {
+        // Given config patches, a reminder for another input, and two summary updates
+        let (state, _) = folded(&[
+            event(
+                1,
+                "agent/configured",
+                json!({"config": {"llm": {"model": "m", "reasoningEffort": "high"}, "maxAutonomousTurns": 5}}),
+                None,
+            ),
+            event(
+                2,
+                "agent/configured",
+                json!({"config": {"llm": {"reasoningEffort": "", "model": "n"}, "maxAutonomousTurns": null}}),
+                None,
+            ),
+            added(
+                3,
+                json!({"role": "user", "content": "answer me", "actor": {"type": "user"}, "answerOwed": true}),
+            ),
+            event(4, "agent/answer-reminded", json!({"inputOffset": 99}), None),
+            event(
+                5,
+                "agent/summary-updated",
+                json!({"title": "T", "activity": "A", "waitingFor": "timer"}),
+                None,
+            ),
+            event(
+                6,
+                "agent/summary-updated",
+                json!({"title": "", "activity": "B", "waitingFor": null}),
+                None,
+            ),
+        ]);
+        // Then an empty or null patch keeps what was set, and only a non-empty one replaces it
+        assert_eq!(
+            Value::Object(state.config),
+            json!({"llm": {"model": "n", "reasoningEffort": "high"}, "maxAutonomousTurns": 5}),
+            "the llm knobs merge one by one; an empty effort and a null knob keep theirs"
+        );
+        assert_eq!(
+            state.owed_answer.map(|owed| owed.reminded),
+            Some(false),
+            "a reminder for another input leaves the owed answer unreminded"
+        );
+        assert_eq!(
+            state.summary,
+            Some(json!({"title": "T", "activity": "B", "waitingFor": null})),
+            "each field named replaces its own; an empty title keeps the old one; null clears waitingFor"
         );
     }
 

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::append_only::request_input;
+use super::fold::AgentLoop;
 use super::responses;
 use crate::iterate::event::{IterateEvent, Role};
 use crate::iterate::projection::Projection;
@@ -11,13 +12,26 @@ use crate::iterate::render::{Message, RenderedItem, RequestSnapshot};
 use crate::iterate::roles::{Rule, Transport};
 use crate::record_json::Field;
 
-/// Said of every agent-loop request: the journal records neither.
-const UNRECORDED: &[&str] = &[
-    "the reasoning effort is not recorded in the journal (no event carries it): `reasoning` \
-     has no `effort`",
-    "the `run` tool's descriptions are not recorded in the journal: the tool is written \
-     without them",
-];
+/// Said of every agent-loop request: the journal does not record it.
+const UNRECORDED: &str = "the `run` tool's descriptions are not recorded in the journal: the \
+tool is written without them";
+
+/// The reasoning effort a request goes with when no `configured` event set
+/// `llm.reasoningEffort`: the default of the loop's config at contract v16.
+pub const DEFAULT_EFFORT: &str = "medium";
+
+/// The reasoning effort the loop's config holds, and whether the journal set it.
+fn effort(state: &AgentLoop) -> (String, bool) {
+    let set = state
+        .config
+        .get("llm")
+        .and_then(|llm| llm.field("reasoningEffort"))
+        .and_then(Value::as_str);
+    match set {
+        Some(effort) => (effort.to_string(), true),
+        None => (DEFAULT_EFFORT.to_string(), false),
+    }
+}
 
 /// An input item's role and text, as a message shows it.
 fn as_message(value: &Value) -> Message {
@@ -79,8 +93,14 @@ pub fn render(
         .map(|agent| agent.state.clone())
         .unwrap_or_default();
     let mut input = request_input(&state, later, model.as_deref(), path);
-    let body = responses::body(&input, model.as_deref(), path, None);
-    let mut notes: Vec<String> = UNRECORDED.iter().map(|n| n.to_string()).collect();
+    let (effort, configured) = effort(&state);
+    let body = responses::body(&input, model.as_deref(), path, Some(&effort));
+    let mut notes = vec![UNRECORDED.to_string()];
+    if !configured {
+        notes.push(format!(
+            "no `configured` event sets `llm.reasoningEffort`: the effort is `{effort}`, the loop's default at contract v16"
+        ));
+    }
     if path.is_none() {
         notes.push("the request event names no path: `prompt_cache_key` is left out".to_string());
     }
