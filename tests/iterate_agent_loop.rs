@@ -393,7 +393,7 @@ fn given_the_release_journal_when_projected_then_the_list_and_the_runs_are_shown
 // renderer gives for them; the tests below also hold the properties those scenarios assert.
 
 /// Each replayed journal and the requests it opens.
-const REPLAYS: [(&str, &[i64]); 8] = [
+const REPLAYS: [(&str, &[i64]); 9] = [
     ("chain", &[4, 11, 18]),
     ("other-model", &[4, 11, 18]),
     ("codemode", &[5, 11]),
@@ -402,6 +402,7 @@ const REPLAYS: [(&str, &[i64]); 8] = [
     ("compaction", &[4, 11, 18, 23]),
     ("summaries-kept", &[4, 11, 18, 27]),
     ("summaries-merged", &[4, 11, 18, 27]),
+    ("lifecycle", &[8, 19]),
 ];
 
 fn replay(name: &str) -> PathBuf {
@@ -750,5 +751,63 @@ fn given_idle_summaries_when_rendered_then_kept_ones_stay_word_for_word_and_a_me
     assert!(
         merged.iter().any(|text| text == "both") && !merged.iter().any(|text| text == "first"),
         "a merge replaces every earlier summary: {merged:?}"
+    );
+}
+
+#[test]
+fn given_a_whole_lifecycle_when_folded_then_every_event_type_takes_its_part() {
+    // Given a birth that failed once, a configured effort, a pinned entry, an owed answer that
+    // is reminded and then paid, the loop's frames, usage and keep-warm facts, a quarantine and
+    // a death
+    let lines = replay_lines("lifecycle");
+    let journal = common::journal(&lines);
+    let state_at = |at: i64| {
+        journal
+            .projection_at(at)
+            .agent
+            .expect("the loop's fold")
+            .state
+    };
+    // Then each type does what the loop's reduce does with it, and none is unknown
+    assert_eq!(
+        common::diagnostics(&lines)
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect::<Vec<_>>(),
+        ["agent-loop-contract"],
+        "every type is one of the loop's, and every payload keeps its shape"
+    );
+    assert_eq!(state_at(6).preamble.len(), 1, "the entry is pinned");
+    let reminded = state_at(17).owed_answer.expect("the message is owed");
+    assert_eq!(
+        (reminded.offset, reminded.reminded),
+        (7, true),
+        "the reminder for @7 is spent"
+    );
+    assert_eq!(
+        state_at(21).owed_answer,
+        None,
+        "words without a call pay it"
+    );
+    let end = state_at(27);
+    assert_eq!(
+        (end.creation, end.deletion),
+        (Some(4), Some(27)),
+        "born at the certificate after the failed attempt, dead at the last"
+    );
+    assert!(
+        end.preamble.is_empty(),
+        "the quarantine takes the entry out"
+    );
+    assert_eq!(
+        end.summary,
+        Some(serde_json::json!({"activity": "Scheduling"})),
+        "the agent's own summary"
+    );
+    let body: serde_json::Value =
+        serde_json::from_slice(&replay_golden("lifecycle", 19)).expect("JSON");
+    assert_eq!(
+        body["reasoning"]["effort"], "low",
+        "the request goes with the configured effort"
     );
 }

@@ -37,6 +37,8 @@ const NAMES: &[&str] = &[
     "agent/web-message-sent",
     "agent/token-usage-reported",
     "agent/cache-kept-warm",
+    // Ephemeral in the loop's own log, but a journal taken from its live stream holds them.
+    "agent/llm-response-frame",
 ];
 
 /// The name of an event type in the loop's vocabulary (`agent/input-gated`), without its
