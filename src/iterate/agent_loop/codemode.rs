@@ -27,22 +27,52 @@ pub struct Script {
     pub code: String,
 }
 
-/// The opener's status when `line` is an opener (`<codemode>`, `<codemode … status="…">`).
+/// The opener's status when `line` is an opener: `<codemode>`, or `<codemode` then white space
+/// and attributes without `>`, alone on its line but for spaces and tabs. The status is the
+/// trimmed value of a `status="…"` attribute, empty when there is none.
 fn opener(line: &str) -> Option<String> {
     let line = line.trim_matches([' ', '\t']);
-    if line == "<codemode>" {
-        return Some(String::new());
-    }
     let attributes = line.strip_prefix("<codemode")?.strip_suffix('>')?;
-    if !attributes.starts_with([' ', '\t']) {
+    if attributes.contains('>')
+        || !(attributes.is_empty() || attributes.starts_with(char::is_whitespace))
+    {
         return None;
     }
-    let status = attributes
-        .split_once("status=\"")
-        .and_then(|(_, rest)| rest.split_once('"'))
-        .map(|(status, _)| status.to_string());
-    // An opener's attributes are its status; another attribute alone does not open a block.
-    status
+    Some(status(attributes).unwrap_or_default())
+}
+
+/// The value of the first `status="…"` attribute that starts a word.
+fn status(attributes: &str) -> Option<String> {
+    let mut from = 0;
+    while let Some(found) = attributes[from..].find("status=\"") {
+        let at = from + found;
+        let starts_word = attributes[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|before| !(before.is_alphanumeric() || before == '_'));
+        let value = &attributes[at + "status=\"".len()..];
+        if starts_word {
+            return value
+                .split_once('"')
+                .map(|(status, _)| status.trim().to_string());
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// Whether a body already is an async function the loop runs as written: `async function`,
+/// `async (` or `(async (`, with any white space after `async`.
+fn is_async_function(body: &str) -> bool {
+    let (parenthesised, rest) = match body.strip_prefix('(') {
+        Some(rest) => (true, rest),
+        None => (false, body),
+    };
+    let Some(rest) = rest.strip_prefix("async") else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    rest.starts_with('(') || (!parenthesised && rest.starts_with("function"))
 }
 
 fn closer(line: &str) -> bool {
@@ -87,10 +117,7 @@ pub fn parse(text: &str) -> Codemode {
         .filter(|part| !part.is_empty())
         .collect::<Vec<_>>()
         .join("\n\n");
-    let code = if ["async function", "async (", "(async ("]
-        .iter()
-        .any(|start| body.starts_with(start))
-    {
+    let code = if is_async_function(&body) {
         body.clone()
     } else {
         format!("async (itx) => {{\n{body}\n}}")
@@ -149,6 +176,8 @@ mod tests {
             "async function main(itx) {}",
             "async (itx) => 1",
             "(async (itx) => 1)",
+            "async(itx) => 1",
+            "(async\t(itx) => 1)",
         ] {
             let text = format!("  <codemode>\t\n{body}\n </codemode> ");
             let Codemode::Script(script) = parse(&text) else {
@@ -185,6 +214,34 @@ mod tests {
             script.body, "a\n</codemode>\nb",
             "the body runs to the last closer"
         );
+    }
+
+    #[test]
+    fn given_openers_with_other_attributes_when_parsed_then_they_open_and_the_status_is_trimmed() {
+        // Given openers the loop's line pattern accepts, with and without a status
+        for (opener, status) in [
+            ("<codemode lang=\"js\">", ""),
+            ("<codemode  status=\" Checking \" lang=\"js\">", "Checking"),
+            ("<codemode data-status=\"x\" status=\"y\">", "x"),
+            ("<codemode xstatus=\"x\" status=\"y\">", "y"),
+        ] {
+            // When a block opens with them
+            let text = format!("{opener}\nreturn 1\n</codemode>");
+            // Then each is a script with the status a word-starting `status=` gives, trimmed
+            let Codemode::Script(script) = parse(&text) else {
+                panic!("{opener} opens a block: {:?}", parse(&text));
+            };
+            assert_eq!(script.status, status, "{opener}: its status");
+        }
+        // And an opener whose attributes hold a `>`, or with no space before them, opens nothing
+        for line in ["<codemode a=\">\">", "<codemodex>"] {
+            let text = format!("{line}\nreturn 1\n</codemode>");
+            assert_eq!(
+                parse(&text),
+                Codemode::Malformed,
+                "{line} is no opener, so the closer stands alone"
+            );
+        }
     }
 
     #[test]
