@@ -41,13 +41,26 @@ impl Sent {
     }
 }
 
-/// Why `now` does not extend `before`, naming the first item that differs.
-pub fn break_between(before: &Sent, now: &Sent) -> Option<String> {
-    let differs = before
+/// How many leading input items `now` shares with `before`, item for item.
+pub fn shared(before: &Sent, now: &Sent) -> usize {
+    before
         .items
         .iter()
         .zip(&now.items)
-        .position(|(a, b)| a.0 != b.0);
+        .take_while(|(a, b)| a.0 == b.0)
+        .count()
+}
+
+/// Whether the promise does not hold between two requests: across an applied compaction
+/// (`compacted`) or a change of model the loop may send another input.
+pub fn excused(compacted: bool, before: &Sent, now: &Sent) -> bool {
+    compacted || before.model != now.model
+}
+
+/// Why `now` does not extend `before`, naming the first item that differs.
+pub fn break_between(before: &Sent, now: &Sent) -> Option<String> {
+    let at = shared(before, now);
+    let differs = (at < before.items.len() && at < now.items.len()).then_some(at);
     let what = match differs {
         Some(at) => format!(
             "its input item {at} (from @{}) differs from request @{}'s (from @{})",
@@ -179,7 +192,7 @@ impl AppendOnly {
         );
         let now = Sent::of(waiting.request, waiting.model.as_deref(), &input);
         if let Some(before) = &self.last {
-            if !waiting.compacted && before.model == now.model {
+            if !excused(waiting.compacted, before, &now) {
                 if let Some(message) = break_between(before, &now) {
                     diagnostics.push(Diagnostic::warning(
                         waiting.line,
