@@ -809,5 +809,53 @@ fn given_a_whole_lifecycle_when_folded_then_every_event_type_takes_its_part() {
     assert_eq!(
         body["reasoning"]["effort"], "low",
         "the request goes with the configured effort"
+
+#[test]
+fn given_a_long_agent_loop_journal_when_requests_are_diffed_from_checkpoints_then_each_diff_is_the_plain_folds(
+) {
+    use journalscope::iterate::diff::request_diff_stored;
+    use journalscope::iterate::IterateJournal;
+    let lines = long_journal(60);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (store, id) = import_common::import_lines(dir.path(), &lines);
+    let plain = IterateJournal::from_stored(&store.events(id).expect("events"));
+    let requests: Vec<i64> = store
+        .request_rows(id)
+        .expect("rows")
+        .iter()
+        .map(|row| {
+            let summary: serde_json::Value = serde_json::from_str(&row.1).expect("a row");
+            summary["offset"].as_i64().expect("an offset")
+        })
+        .collect();
+    let mut compactions = 0;
+    for pair in requests.windows(2) {
+        let (from, to) = ((pair[0], Transport::Openai), (pair[1], Transport::Openai));
+        let stored = request_diff_stored(&store, id, from, to)
+            .expect("the store reads")
+            .unwrap_or_else(|e| panic!("requests @{} and @{} were sent: {e}", pair[0], pair[1]));
+        let folded = plain.request_diff(from, to).expect("both sent");
+        assert_eq!(
+            stored, folded,
+            "@{} → @{}: the diff from the checkpoints is the one a fold from the first record makes",
+            pair[0], pair[1]
+        );
+        if let Some(broke) = &stored.prefix_break {
+            assert!(
+                broke.expected
+                    && matches!(
+                        broke.causes.first(),
+                        Some(journalscope::iterate::diff::BreakCause::Compaction { .. })
+                    ),
+                "@{} → @{}: only a compaction breaks the generated loop's prefix: {broke:?}",
+                pair[0],
+                pair[1]
+            );
+            compactions += 1;
+        }
+    }
+    assert_eq!(
+        compactions, 1,
+        "the compaction of the fortieth turn is the one break among 60 turns"
     );
 }

@@ -6,7 +6,7 @@ use std::io::Write;
 use anyhow::Result;
 
 use journalscope::iterate::diff::{
-    BreakCause, CacheReport, DiffMessage, DiffOp, PrefixBreak, RequestDiff,
+    BodyField, BreakCause, CacheReport, DiffMessage, DiffOp, PrefixBreak, RequestDiff,
 };
 
 /// Characters of unchanged text shown on each side of a change; the rest is elided.
@@ -30,8 +30,13 @@ fn message_label(message: &Option<DiffMessage>) -> String {
                 None if m.index == 0 => "protocol".to_string(),
                 None => "time".to_string(),
             };
+            // An agent-loop input item says its type beside its role.
+            let kind = match m.kind.as_deref() {
+                Some("message") | None => String::new(),
+                Some(kind) => format!(" {kind}"),
+            };
             format!(
-                "[{}] {} {what}: {}",
+                "[{}] {}{kind} {what}: {}",
                 m.index,
                 m.role.as_str(),
                 first_line(&m.content, 40)
@@ -88,6 +93,21 @@ fn prefix_break(out: &mut dyn Write, broke: &PrefixBreak) -> Result<()> {
         let label = if index == 0 { "cause" } else { "also " };
         writeln!(out, "  {label}  {}", cause_line(cause))?;
     }
+    if let Some(field) = &broke.field {
+        writeln!(
+            out,
+            "  field  input item {} differs in `{field}`",
+            broke.at_message
+        )?;
+    }
+    if let Some(point) = broke.breakpoint {
+        let side = if point < broke.at_message {
+            "before the first difference: the input through it can still be read from the cache"
+        } else {
+            "at or after the first difference: what was cached through it is not reused"
+        };
+        writeln!(out, "  breakpoint  input item {point}, {side}")?;
+    }
     Ok(())
 }
 
@@ -116,6 +136,7 @@ pub fn diff(out: &mut dyn Write, diff: &RequestDiff) -> Result<()> {
         Some(broke) => prefix_break(out, broke)?,
         None => writeln!(out, "no break: the later request extends the earlier one")?,
     }
+    body_fields(out, &diff.body_fields)?;
     if diff.rows.is_empty() {
         writeln!(out, "\nthe two requests are identical")?;
         return Ok(());
@@ -159,6 +180,33 @@ pub fn diff(out: &mut dyn Write, diff: &RequestDiff) -> Result<()> {
             }
         }
         writeln!(out, "{text}")?;
+    }
+    Ok(())
+}
+
+/// An agent-loop body's fields besides its input: the same ones by name, each other with
+/// both values.
+fn body_fields(out: &mut dyn Write, fields: &[BodyField]) -> Result<()> {
+    if fields.is_empty() {
+        return Ok(());
+    }
+    let same: Vec<&str> = fields
+        .iter()
+        .filter(|f| f.op == DiffOp::Same)
+        .map(|f| f.name.as_str())
+        .collect();
+    if !same.is_empty() {
+        writeln!(out, "body fields the same: {}", same.join(", "))?;
+    }
+    let absent = || "(none)".to_string();
+    for field in fields.iter().filter(|f| f.op != DiffOp::Same) {
+        writeln!(
+            out,
+            "body field {}: {} → {}",
+            field.name,
+            field.from.clone().unwrap_or_else(absent),
+            field.to.clone().unwrap_or_else(absent)
+        )?;
     }
     Ok(())
 }

@@ -208,6 +208,15 @@ pub struct PrefixBreak {
     /// False when the break is unexpected.
     pub expected: bool,
     pub explanation: String,
+    /// Agent loop: where the first differing input items differ (`content[0].text`, `type`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub field: Option<String>,
+    /// Agent loop: the index of the earlier request's input item that carries its
+    /// `prompt_cache_breakpoint`, when one does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub breakpoint: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
@@ -232,6 +241,11 @@ pub struct DiffMessage {
     #[ts(type = "number | null")]
     pub item: Option<i64>,
     pub content: String,
+    /// An agent-loop input item's type (`message`, `function_call`, `function_call_output`,
+    /// `reasoning`); absent for a chat message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub kind: Option<String>,
 }
 
 /// One row of the side-by-side diff, from the first differing message on.
@@ -296,6 +310,21 @@ pub struct RequestDiff {
     pub rows: Vec<DiffRow>,
     pub characters: Option<CharacterDiff>,
     pub prefix_break: Option<PrefixBreak>,
+    /// Agent loop: the body's top-level fields besides `input`, compared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<BodyField>>", optional)]
+    pub body_fields: Vec<BodyField>,
+}
+
+/// One top-level field of an agent-loop request body besides its input, on both sides.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct BodyField {
+    pub name: String,
+    pub op: DiffOp,
+    /// The field's value as compact JSON; none where the side has no such field.
+    pub from: Option<String>,
+    pub to: Option<String>,
 }
 
 /// What happened in the journal between two requests that may break a prefix.
@@ -351,7 +380,7 @@ impl Changes {
     }
 
     /// The compaction or rewrite the event just folded applied, if any.
-    fn note_compaction(&mut self, projection: &Projection) {
+    pub(crate) fn note_compaction(&mut self, projection: &Projection) {
         // A replace that only appended changes nothing already sent.
         if let Some(rewrite) = projection
             .last_rewrite
@@ -431,7 +460,7 @@ pub fn message_starts(snapshot: &RequestSnapshot) -> Vec<u64> {
     starts
 }
 
-fn common_prefix<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+pub(crate) fn common_prefix<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
@@ -461,6 +490,9 @@ pub fn diff_snapshots(
     to: &RequestSnapshot,
     changes: &Changes,
 ) -> RequestDiff {
+    if from.responses_body.is_some() && to.responses_body.is_some() {
+        return super::agent_loop::diff::diff(from, to, changes);
+    }
     let from_body = from.body();
     let to_body = to.body();
     let common_bytes = common_prefix(&from_body, &to_body);
@@ -528,6 +560,8 @@ pub fn diff_snapshots(
             causes,
             expected,
             explanation,
+            field: None,
+            breakpoint: None,
         }
     });
     RequestDiff {
@@ -542,6 +576,7 @@ pub fn diff_snapshots(
         rows,
         characters,
         prefix_break,
+        body_fields: Vec::new(),
     }
 }
 
@@ -688,14 +723,32 @@ fn diff_message(snapshot: &RequestSnapshot, index: usize, message: &Message) -> 
         role: message.role,
         item: item_at(snapshot, index),
         content: message.content.clone(),
+        kind: None,
     }
 }
 
 /// The side-by-side rows from message `start` on: a shortest edit script over whole messages,
 /// adjacent removals and additions paired as changes.
 fn rows_from(from: &RequestSnapshot, to: &RequestSnapshot, start: usize) -> Vec<DiffRow> {
-    let a = &from.messages[start.min(from.messages.len())..];
-    let b = &to.messages[start.min(to.messages.len())..];
+    rows_with(
+        (&from.messages, &to.messages),
+        start,
+        |at| diff_message(from, at, &from.messages[at]),
+        |at| diff_message(to, at, &to.messages[at]),
+    )
+}
+
+/// The side-by-side rows of two sequences from index `start` on: a shortest edit script over
+/// their elements, adjacent removals and additions paired as changes; `left` and `right` show
+/// the element at an index of each side.
+pub(crate) fn rows_with<T: PartialEq>(
+    (from, to): (&[T], &[T]),
+    start: usize,
+    left: impl Fn(usize) -> DiffMessage,
+    right: impl Fn(usize) -> DiffMessage,
+) -> Vec<DiffRow> {
+    let a = &from[start.min(from.len())..];
+    let b = &to[start.min(to.len())..];
     let (edits, _) = edit_script(a, b);
     let mut rows = Vec::new();
     let (mut i, mut j) = (0usize, 0usize);
@@ -704,20 +757,14 @@ fn rows_from(from: &RequestSnapshot, to: &RequestSnapshot, start: usize) -> Vec<
     let flush = |removed: &mut Vec<usize>, added: &mut Vec<usize>, rows: &mut Vec<DiffRow>| {
         let pairs = removed.len().max(added.len());
         for k in 0..pairs {
-            let left = removed
-                .get(k)
-                .map(|&x| diff_message(from, start + x, &a[x]));
-            let right = added.get(k).map(|&y| diff_message(to, start + y, &b[y]));
-            let op = match (&left, &right) {
+            let from = removed.get(k).map(|&x| left(start + x));
+            let to = added.get(k).map(|&y| right(start + y));
+            let op = match (&from, &to) {
                 (Some(_), Some(_)) => DiffOp::Changed,
                 (Some(_), None) => DiffOp::Removed,
                 _ => DiffOp::Added,
             };
-            rows.push(DiffRow {
-                op,
-                from: left,
-                to: right,
-            });
+            rows.push(DiffRow { op, from, to });
         }
         removed.clear();
         added.clear();
@@ -728,8 +775,8 @@ fn rows_from(from: &RequestSnapshot, to: &RequestSnapshot, start: usize) -> Vec<
                 flush(&mut removed, &mut added, &mut rows);
                 rows.push(DiffRow {
                     op: DiffOp::Same,
-                    from: Some(diff_message(from, start + i, &a[i])),
-                    to: Some(diff_message(to, start + j, &b[j])),
+                    from: Some(left(start + i)),
+                    to: Some(right(start + j)),
                 });
                 i += 1;
                 j += 1;
@@ -748,7 +795,7 @@ fn rows_from(from: &RequestSnapshot, to: &RequestSnapshot, start: usize) -> Vec<
     rows
 }
 
-fn character_diff(message: u64, a: &Message, b: &Message) -> CharacterDiff {
+pub(crate) fn character_diff(message: u64, a: &Message, b: &Message) -> CharacterDiff {
     let left: Vec<char> = a.content.chars().collect();
     let right: Vec<char> = b.content.chars().collect();
     let head = common_prefix(&left, &right);
@@ -1079,8 +1126,14 @@ impl CacheReportBuilder {
                 let diff = diff_snapshots(before, snapshot, changes);
                 let reused_prefix_tokens =
                     snapshot.prefix_tokens(diff.common_prefix_messages as usize);
-                let ideal_prefix_tokens =
-                    before.prefix_tokens(before.messages.len().saturating_sub(1));
+                // An agent-loop request's every input item is kept by the next; a chat
+                // request's last message, its time, is not.
+                let ideal_messages = if before.responses_body.is_some() {
+                    diff.ideal_prefix_messages as usize
+                } else {
+                    before.messages.len().saturating_sub(1)
+                };
+                let ideal_prefix_tokens = before.prefix_tokens(ideal_messages);
                 CacheEntry {
                     request_offset: offset,
                     previous_request: Some(before.request_offset),
@@ -1129,14 +1182,17 @@ impl CacheReportBuilder {
 /// offset in `range` (either end open): the stored records from the request before the first
 /// of them are folded slice by slice, each request rendered as the fold reaches it and set
 /// against the one before, so memory holds a slice, two requests and the report. Where
-/// offsets go back, each request is rendered from its own checkpoint instead.
+/// offsets go back, or under the agent loop (whose request is whole only with the sections
+/// item written after it), each request is rendered from its own checkpoint instead.
 pub fn cache_report_stored(
     store: &Store,
     journal_id: i64,
     transport: Transport,
     range: (Option<i64>, Option<i64>),
 ) -> Result<CacheReport, StoreError> {
-    if store.has_late_records(journal_id)? {
+    let agent_loop = super::contract::of_journal(store, journal_id)?.name
+        == super::contract::ContractName::AgentLoop;
+    if agent_loop || store.has_late_records(journal_id)? {
         return cache_report_by_request(store, journal_id, transport, range);
     }
     let mut report = CacheReportBuilder::default();

@@ -28,8 +28,6 @@ pub enum IterateError {
     NoEarlierRequest(i64),
     #[error("request @{0} sent nothing: {1}")]
     NotSent(i64, String),
-    #[error("request @{0} has no diff: {1}")]
-    NoDiff(i64, String),
 }
 
 /// Whether the request at `offset` sent what the projection folded through it holds, and why

@@ -59,7 +59,6 @@ impl JournalError {
             JournalError::Iterate(IterateError::NotACompaction(_)) => "not-a-compaction",
             JournalError::Iterate(IterateError::NoEarlierRequest(_)) => "no-earlier-request",
             JournalError::Iterate(IterateError::NotSent(..)) => "request-not-sent",
-            JournalError::Iterate(IterateError::NoDiff(..)) => "no-diff",
             JournalError::NotOffered { .. } => "wrong-dialect",
             JournalError::NoSuchEvent(_) => "no-such-event",
             JournalError::Demo { .. } => "demo",

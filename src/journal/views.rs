@@ -30,29 +30,6 @@ impl Journal {
         )?)
     }
 
-    /// Whether the journal follows iterate's agent loop, whose requests are Responses-API
-    /// bodies rather than lists of messages.
-    fn agent_loop(&self) -> Result<bool, JournalError> {
-        use crate::iterate::contract::ContractName;
-        Ok(self
-            .contract()?
-            .is_some_and(|contract| contract.name == ContractName::AgentLoop))
-    }
-
-    /// The error a diff of an agent-loop request gives: the diff compares lists of messages.
-    fn no_agent_loop_diff(&self, request_offset: i64) -> Result<(), JournalError> {
-        if self.agent_loop()? {
-            return Err(IterateError::NoDiff(
-                request_offset,
-                "the diff of two requests compares lists of messages, and this journal's \
-                 requests are Responses-API bodies: compare the bodies `request --at` renders"
-                    .to_string(),
-            )
-            .into());
-        }
-        Ok(())
-    }
-
     pub fn projection_at_seq(&self, seq: u64) -> Result<ProjectionView, JournalError> {
         let at = self.offset_at_seq(seq)?.unwrap_or(i64::MIN);
         let mut view = self.projection(at)?;
@@ -385,7 +362,6 @@ impl Journal {
         transports: (Transport, Transport),
     ) -> Result<crate::iterate::diff::RequestDiff, JournalError> {
         use crate::iterate::diff;
-        self.no_agent_loop_diff(to)?;
         let from = match from {
             Some(from) => from,
             None => {

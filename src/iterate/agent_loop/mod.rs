@@ -4,6 +4,7 @@
 
 pub mod append_only;
 pub mod codemode;
+pub mod diff;
 pub mod fold;
 pub mod request;
 pub mod responses;

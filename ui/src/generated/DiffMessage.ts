@@ -8,4 +8,9 @@ export type DiffMessage = { index: number, role: Role,
 /**
  * The item's offset; none for the protocol and timestamp messages.
  */
-item: number | null, content: string, };
+item: number | null, content: string, 
+/**
+ * An agent-loop input item's type (`message`, `function_call`, `function_call_output`,
+ * `reasoning`); absent for a chat message.
+ */
+kind?: string, };

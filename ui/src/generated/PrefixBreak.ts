@@ -29,4 +29,13 @@ causes: Array<BreakCause>,
 /**
  * False when the break is unexpected.
  */
-expected: boolean, explanation: string, };
+expected: boolean, explanation: string, 
+/**
+ * Agent loop: where the first differing input items differ (`content[0].text`, `type`).
+ */
+field?: string, 
+/**
+ * Agent loop: the index of the earlier request's input item that carries its
+ * `prompt_cache_breakpoint`, when one does.
+ */
+breakpoint?: number, };
