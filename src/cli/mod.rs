@@ -214,9 +214,11 @@ enum Command {
     /// Write the manual pages (journalscope.1 and one page per command) into a directory.
     #[command(hide = true)]
     Manpages { dir: PathBuf },
-    /// Two requests side by side: common prefix, first difference, why the prefix broke. For a
-    /// Claude Code or Codex transcript: the messages as the provider got them, and why the later
-    /// request missed the prompt cache.
+    /// Two requests side by side: common prefix, first difference, why the prefix broke. For an
+    /// iterate agent-loop journal: the Responses-API input items and the body's other fields,
+    /// the field that differs and where the cache breakpoint sits. For a Claude Code or Codex
+    /// transcript: the messages as the provider got them, and why the later request missed the
+    /// prompt cache.
     Diff {
         journal: String,
         /// The earlier request (default: the request before --to).
@@ -238,9 +240,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Prefix stability: each request's cached prefix against the ideal, breaks explained. For a
-    /// Claude Code or Codex transcript: each request's reported cache reads against what the
-    /// request before it left, each miss explained (compaction, rewind, model change, expiry).
+    /// Prefix stability: each request's cached prefix against the ideal, breaks explained (an
+    /// iterate agent-loop journal's by its input items, the ideal being every item of the
+    /// request before). For a Claude Code or Codex transcript: each request's reported cache
+    /// reads against what the request before it left, each miss explained (compaction, rewind,
+    /// model change, expiry).
     Cache {
         journal: String,
         /// Only the requests at or after this offset (the first is still set against the
