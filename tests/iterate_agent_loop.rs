@@ -809,6 +809,8 @@ fn given_a_whole_lifecycle_when_folded_then_every_event_type_takes_its_part() {
     assert_eq!(
         body["reasoning"]["effort"], "low",
         "the request goes with the configured effort"
+    );
+}
 
 #[test]
 fn given_a_long_agent_loop_journal_when_requests_are_diffed_from_checkpoints_then_each_diff_is_the_plain_folds(

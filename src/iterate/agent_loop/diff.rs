@@ -349,7 +349,97 @@ fn prefix_break(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::iterate::event::Role;
+    use crate::iterate::render::RenderedItem;
+    use crate::iterate::roles::{Rule, Transport};
     use serde_json::json;
+
+    /// A rendered request built by hand: `items` as `(offset, input item)`.
+    fn request(offset: i64, items: &[(i64, Value)]) -> RequestSnapshot {
+        let messages: Vec<Message> = items
+            .iter()
+            .map(|(_, value)| Message {
+                role: Role::User,
+                content: value["content"].as_str().unwrap_or_default().to_string(),
+            })
+            .collect();
+        let input = Input {
+            items: items
+                .iter()
+                .map(|(offset, value)| InputItem {
+                    offset: *offset,
+                    value: value.clone(),
+                })
+                .collect(),
+            notes: Vec::new(),
+        };
+        RequestSnapshot {
+            request_offset: offset,
+            transport: Transport::Openai,
+            model: Some("m".to_string()),
+            tokens: crate::iterate::tokens::count_messages(Some("m"), &messages),
+            messages,
+            items: items
+                .iter()
+                .map(|(offset, _)| RenderedItem {
+                    offset: *offset,
+                    lane: "input".to_string(),
+                    product_role: Role::User,
+                    provider_role: Role::User,
+                    rule: Rule::User,
+                })
+                .collect(),
+            responses_body: Some(super::super::responses::body(&input, Some("m"), None, None)),
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn given_an_earlier_item_rendered_otherwise_without_a_compaction_when_diffed_then_the_break_is_unexpected(
+    ) {
+        let said = |text: &str| json!({"role": "user", "content": text});
+        let earlier = request(2, &[(1, said("a")), (2, said("stamp"))]);
+        let later = request(
+            5,
+            &[
+                (1, said("a, rewritten")),
+                (2, said("stamp")),
+                (5, said("b")),
+            ],
+        );
+
+        let diff = diff(&earlier, &later, &Changes::default());
+
+        let broke = diff.prefix_break.expect("the first item no longer matches");
+        assert!(
+            !broke.expected,
+            "nothing between them lets the input change"
+        );
+        assert!(
+            matches!(&broke.causes[0], BreakCause::Unexpected { message: 0, explanation }
+                if explanation.contains("its input item 0 (from @1) differs from request @2's")),
+            "the append-only check's words name the item: {:?}",
+            broke.causes
+        );
+        assert_eq!(
+            broke.field.as_deref(),
+            Some("content"),
+            "the content is what differs"
+        );
+        assert_eq!(
+            (diff.common_prefix_messages, diff.reused_prefix_bytes),
+            (0, diff.common_prefix_bytes.min(diff.ideal_prefix_bytes)),
+            "no item is shared, and only the bytes before the first item are reused"
+        );
+        let body = earlier.body();
+        let end = diff.ideal_prefix_bytes as usize;
+        assert!(
+            body[..end].ends_with(said("stamp").to_string().as_bytes())
+                && body.get(end) == Some(&b']'),
+            "the ideal ends where the earlier body's input ends: {}",
+            String::from_utf8_lossy(&body[..end])
+        );
+    }
 
     #[test]
     fn given_two_input_items_when_compared_then_the_path_names_the_first_field_that_differs() {
