@@ -861,3 +861,39 @@ fn given_a_long_agent_loop_journal_when_requests_are_diffed_from_checkpoints_the
         "the compaction of the fortieth turn is the one break among 60 turns"
     );
 }
+
+#[test]
+fn regression_a_walk_over_agent_loop_requests_rendered_them_without_their_sections_or_path() {
+    // Given the release journal opened from its file
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut quiet = |_| {};
+    let journal = journalscope::journal::Journal::open(
+        &fixture(),
+        Some(&dir.path().join("journal.sqlite")),
+        &mut journalscope::import::ImportControl {
+            progress: &mut quiet,
+            cancel: None,
+        },
+    )
+    .expect("the fixture opens");
+    // When every request is walked in one pass, as reports and sizes walk them
+    let mut walked = Vec::new();
+    journal
+        .walk_requests((None, None), &[Transport::Openai], |offset, snapshots| {
+            walked.push((offset, snapshots[0].body()));
+        })
+        .expect("the walk reads the store");
+    // Then each sent request is there, with the body `request --at` gives: head and cache key
+    assert_eq!(
+        walked.iter().map(|(offset, _)| *offset).collect::<Vec<_>>(),
+        SENT,
+        "every request that sent something, and only those"
+    );
+    for (offset, body) in walked {
+        assert_eq!(
+            String::from_utf8_lossy(&body),
+            String::from_utf8_lossy(&golden(offset)),
+            "request @{offset}: the walk renders the body a single request renders"
+        );
+    }
+}

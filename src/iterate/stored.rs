@@ -259,26 +259,42 @@ pub fn walk_requests(
         }
         return Ok(());
     }
+    // An agent-loop request is whole only with the sections item the loop writes after it, which
+    // lies a few records ahead: it is read from the store as each request is met.
+    let mut failed = None;
     fold_range(store, journal_id, range, |projection, event| {
-        if let EventKind::RequestRequested { model } = &event.kind {
-            if super::view::check_sent(projection, event.offset).is_err() {
-                return;
-            }
-            let snapshots = transports
-                .iter()
-                .map(|transport| {
-                    super::render::render(
-                        projection,
-                        event.offset,
-                        model.clone(),
-                        event.created_at.as_deref(),
-                        *transport,
-                    )
-                })
-                .collect();
+        let EventKind::RequestRequested { model } = &event.kind else {
+            return;
+        };
+        if failed.is_some() || super::view::check_sent(projection, event.offset).is_err() {
+            return;
+        }
+        let later =
+            match super::checkpoint::sections_item_after(store, journal_id, projection, event) {
+                Ok(later) => later,
+                Err(error) => {
+                    failed = Some(error);
+                    return;
+                }
+            };
+        let snapshots: Vec<RequestSnapshot> = transports
+            .iter()
+            .filter_map(|transport| {
+                super::checkpoint::render_request(
+                    projection,
+                    event,
+                    model.clone(),
+                    *transport,
+                    later.as_ref(),
+                )
+                .ok()
+            })
+            .collect();
+        if snapshots.len() == transports.len() {
             visit(event.offset, snapshots);
         }
-    })
+    })?;
+    failed.map_or(Ok(()), Err)
 }
 
 /// The offsets of the requests `before` requests before the one at `request_offset` and
