@@ -45,6 +45,26 @@ describe("iterate change line", () => {
     expect(change.touched, "the items it publishes first are highlighted").toEqual([13, 17, 20]);
   });
 
+  it("given an agent-loop request, when its change is read, then it counts input items and speaks of no publication", () => {
+    const request = {
+      snapshot: { requestOffset: 11, transport: "openai", model: "gpt-5.1", messages: [], items: [{}, {}], responsesBody: { input: [] } },
+      body: "",
+      previousRequest: 4,
+      newlyPublished: [],
+      earlierPublished: [],
+      unpublished: [],
+      downgrades: [],
+    } as unknown as RequestView;
+    const change = iterateChange(event(11), projection([]), request, null, null);
+    expect(change.line, "the loop sends its whole list").toBe("@11 sends 2 input items");
+    expect(change.touched, "no card is first published by it").toEqual([]);
+  });
+
+  it("given an agent-loop item, when its change is read, then it joins the list, not the history lane", () => {
+    const p = { ...projection([item(3, { role: "user", published: false })]), rules: "agent-loop" as const };
+    expect(iterateChange(event(3), p, null, null, 4).line, "the loop's one list").toBe("@3 adds a user item to the list · unpublished · next sent by @4");
+  });
+
   it("a diagnostic of the event closes the line", () => {
     const diag = { line: 9, severity: "warning" as const, code: "ungenuine-answer", message: "…" };
     expect(iterateChange(event(5, [diag]), projection([]), null, null, null).line, "the warning's code is named").toBe(

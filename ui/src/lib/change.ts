@@ -70,7 +70,11 @@ export function iterateChange(
 ): StepChange {
   const phrases: string[] = [];
   let touched: number[] = [];
-  if (request && request.snapshot.requestOffset === e.offset) {
+  if (request && request.snapshot.requestOffset === e.offset && request.snapshot.responsesBody !== undefined) {
+    // The agent loop's request sends its whole list as input items: it has no publication
+    // boundary to speak of.
+    phrases.push(`sends ${plural(request.snapshot.items.length, "input item")}`);
+  } else if (request && request.snapshot.requestOffset === e.offset) {
     phrases.push(`sends ${plural(request.snapshot.items.length, "item")}`);
     const fresh = request.newlyPublished;
     phrases.push(fresh.length ? `publishes ${plural(fresh.length, "item")} ${span(fresh)}` : "publishes nothing new");
@@ -85,7 +89,7 @@ export function iterateChange(
   } else {
     const lanes: [string, ItemView[]][] = [
       ["system", projection.system],
-      ["history", projection.history],
+      [projection.rules === "agent-loop" ? "the list" : "history", projection.history],
     ];
     for (const [lane, items] of lanes) {
       for (const item of items) {
