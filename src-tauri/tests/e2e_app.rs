@@ -1,8 +1,10 @@
 //! End-to-end tests of what the window does around a journal rather than inside it: opening a
 //! file by dropping it onto the window, the recent-files list that open leaves behind (across
-//! a restart), copying a request body to the system clipboard, and scrubbing the timeline.
-//! Ignored by a plain `cargo test`; scripts/e2e.sh runs them. Each scenario leaves a
-//! screenshot under target/e2e-screenshots/app-*.png.
+//! a restart), copying a request body to the system clipboard, and scrubbing the timeline; and
+//! which panes a journal of iterate's agent loop is shown in (its list and loop state, and a
+//! request as the Responses-API input items it sent). Ignored by a plain `cargo test`;
+//! scripts/e2e.sh runs them. Each scenario leaves a screenshot under
+//! target/e2e-screenshots/app-*.png.
 //!
 //! What the drop scenario covers and what it cannot: WebDriver cannot synthesise an OS file
 //! drag, so the app (started with `JOURNALSCOPE_TEST_HOOKS=1`) emits the same
@@ -301,18 +303,177 @@ async fn contract_named(c: &Client) -> Outcome {
     .map(drop)
 }
 
-async fn not_folded(c: &Client) -> Outcome {
+/// A journal whose first sign of the agent loop comes at its request: the pane says the journal
+/// follows the loop and shows no seed lanes at any offset; before that sign it lists no items
+/// yet, and from it the loop's own list.
+async fn agent_loop_contract(c: &Client) -> Outcome {
     wait_opened(c, "contract-agent-loop.jsonl").await?;
     wait_until(
         c,
         "the projection to say the journal follows the agent loop, with no lanes, and every event listed",
-        "const n = document.querySelector('[data-testid=not-folded]'); \
+        "const n = document.querySelector('[data-testid=loop-note]'); \
          return !!n && n.textContent.includes('agent loop') \
            && !document.querySelector('[data-testid=first-lane]') \
            && document.querySelectorAll('[data-testid=event-row]').length === 4;",
     )
     .await?;
-    screenshot(c, "app-06-not-folded").await
+    screenshot(c, "app-06a-agent-loop-contract").await?;
+    keys(c, "G").await?;
+    wait_selected(c, 4).await?;
+    wait_until(
+        c,
+        "the loop's list and state at the last event, still with no lanes",
+        "return document.querySelectorAll('[data-testid=projection] [data-testid=item-card]').length > 0 \
+           && !!document.querySelector('[data-testid=agent-loop]') \
+           && !document.querySelector('[data-testid=first-lane]');",
+    )
+    .await
+    .map(drop)
+}
+
+/// What the window shows of each input item of the request on screen: its type, role, the
+/// context item it renders, its call, whether it carries the cache breakpoint, and its text.
+const INPUT_ITEMS: &str =
+    "return [...document.querySelectorAll('[data-testid=input-item]')].map((i) => ({ \
+    kind: i.dataset.kind, role: i.dataset.role, offset: i.dataset.offset, \
+    call: i.querySelector('[data-testid=input-call]')?.textContent ?? null, \
+    breakpoint: !!i.querySelector('[data-testid=cache-breakpoint]'), \
+    text: i.querySelector('[data-testid=input-text]').textContent }));";
+
+/// The release journal of the agent loop: stepping through it, the projection lists the loop's
+/// items beside its runs, open request, owed answer and pause; at a request offset the request
+/// pane lists the Responses-API input items it sent (the head with its cache breakpoint, the
+/// words, the reasoning, the `run` call and its output), the model, and what the journal does
+/// not record; an item's offset there leads back to the projection.
+async fn agent_loop_request(c: &Client) -> Outcome {
+    wait_opened(c, "release.jsonl").await?;
+    keys(c, "g").await?;
+    wait_selected(c, 1).await?;
+    wait_until(
+        c,
+        "the loop's state before its first words: no run, no request, nothing owed",
+        "const l = document.querySelector('[data-testid=agent-loop]'); \
+         return !!l && !!document.querySelector('[data-testid=loop-items-empty]') \
+           && l.querySelector('[data-testid=loop-open-request]').textContent.trim() === 'none' \
+           && l.querySelector('[data-testid=loop-owed]').textContent.trim() === 'none';",
+    )
+    .await?;
+    // K steps a request forward: @4, then @11, the second request.
+    keys(c, "K").await?;
+    wait_selected(c, 4).await?;
+    keys(c, "K").await?;
+    wait_selected(c, 11).await?;
+    wait_until(
+        c,
+        "the request pane at @11",
+        "const r = document.querySelector('[data-testid=request-view]'); \
+         return !!r && r.dataset.offset === '11' && document.querySelectorAll('[data-testid=input-item]').length > 0;",
+    )
+    .await?;
+    let model = text_of(c, "[data-testid=request-model]").await?;
+    check(
+        model == "gpt-5.1",
+        &format!("the request names the model the journal gives it ({model})"),
+    )?;
+    let items = js(c, INPUT_ITEMS).await?;
+    let list = items.as_array().cloned().unwrap_or_default();
+    let kinds: Vec<&str> = list.iter().filter_map(|i| i["kind"].as_str()).collect();
+    check(
+        kinds
+            == [
+                "message",
+                "message",
+                "message",
+                "message",
+                "message",
+                "reasoning",
+                "message",
+                "function_call",
+                "function_call_output",
+                "message",
+                "message",
+            ],
+        &format!("the 11 input items of @11, in the order sent: {kinds:?}"),
+    )?;
+    let roles: Vec<&str> = list.iter().filter_map(|i| i["role"].as_str()).collect();
+    check(
+        roles.get(..4) == Some(&["developer", "developer", "developer", "user"][..]),
+        &format!("the head goes as developer items before the user's words: {roles:?}"),
+    )?;
+    let breakpoints: Vec<usize> = list
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i["breakpoint"] == json!(true))
+        .map(|(at, _)| at)
+        .collect();
+    check(
+        breakpoints == [1] && list[1]["text"] == json!("Ship releases."),
+        &format!("the cache breakpoint is on the last head section that may carry it, only: {breakpoints:?}"),
+    )?;
+    let output = &list[8];
+    check(
+        output["text"] == json!("# Changelog\n1.4: fixes")
+            && output["call"] == json!("call_a1")
+            && output["offset"] == json!("6"),
+        &format!(
+            "the run's output is the script's result, under its call, rendered with the answer @6 that made it: {output}"
+        ),
+    )?;
+    check(
+        list[7]["call"] == json!("call_a1")
+            && list[7]["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("run ") && t.contains("CHANGELOG.md")),
+        &format!("the call is `run` with its script: {}", list[7]),
+    )?;
+    let notes = text_of(c, "[data-testid=request-notes]").await?;
+    check(
+        notes.contains("reasoning effort is not recorded")
+            && notes.contains("descriptions are not recorded"),
+        &format!("the pane says what the journal does not record: {notes}"),
+    )?;
+    check(
+        js(
+            c,
+            "return !document.querySelector('[data-testid=request-message]') && !document.querySelector('[data-testid=protocol-message]');",
+        )
+        .await?
+            == Value::Bool(true),
+        "no chat message, protocol or otherwise, is shown for a Responses-API request",
+    )?;
+    screenshot(c, "app-07a-agent-loop-request").await?;
+
+    // The output's offset is a link: a click selects the answer @6; four events on, at @10,
+    // the projection shows the run settled and its result in the list.
+    click(
+        c,
+        "[data-testid=input-item]:nth-child(9) [data-testid=input-offset]",
+    )
+    .await?;
+    wait_selected(c, 6).await?;
+    keys(c, "jjjj").await?;
+    wait_selected(c, 10).await?;
+    click(c, "[data-testid=tab-projection]").await?;
+    wait_until(
+        c,
+        "the projection at @10 with the run settled and its result listed",
+        "const p = document.querySelector('[data-testid=projection]'); \
+         const run = document.querySelector('[data-testid=loop-run]'); \
+         return !!p && p.dataset.at === '10' && !!run && run.dataset.settled === 'true' \
+           && run.textContent.includes('call_a1') \
+           && !!p.querySelector('[data-testid=item-card][data-offset=\"10\"]');",
+    )
+    .await?;
+    // The pause the loop was put in at @29.
+    goto(c, 29).await?;
+    wait_until(
+        c,
+        "the loop paused at @29",
+        "const l = document.querySelector('[data-testid=agent-loop]'); \
+         return !!l && l.querySelector('[data-testid=loop-paused]').textContent.trim() === 'yes';",
+    )
+    .await?;
+    screenshot(c, "app-07b-agent-loop-paused").await
 }
 
 fn file_name(path: &Path) -> String {
@@ -387,16 +548,45 @@ async fn app_end_to_end() {
         })
         .await,
     );
-    let agent_loop = workspace()
-        .join("tests/fixtures/iterate/contract-agent-loop.jsonl")
-        .to_string_lossy()
-        .into_owned();
+    assert_all(out, "app end-to-end scenarios");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs a display, WebKitWebDriver and tauri-driver: run scripts/e2e.sh"]
+async fn agent_loop_end_to_end() {
+    let harness = Harness::start(&[]);
+    let port = harness.port;
+    let fixture = |name: &str| {
+        workspace()
+            .join("tests/fixtures/iterate")
+            .join(name)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let mut out = Vec::new();
     out.push(
-        scenario(port, "app-06-not-folded", &[agent_loop], |c| async move {
-            let r = not_folded(&c).await;
-            (c, r)
-        })
+        scenario(
+            port,
+            "app-06-agent-loop-contract",
+            &[fixture("contract-agent-loop.jsonl")],
+            |c| async move {
+                let r = agent_loop_contract(&c).await;
+                (c, r)
+            },
+        )
         .await,
     );
-    assert_all(out, "app end-to-end scenarios");
+    out.push(
+        scenario(
+            port,
+            "app-07-agent-loop-request",
+            &[fixture("agent-loop/release.jsonl")],
+            |c| async move {
+                let r = agent_loop_request(&c).await;
+                (c, r)
+            },
+        )
+        .await,
+    );
+    assert_all(out, "agent-loop end-to-end scenarios");
 }
