@@ -428,9 +428,11 @@ async fn agent_loop_request(c: &Client) -> Outcome {
     )?;
     let notes = text_of(c, "[data-testid=request-notes]").await?;
     check(
-        notes.contains("reasoning effort is not recorded")
+        notes.contains("the loop's default at contract v16")
             && notes.contains("descriptions are not recorded"),
-        &format!("the pane says what the journal does not record: {notes}"),
+        &format!(
+            "the pane says what the journal does not record, and where the effort came from: {notes}"
+        ),
     )?;
     check(
         js(
