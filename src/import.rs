@@ -965,6 +965,7 @@ mod tests {
             dialect,
             events,
             seed: 3,
+            contract: crate::gen::ContractName::Seed,
         };
         crate::gen::write_journal(&mut bytes, &options).unwrap();
         fs::write(path, bytes).unwrap();

@@ -72,6 +72,7 @@ fn pieces() -> Vec<Vec<String>> {
             dialect: Dialect::AgUi,
             events: 120,
             seed: 9,
+            contract: journalscope::gen::ContractName::Seed,
         },
     )
     .expect("generate");
@@ -182,6 +183,7 @@ fn given_a_long_thread_when_checkpointed_then_checkpoints_share_blocks_and_stay_
             dialect: Dialect::AgUi,
             events: 30_000,
             seed: 3,
+            contract: journalscope::gen::ContractName::Seed,
         },
     )
     .expect("generate");

@@ -17,6 +17,7 @@ fn given_a_long_ag_ui_journal_when_imported_then_its_marks_and_diagnostics_are_o
             dialect: Dialect::AgUi,
             events: 10_000,
             seed: 4,
+            contract: journalscope::gen::ContractName::Seed,
         },
     )
     .expect("generate");

@@ -20,6 +20,7 @@ fn generated(dialect: Dialect, events: u64, seed: u64) -> Vec<String> {
             dialect,
             events,
             seed,
+            contract: journalscope::gen::ContractName::Seed,
         },
     )
     .expect("generate");

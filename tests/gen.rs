@@ -2,11 +2,15 @@
 //! journal of its dialect that folds without a single diagnostic.
 
 use journalscope::dialect::Dialect;
-use journalscope::gen::{write_journal, GenOptions};
+use journalscope::gen::{write_journal, ContractName, GenOptions};
 use journalscope::import::ImportControl;
 use journalscope::journal::Journal;
 
 fn generate(dialect: Dialect, events: u64, seed: u64) -> Vec<u8> {
+    generate_contract(dialect, ContractName::Seed, events, seed)
+}
+
+fn generate_contract(dialect: Dialect, contract: ContractName, events: u64, seed: u64) -> Vec<u8> {
     let mut out = Vec::new();
     write_journal(
         &mut out,
@@ -14,6 +18,7 @@ fn generate(dialect: Dialect, events: u64, seed: u64) -> Vec<u8> {
             dialect,
             events,
             seed,
+            contract,
         },
     )
     .expect("write to memory");
@@ -143,4 +148,74 @@ fn generated_ag_ui_agentskit_and_claude_code_journals_load_without_diagnostics()
             "{dialect:?}: a generated journal is valid"
         );
     }
+}
+
+#[test]
+fn given_the_agent_loop_contract_when_a_journal_is_generated_then_it_folds_without_a_warning_and_every_request_renders(
+) {
+    let bytes = generate_contract(Dialect::Iterate, ContractName::AgentLoop, 5_000, 7);
+    assert!(
+        bytes == generate_contract(Dialect::Iterate, ContractName::AgentLoop, 5_000, 7),
+        "the same seed writes the same agent-loop journal"
+    );
+    assert!(
+        generate_contract(Dialect::Iterate, ContractName::AgentLoop, 9_000, 7).starts_with(&bytes),
+        "a shorter agent-loop journal is a prefix of a longer one, as the bench's append needs"
+    );
+    let (_dir, journal) = open(&bytes, "loop.jsonl");
+    let info = journal.info().expect("info");
+    assert_eq!(info.event_count, 5_000, "every generated line is an event");
+    assert_eq!(
+        info.contract.as_ref().map(|c| c.label()),
+        Some("agent-loop 16".to_string()),
+        "the journal is told apart as the agent loop, stamped v16"
+    );
+    let said: Vec<_> = journal
+        .diagnostics()
+        .expect("diagnostics read")
+        .into_iter()
+        .filter(|d| d.code != "agent-loop-contract")
+        .collect();
+    assert_eq!(
+        said,
+        Vec::new(),
+        "a generated agent loop breaks no rule: every request opens, every input extends the one before"
+    );
+    let requests = journal.requests().expect("requests");
+    assert!(
+        requests.len() > 500,
+        "a request every few events: {}",
+        requests.len()
+    );
+    assert!(
+        requests.iter().any(|r| r.compactions_before > 0),
+        "idle summaries compact the loop"
+    );
+    let (mut late, mut placed) = (0, 0);
+    for request in &requests {
+        let snapshot = journal
+            .request(request.offset, journalscope::iterate::Transport::Openai)
+            .unwrap_or_else(|err| panic!("request @{} renders: {err}", request.offset));
+        let body = snapshot
+            .responses_body
+            .unwrap_or_else(|| panic!("request @{} has a Responses-API body", request.offset));
+        let input = body["input"].as_array().cloned().unwrap_or_default();
+        assert!(
+            !input.is_empty(),
+            "request @{} sends the head and the conversation",
+            request.offset
+        );
+        let text = body.to_string();
+        if text.contains("came back after the conversation moved on") {
+            late += 1;
+        }
+        if input
+            .iter()
+            .any(|item| item["type"] == "function_call_output")
+        {
+            placed += 1;
+        }
+    }
+    assert!(late > 0, "some scripts' results come back late");
+    assert!(placed > 0, "most results are placed after their calls");
 }

@@ -33,6 +33,7 @@ fn a_journal_larger_than_one_read_chunk_is_stored_verbatim_and_reopens_unchanged
             dialect: Dialect::Iterate,
             events: 20_000,
             seed: 11,
+            contract: journalscope::gen::ContractName::Seed,
         },
     )
     .expect("write to memory");

@@ -416,6 +416,7 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
                 dialect,
                 events: 3_000,
                 seed: 5,
+                contract: journalscope::gen::ContractName::Seed,
             },
         )
         .expect("generate");
@@ -733,6 +734,7 @@ fn agui_messages_come_in_bounded_pages_that_add_up_to_the_thread() {
             dialect: journalscope::dialect::Dialect::AgUi,
             events: 5_000,
             seed: 7,
+            contract: journalscope::gen::ContractName::Seed,
         },
     )
     .expect("generate the journal");

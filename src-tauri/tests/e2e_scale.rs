@@ -58,6 +58,7 @@ fn generate(path: &Path, dialect: &str, events: u64) {
                 .expect("a dialect the generator writes"),
             events,
             seed: 7,
+            contract: journalscope::gen::ContractName::Seed,
         };
         let file = std::fs::File::create(path).expect("create the journal");
         let mut out = std::io::BufWriter::new(file);

@@ -12,7 +12,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use journalscope::dialect::{Dialect, View};
-use journalscope::gen::{self, GenOptions, Rng};
+use journalscope::gen::{self, ContractName, GenOptions, Rng};
 use journalscope::import::ImportControl;
 use journalscope::iterate::Transport;
 use journalscope::journal::{EventQuery, Journal, JournalError};
@@ -22,6 +22,8 @@ pub struct BenchOptions {
     pub dialect: Dialect,
     pub events: u64,
     pub seed: u64,
+    /// The contract a generated iterate journal follows.
+    pub contract: ContractName,
     pub dir: PathBuf,
     /// Time `jq` and the `sqlite3` shell on the same file when they are installed.
     pub compare: bool,
@@ -128,6 +130,8 @@ pub struct Check {
 #[serde(rename_all = "camelCase")]
 pub struct BenchReport {
     pub dialect: Dialect,
+    /// The contract of a generated iterate journal (`seed` for the other dialects).
+    pub contract: ContractName,
     pub events: u64,
     pub seed: u64,
     pub journal_path: String,
@@ -223,7 +227,7 @@ fn journal_file(options: &BenchOptions) -> Result<(PathBuf, bool), BenchError> {
 fn generated(options: &BenchOptions, events: u64) -> Result<(PathBuf, bool), BenchError> {
     let name = format!(
         "bench-{}-{events}-s{}.jsonl",
-        options.dialect.as_str(),
+        journal_kind(options),
         options.seed
     );
     let path = options.dir.join(name);
@@ -243,6 +247,7 @@ fn generated(options: &BenchOptions, events: u64) -> Result<(PathBuf, bool), Ben
             dialect: options.dialect,
             events,
             seed: options.seed,
+            contract: options.contract,
         },
     )
     .map_err(write)?;
@@ -250,6 +255,16 @@ fn generated(options: &BenchOptions, events: u64) -> Result<(PathBuf, bool), Ben
     drop(out);
     std::fs::rename(&partial, &path).map_err(write)?;
     Ok((path, true))
+}
+
+/// The dialect, and an iterate journal's contract when it is not the seed's, as file names
+/// and the report give it: `iterate`, `iterate-agent-loop`, `ag-ui`.
+fn journal_kind(options: &BenchOptions) -> String {
+    if options.dialect == Dialect::Iterate && options.contract != ContractName::Seed {
+        format!("iterate-{}", options.contract.as_str())
+    } else {
+        options.dialect.as_str().to_string()
+    }
 }
 
 /// What the hidden `bench-import` command prints: the child's own peak memory.
@@ -390,9 +405,12 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
     let (journal_path, generated) = journal_file(options)?;
-    let db_path = options
-        .dir
-        .join(format!("bench-{}-s{}.sqlite", options.events, options.seed));
+    let db_path = options.dir.join(format!(
+        "bench-{}-{}-s{}.sqlite",
+        journal_kind(options),
+        options.events,
+        options.seed
+    ));
     let file_bytes = std::fs::metadata(&journal_path)
         .map(|m| m.len())
         .unwrap_or(0);
@@ -600,6 +618,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
 
     Ok(BenchReport {
         dialect: options.dialect,
+        contract: options.contract,
         events: options.events,
         seed: options.seed,
         journal_path: journal_path.to_string_lossy().into_owned(),
@@ -768,7 +787,7 @@ fn scale_figures(
     }
     samples.sort_by(f64::total_cmp);
 
-    let needle = gen::search_text(options.dialect);
+    let needle = gen::search_text(options.dialect, options.contract);
     settle();
     let (search_page_ms, search_hits) = time_search(options, db_path, needle, SEARCH_PAGE)?;
     let (search_all_ms, _) = time_search(options, db_path, needle, u64::MAX)?;
@@ -785,6 +804,7 @@ fn scale_figures(
             dialect: options.dialect,
             events: options.events + APPEND_EVENTS,
             seed: options.seed,
+            contract: options.contract,
         },
     )
     .map_err(|source| BenchError::Write {
@@ -950,7 +970,7 @@ fn loaded_figures(
 
     let start = Instant::now();
     let _ = journal.events_page(&EventQuery {
-        text: Some("octo-bot".to_string()),
+        text: Some(gen::search_text(options.dialect, options.contract).to_string()),
         start: 0,
         limit: 200,
         ..EventQuery::default()

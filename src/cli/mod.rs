@@ -132,6 +132,10 @@ enum Command {
         events: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// The contract a generated iterate journal follows: `seed`, or `agent-loop` (iterate's
+        /// agent loop, contract "agent" v16). Iterate only.
+        #[arg(long, value_enum)]
+        contract: Option<ContractArg>,
         /// Directory for the generated journal and its database (default: a temporary one).
         #[arg(long)]
         dir: Option<PathBuf>,
@@ -157,6 +161,12 @@ enum Command {
         seed: u64,
         #[arg(long, default_value = "iterate", value_parser = dialect_arg())]
         dialect: Dialect,
+        /// The contract an iterate journal follows: `seed` (keyed slots, request stamps,
+        /// compactions), or `agent-loop` (iterate's agent loop, contract "agent" v16: sections,
+        /// model responses with `run` calls, their scripts' results, idle summaries). Iterate
+        /// only.
+        #[arg(long, value_enum)]
+        contract: Option<ContractArg>,
         /// File to write (`-` for standard output).
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
@@ -396,6 +406,29 @@ fn no_transport(transport: Option<TransportArg>) -> Result<()> {
 }
 
 /// A dialect named on the command line, with the names every dialect answers to.
+/// The iterate contracts `gen` and `bench` write journals of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ContractArg {
+    Seed,
+    AgentLoop,
+}
+
+/// The contract a generated journal follows: what `--contract` names, for iterate only.
+fn generated_contract(
+    dialect: Dialect,
+    contract: Option<ContractArg>,
+) -> Result<journalscope::gen::ContractName> {
+    use journalscope::gen::ContractName;
+    match contract {
+        Some(_) if dialect != Dialect::Iterate => bail!(
+            "--contract chooses one of iterate's contracts; {} journals have one shape",
+            dialect.as_str()
+        ),
+        Some(ContractArg::AgentLoop) => Ok(ContractName::AgentLoop),
+        Some(ContractArg::Seed) | None => Ok(ContractName::Seed),
+    }
+}
+
 fn dialect_arg() -> impl clap::builder::TypedValueParser<Value = Dialect> {
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(journalscope::dialect::names())
@@ -649,12 +682,14 @@ pub fn run(cli: Cli) -> Result<()> {
             events,
             seed,
             dialect,
+            contract,
             output: file,
         } => {
             let options = journalscope::gen::GenOptions {
                 dialect,
                 events,
                 seed,
+                contract: generated_contract(dialect, contract)?,
             };
             if file.as_os_str() == "-" {
                 journalscope::gen::write_journal(&mut out, &options)?;
@@ -730,6 +765,7 @@ pub fn run(cli: Cli) -> Result<()> {
             dialect,
             events,
             seed,
+            contract,
             dir,
             compare,
             json,
@@ -742,6 +778,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 dialect,
                 events,
                 seed,
+                contract: generated_contract(dialect, contract)?,
                 dir,
                 compare,
                 exe,
