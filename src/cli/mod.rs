@@ -419,14 +419,16 @@ fn generated_contract(
     contract: Option<ContractArg>,
 ) -> Result<journalscope::gen::ContractName> {
     use journalscope::gen::ContractName;
-    match contract {
-        Some(_) if dialect != Dialect::Iterate => bail!(
+    let asked = contract.map(|contract| match contract {
+        ContractArg::Seed => ContractName::Seed,
+        ContractArg::AgentLoop => ContractName::AgentLoop,
+    });
+    journalscope::gen::contract_for(dialect, asked).with_context(|| {
+        format!(
             "--contract chooses one of iterate's contracts; {} journals have one shape",
             dialect.as_str()
-        ),
-        Some(ContractArg::AgentLoop) => Ok(ContractName::AgentLoop),
-        Some(ContractArg::Seed) | None => Ok(ContractName::Seed),
-    }
+        )
+    })
 }
 
 fn dialect_arg() -> impl clap::builder::TypedValueParser<Value = Dialect> {
