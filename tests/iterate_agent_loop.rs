@@ -345,6 +345,33 @@ fn given_a_long_agent_loop_journal_when_requests_are_read_from_checkpoints_then_
 }
 
 #[test]
+fn given_a_long_agent_loop_journal_when_checkpointed_then_its_checkpoints_name_items_by_record_without_their_text(
+) {
+    let lines = long_journal(200);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (store, id) = import_common::import_lines(dir.path(), &lines);
+    let mut before = store.event_count(id).expect("count");
+    let mut read = 0;
+    while let Some((seq, bytes)) = store.checkpoint_before(id, before).expect("read") {
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            text.contains("\"added\""),
+            "the checkpoint after record {seq} names the loop's items by their records"
+        );
+        assert!(
+            !text.contains("step("),
+            "the checkpoint after record {seq} holds no answer's or script's text, which its record keeps"
+        );
+        read += 1;
+        let Some(earlier) = seq.checked_sub(1) else {
+            break;
+        };
+        before = earlier;
+    }
+    assert!(read > 1, "a long journal has several checkpoints: {read}");
+}
+
+#[test]
 fn given_the_release_journal_when_projected_then_the_list_and_the_runs_are_shown() {
     let cli = Cli::new();
     let view = cli.json(&["project", s(&fixture()), "--at", "20", "--json"]);

@@ -10,15 +10,16 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::agent_loop::fold::ContextItem;
 use super::event::{self, EventKind, Rewrite};
-use super::projection::{Item, LoopState, Projection, RequestOffsets, Rules};
+use super::projection::{AgentFold, Item, LoopState, Projection, RequestOffsets, Rules};
 use super::view::{Analyser, Checkpointing, DiagnosticTail, LeftOut, ProjectionView, SinceRequest};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::store::{Store, StoreError};
 
 /// The encoding's version: a checkpoint of another one is never read, and the views fold
 /// from the records instead.
-pub const FORMAT: u32 = 8;
+pub const FORMAT: u32 = 9;
 
 /// Records between two checkpoints at least. A view folds at most this many records after
 /// its checkpoint; measured with `journalscope bench`, a few hundred keep a seek within a few
@@ -62,10 +63,9 @@ struct State {
     loop_state: LoopState,
     #[serde(default)]
     counted: super::view::CountedRequests,
-    /// The agent loop's fold, whole: its items carry what the loop made of their records
-    /// (merged sections, a compaction's head), which no one record holds.
+    /// The agent loop's fold, its items named by their records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    agent: Option<Box<super::projection::AgentFold>>,
+    agent: Option<Box<AgentRef>>,
     #[serde(default)]
     agent_declined: bool,
 }
@@ -106,6 +106,133 @@ impl ItemRef {
     }
 }
 
+/// The agent loop's fold as a checkpoint keeps it: the fold without its items, and its items
+/// and those of the state its waiting request opened on, each named by its record. A long
+/// journal's checkpoints then grow with the loop's items, not with their text.
+#[derive(Serialize, Deserialize)]
+struct AgentRef {
+    fold: AgentFold,
+    items: Vec<LoopItemRef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    waiting_items: Option<Vec<LoopItemRef>>,
+}
+
+/// A loop item by the record that makes it, or whole when the fold made it of more than one
+/// record (the head a compaction writes of the merged sections) or merged what it carries
+/// into the state (an item carrying sections, kept whole so that none is ever read wrong).
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum LoopItemRef {
+    Added(u64),
+    Summary(u64),
+    Stamp(u64),
+    Whole(Box<ContextItem>),
+}
+
+impl LoopItemRef {
+    fn of(item: &ContextItem) -> LoopItemRef {
+        if item.sections.is_some() {
+            LoopItemRef::Whole(Box::new(item.clone()))
+        } else if item.stamp {
+            LoopItemRef::Stamp(item.seq)
+        } else if item.role == super::event::Role::Developer && item.compaction.is_some() {
+            LoopItemRef::Summary(item.seq)
+        } else {
+            LoopItemRef::Added(item.seq)
+        }
+    }
+}
+
+impl AgentRef {
+    /// The fold named by reference; its items are taken out while its other fields are
+    /// copied, and put back.
+    fn of(agent: &mut AgentFold) -> AgentRef {
+        let items = std::mem::take(&mut agent.state.items);
+        let waiting = agent
+            .check
+            .waiting
+            .as_mut()
+            .map(|waiting| std::mem::take(&mut waiting.state.items));
+        let fold = agent.clone();
+        let refs = AgentRef {
+            fold,
+            items: items.iter().map(LoopItemRef::of).collect(),
+            waiting_items: waiting
+                .as_ref()
+                .map(|items| items.iter().map(LoopItemRef::of).collect()),
+        };
+        agent.state.items = items;
+        if let (Some(waiting), Some(items)) = (agent.check.waiting.as_mut(), waiting) {
+            waiting.state.items = items;
+        }
+        refs
+    }
+
+    /// The fold again, its items built from their records; `None` when one no longer
+    /// builds the item it named.
+    fn fold(self, store: &Store, journal_id: i64) -> Result<Option<AgentFold>, StoreError> {
+        let mut fold = self.fold;
+        let Some(items) = loop_items(store, journal_id, self.items)? else {
+            return Ok(None);
+        };
+        fold.state.items = items;
+        if let Some(refs) = self.waiting_items {
+            let Some(items) = loop_items(store, journal_id, refs)? else {
+                return Ok(None);
+            };
+            match fold.check.waiting.as_mut() {
+                Some(waiting) => waiting.state.items = items,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(fold))
+    }
+}
+
+/// Loop items built again from the records they name, as the loop's fold built them.
+fn loop_items(
+    store: &Store,
+    journal_id: i64,
+    refs: Vec<LoopItemRef>,
+) -> Result<Option<Vec<ContextItem>>, StoreError> {
+    let mut items = Vec::with_capacity(refs.len());
+    for r in refs {
+        let seq = match &r {
+            LoopItemRef::Whole(item) => {
+                items.push(*item.clone());
+                continue;
+            }
+            LoopItemRef::Added(seq) | LoopItemRef::Summary(seq) | LoopItemRef::Stamp(seq) => *seq,
+        };
+        let Some((line, raw)) = store.record_bytes(journal_id, seq)? else {
+            return Ok(None);
+        };
+        let Some(value) = crate::record_json::value(&raw) else {
+            return Ok(None);
+        };
+        let (Some(event), _) = event::parse_owned(seq, line, value) else {
+            return Ok(None);
+        };
+        let item = match (&event.kind, &r, event.agent.as_deref()) {
+            (EventKind::ContextAdded(context), LoopItemRef::Added(_), Some(envelope)) => {
+                ContextItem::added(&event, context, envelope)
+            }
+            (EventKind::ContextAdded(context), LoopItemRef::Summary(_), _) => {
+                match &context.compaction {
+                    Some(compaction) => ContextItem::summary(&event, context, compaction),
+                    None => return Ok(None),
+                }
+            }
+            (EventKind::RequestRequested { .. }, LoopItemRef::Stamp(_), _) => {
+                ContextItem::stamp(&event)
+            }
+            _ => return Ok(None),
+        };
+        items.push(item);
+    }
+    Ok(Some(items))
+}
+
 fn errors_in<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnostic>) -> u64 {
     diagnostics
         .into_iter()
@@ -116,6 +243,11 @@ fn errors_in<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnostic>) -> u64 {
 /// Encodes the analyser's state after the records it has folded, and the request blocks
 /// sealed since its last checkpoint (index and bytes), which the store keeps once.
 pub(super) fn encode(analyser: &mut Analyser) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) {
+    let agent = analyser
+        .projection
+        .agent
+        .as_deref_mut()
+        .map(|agent| Box::new(AgentRef::of(agent)));
     let projection = &analyser.projection;
     let sealed = projection.requests.sealed_blocks();
     let blocks = sealed
@@ -170,7 +302,7 @@ pub(super) fn encode(analyser: &mut Analyser) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) 
         rules: projection.rules,
         loop_state: projection.loop_state,
         counted: analyser.counted.clone(),
-        agent: projection.agent.clone(),
+        agent,
         agent_declined: projection.agent_declined,
     };
     // Serialising plain data into a vector does not fail.
@@ -228,7 +360,13 @@ fn decode(store: &Store, journal_id: i64, bytes: &[u8]) -> Result<Option<Analyse
         requests,
         state.fold.latest,
     );
-    projection.agent = state.agent;
+    projection.agent = match state.agent {
+        Some(agent) => match agent.fold(store, journal_id)? {
+            Some(fold) => Some(Box::new(fold)),
+            None => return Ok(None),
+        },
+        None => None,
+    };
     projection.agent_declined = state.agent_declined;
     Ok(Some(Analyser {
         projection,

@@ -50,6 +50,88 @@ pub struct ContextItem {
 }
 
 impl ContextItem {
+    /// The item a `context-added` appends: all of it is its record's, so that a checkpoint
+    /// may name it by that record and build it again from it.
+    pub fn added(event: &IterateEvent, context: &ContextAdded, envelope: &Envelope) -> ContextItem {
+        let from = match (envelope.origin.as_deref(), envelope.path.as_deref()) {
+            (Some(origin), path) if Some(origin) != path => Some(origin.to_string()),
+            _ => envelope
+                .field("from")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        }
+        .filter(|from| from != "/");
+        ContextItem {
+            offset: event.offset,
+            seq: event.seq,
+            role: context.role,
+            content: context.content.to_string(),
+            actor: context.actor.clone(),
+            files: context.files.clone(),
+            from,
+            llm_request_offset: context.llm_request_offset,
+            compaction: context.compaction.clone(),
+            call: envelope.field("call").cloned(),
+            provider_items: envelope.field("providerItems").cloned(),
+            provider_model: envelope
+                .field("providerModel")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            sections: envelope.field("sections").cloned(),
+            snapshot: envelope.field("snapshot") == Some(&Value::Bool(true)),
+            stamp: false,
+        }
+    }
+
+    /// A compaction's summary, as the compaction at `event` places it: its record's alone.
+    pub fn summary(
+        event: &IterateEvent,
+        context: &ContextAdded,
+        compaction: &Value,
+    ) -> ContextItem {
+        ContextItem {
+            offset: event.offset,
+            seq: event.seq,
+            role: context.role,
+            content: context.content.to_string(),
+            actor: context.actor.clone(),
+            files: Vec::new(),
+            from: None,
+            llm_request_offset: None,
+            compaction: Some(compaction.clone()),
+            call: None,
+            provider_items: None,
+            provider_model: None,
+            sections: None,
+            snapshot: false,
+            stamp: false,
+        }
+    }
+
+    /// The `Requested at:` stamp the request at `event` leaves: its record's alone.
+    pub fn stamp(event: &IterateEvent) -> ContextItem {
+        ContextItem {
+            offset: event.offset,
+            seq: event.seq,
+            role: Role::Developer,
+            content: format!(
+                "Requested at: {} (UTC)",
+                event.created_at.as_deref().unwrap_or("")
+            ),
+            actor: Some(json!({"type": "agent"})),
+            files: Vec::new(),
+            from: None,
+            llm_request_offset: None,
+            compaction: None,
+            call: None,
+            provider_items: None,
+            provider_model: None,
+            sections: None,
+            snapshot: false,
+            stamp: true,
+        }
+    }
+
     /// The actor's `type`.
     pub fn actor_type(&self) -> Option<&str> {
         self.actor
@@ -267,34 +349,8 @@ impl AgentLoop {
         if let (Role::Developer, Some(compaction)) = (context.role, &context.compaction) {
             return self.compact(event, context, compaction, diagnostics);
         }
-        let from = match (envelope.origin.as_deref(), envelope.path.as_deref()) {
-            (Some(origin), path) if Some(origin) != path => Some(origin.to_string()),
-            _ => envelope
-                .field("from")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        }
-        .filter(|from| from != "/");
-        let item = ContextItem {
-            offset,
-            seq: event.seq,
-            role: context.role,
-            content: context.content.to_string(),
-            actor: context.actor.clone(),
-            files: context.files.clone(),
-            from: from.clone(),
-            llm_request_offset: context.llm_request_offset,
-            compaction: context.compaction.clone(),
-            call: envelope.field("call").cloned(),
-            provider_items: envelope.field("providerItems").cloned(),
-            provider_model: envelope
-                .field("providerModel")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            sections: envelope.field("sections").cloned(),
-            snapshot: envelope.field("snapshot") == Some(&Value::Bool(true)),
-            stamp: false,
-        };
+        let item = ContextItem::added(event, context, envelope);
+        let from = item.from.clone();
         if let (Role::System, Some(Value::Object(sections))) = (item.role, &item.sections) {
             for (name, text) in sections {
                 if text.is_null() {
@@ -465,23 +521,7 @@ impl AgentLoop {
                     .cloned(),
             );
         }
-        items.push(ContextItem {
-            offset,
-            seq: event.seq,
-            role: context.role,
-            content: context.content.to_string(),
-            actor: context.actor.clone(),
-            files: Vec::new(),
-            from: None,
-            llm_request_offset: None,
-            compaction: Some(compaction.clone()),
-            call: None,
-            provider_items: None,
-            provider_model: None,
-            sections: None,
-            snapshot: false,
-            stamp: false,
-        });
+        items.push(ContextItem::summary(event, context, compaction));
         items.extend(
             old.into_iter()
                 .filter(|item| item.role != Role::System && item.offset > cutoff),
@@ -534,26 +574,7 @@ impl AgentLoop {
             .pending_trigger
             .take()
             .map_or(TriggerSource::External, |t| t.source);
-        self.items.push(ContextItem {
-            offset: event.offset,
-            seq: event.seq,
-            role: Role::Developer,
-            content: format!(
-                "Requested at: {} (UTC)",
-                event.created_at.as_deref().unwrap_or("")
-            ),
-            actor: Some(json!({"type": "agent"})),
-            files: Vec::new(),
-            from: None,
-            llm_request_offset: None,
-            compaction: None,
-            call: None,
-            provider_items: None,
-            provider_model: None,
-            sections: None,
-            snapshot: false,
-            stamp: true,
-        });
+        self.items.push(ContextItem::stamp(event));
         self.open_request = Some(OpenRequest {
             requested_at_offset: event.offset,
             expires_at: Some(expires_at.clone()),
