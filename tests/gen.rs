@@ -191,8 +191,14 @@ fn given_the_agent_loop_contract_when_a_journal_is_generated_then_it_folds_witho
         requests.iter().any(|r| r.compactions_before > 0),
         "idle summaries compact the loop"
     );
+    let plain = journalscope::iterate::IterateJournal::from_stored(
+        &journal
+            .store()
+            .events(journal.row().id)
+            .expect("the stored events"),
+    );
     let (mut late, mut placed) = (0, 0);
-    for request in &requests {
+    for (index, request) in requests.iter().enumerate() {
         let snapshot = journal
             .request(request.offset, journalscope::iterate::Transport::Openai)
             .unwrap_or_else(|err| panic!("request @{} renders: {err}", request.offset));
@@ -205,6 +211,17 @@ fn given_the_agent_loop_contract_when_a_journal_is_generated_then_it_folds_witho
             "request @{} sends the head and the conversation",
             request.offset
         );
+        if index % 10 == 0 {
+            let folded = plain
+                .request(request.offset, journalscope::iterate::Transport::Openai)
+                .unwrap_or_else(|err| panic!("request @{} folds: {err}", request.offset));
+            assert_eq!(
+                folded.responses_body.as_ref(),
+                Some(&body),
+                "request @{}: from the checkpoint before it as from the first record",
+                request.offset
+            );
+        }
         let text = body.to_string();
         if text.contains("came back after the conversation moved on") {
             late += 1;
