@@ -610,6 +610,29 @@ struct LoopStream<'s, 'a> {
 }
 
 impl LoopStream<'_, '_> {
+    /// The run `run` settles and its result comes back as the item the next request opens on;
+    /// `None` once the journal has its count.
+    fn result(&mut self, rng: &mut Rng, run: i64, result: &str) -> std::io::Result<Option<i64>> {
+        let settled =
+            json!({"requestOffset": run, "settlement": {"status": "succeeded", "result": result}});
+        if self
+            .event(rng, "itx/run-settled", Writer::Loop, &settled)?
+            .is_none()
+        {
+            return Ok(None);
+        }
+        let said = self.event(
+            rng,
+            "agent/context-added",
+            Writer::Loop,
+            &json!({"role": "developer", "content": result, "actor": {"type": "script", "requestOffset": run}}),
+        )?;
+        if said.is_some() {
+            self.trigger = said;
+        }
+        Ok(said)
+    }
+
     /// Writes one event; `None` once the journal has its count.
     fn event(
         &mut self,
@@ -930,38 +953,12 @@ fn agent_loop(sink: &mut Sink<'_>, rng: &mut Rng, text: &Text, seed: u64) -> std
                 or_full!(stream.words(rng, text));
                 continue;
             }
-            or_full!(stream.event(
-                rng,
-                "itx/run-settled",
-                Writer::Loop,
-                &json!({"requestOffset": run, "settlement": {"status": "succeeded", "result": result}}),
-            ));
-            let said = or_full!(stream.event(
-                rng,
-                "agent/context-added",
-                Writer::Loop,
-                &json!({"role": "developer", "content": result,
-                    "actor": {"type": "script", "requestOffset": run}}),
-            ));
-            stream.trigger = Some(said);
+            or_full!(stream.result(rng, run, &result));
         }
         if let Some((run, result)) = late.take() {
             // The slow script's result, after the turn it belonged to: it opens the next
             // request of its own.
-            or_full!(stream.event(
-                rng,
-                "itx/run-settled",
-                Writer::Loop,
-                &json!({"requestOffset": run, "settlement": {"status": "succeeded", "result": result}}),
-            ));
-            let said = or_full!(stream.event(
-                rng,
-                "agent/context-added",
-                Writer::Loop,
-                &json!({"role": "developer", "content": result,
-                    "actor": {"type": "script", "requestOffset": run}}),
-            ));
-            stream.trigger = Some(said);
+            or_full!(stream.result(rng, run, &result));
             continue;
         }
         turn_ends = (turn_ends.1, stream.offset);
