@@ -148,9 +148,49 @@ impl Field for Value {
     }
 }
 
+/// Whether JavaScript reads `value` as true, `None` being `undefined`: producers written in
+/// JavaScript test their own fields so, and a reader that decides as they did must too.
+pub fn js_truthy(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(on)) => *on,
+        Some(Value::Number(number)) => number.as_f64().is_some_and(|n| n != 0.0),
+        Some(Value::String(text)) => !text.is_empty(),
+        Some(Value::Array(_) | Value::Object(_)) => true,
+    }
+}
+
+/// `String(value)` as JavaScript writes it, `None` being `undefined`.
+pub fn js_string(value: Option<&Value>) -> String {
+    match value {
+        None => "undefined".to_string(),
+        Some(Value::Null) => "null".to_string(),
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Bool(on)) => on.to_string(),
+        Some(Value::Number(number)) => match number.as_f64() {
+            Some(n)
+                if n.fract() == 0.0 && n.abs() < 1e21 && !number.is_i64() && !number.is_u64() =>
+            {
+                format!("{n:.0}")
+            }
+            _ => number.to_string(),
+        },
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Value::Null => String::new(),
+                other => js_string(Some(other)),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Some(Value::Object(_)) => "[object Object]".to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn parses_like_serde_json_and_names_repeated_keys() {
@@ -232,5 +272,28 @@ mod tests {
     fn trailing_text_is_an_error() {
         assert!(parse(b"{} {}").is_err(), "one record holds one value");
         assert!(parse(b"1e400").is_err(), "numbers beyond f64 are refused");
+    }
+
+    #[test]
+    fn given_values_of_each_kind_when_read_as_javascript_then_truth_and_text_are_its_own() {
+        let cases = [
+            (None, false, "undefined"),
+            (Some(json!(null)), false, "null"),
+            (Some(json!("")), false, ""),
+            (Some(json!("a")), true, "a"),
+            (Some(json!(0)), false, "0"),
+            (Some(json!(2.0)), true, "2"),
+            (Some(json!(1.5)), true, "1.5"),
+            (Some(json!([1, null, "b"])), true, "1,,b"),
+            (Some(json!({})), true, "[object Object]"),
+        ];
+        for (value, truth, text) in cases {
+            assert_eq!(
+                js_truthy(value.as_ref()),
+                truth,
+                "{value:?}: Boolean(value)"
+            );
+            assert_eq!(js_string(value.as_ref()), text, "{value:?}: String(value)");
+        }
     }
 }

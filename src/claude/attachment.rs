@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::record_json::Field;
+use crate::record_json::{js_truthy, Field};
 
 /// Attachment types that render to nothing: bookkeeping for the client's own screen.
 const SILENT: &[&str] = &[
@@ -76,7 +76,7 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
     Ok(match kind {
         "file" => {
             let content = attachment.field("content").unwrap_or(&Value::Null);
-            if str_of(content, "type") != Some("text") || truthy(attachment.field("truncated")) {
+            if str_of(content, "type") != Some("text") || js_truthy(attachment.field("truncated")) {
                 return unknown();
             }
             let file = content.field("file").unwrap_or(&Value::Null);
@@ -93,7 +93,7 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
             if !strings(attachment.field("removedTypes")).is_empty() {
                 return unknown();
             }
-            let initial = truthy(attachment.field("isInitial"));
+            let initial = js_truthy(attachment.field("isInitial"));
             let mut parts = Vec::new();
             if !added_lines.is_empty() && !added.is_empty() {
                 let head = if initial {
@@ -102,7 +102,7 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
                     "New agent types are now available for the Agent tool:"
                 };
                 parts.push(format!("{head}\n{}", added_lines.join("\n")));
-                if initial && truthy(attachment.field("showConcurrencyNote")) {
+                if initial && js_truthy(attachment.field("showConcurrencyNote")) {
                     parts.push(CONCURRENCY_NOTE.to_string());
                 }
             }
@@ -222,7 +222,7 @@ pub fn texts(attachment: &Value) -> Result<Vec<String>, String> {
         )],
         "plan_mode_exit" => {
             let place = match str_of(attachment, "planFilePath") {
-                Some(path) if truthy(attachment.field("planExists")) => {
+                Some(path) if js_truthy(attachment.field("planExists")) => {
                     format!(" The plan file is located at {path} if you need to reference it.")
                 }
                 _ => String::new(),
@@ -268,16 +268,6 @@ fn numbered(file: &Value) -> String {
 
 fn str_of<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
     value.get(key)?.as_str()
-}
-
-fn truthy(value: Option<&Value>) -> bool {
-    match value {
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Null) | None => false,
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|n| n != 0.0),
-        Some(_) => true,
-    }
 }
 
 fn list(value: Option<&Value>) -> &[Value] {

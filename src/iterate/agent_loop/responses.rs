@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use super::codemode::{self, Codemode};
 use super::fold::{AgentLoop, ContextItem};
 use crate::iterate::event::Role;
-use crate::record_json::Field;
+use crate::record_json::{js_string, js_truthy, Field};
 
 /// Sections that never carry the cache breakpoint: they change often, so a breakpoint after
 /// them would be missed.
@@ -74,45 +74,6 @@ fn run_call(call_id: &str, status: &str, script: &str) -> Value {
     json!({"type": "function_call", "call_id": call_id, "name": "run", "arguments": arguments(status, script)})
 }
 
-/// Whether JavaScript reads `value` as true: the loop tests its provider items' fields so.
-fn truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(on) => *on,
-        Value::Number(number) => number.as_f64().is_some_and(|n| n != 0.0),
-        Value::String(text) => !text.is_empty(),
-        Value::Array(_) | Value::Object(_) => true,
-    }
-}
-
-/// `String(value)` as JavaScript writes it, `None` being `undefined`: the loop names a call's
-/// output by its call's `call_id` so, whatever that field holds.
-fn js_string(value: Option<&Value>) -> String {
-    match value {
-        None => "undefined".to_string(),
-        Some(Value::Null) => "null".to_string(),
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Bool(on)) => on.to_string(),
-        Some(Value::Number(number)) => match number.as_f64() {
-            Some(n)
-                if n.fract() == 0.0 && n.abs() < 1e21 && !number.is_i64() && !number.is_u64() =>
-            {
-                format!("{n:.0}")
-            }
-            _ => number.to_string(),
-        },
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| match item {
-                Value::Null => String::new(),
-                other => js_string(Some(other)),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Some(Value::Object(_)) => "[object Object]".to_string(),
-    }
-}
-
 /// The text of a message provider item: its `output_text` parts joined. The loop reads the parts
 /// only when every one is an object with a string `type` and a `text` that is absent or a
 /// string; otherwise the item has no text.
@@ -164,8 +125,9 @@ fn answer(item: &ContextItem, model: Option<&str>) -> Vec<Value> {
                 };
                 match object.get("type").and_then(Value::as_str) {
                     Some("reasoning") if exact => {
-                        if let Some(encrypted) =
-                            object.get("encrypted_content").filter(|v| truthy(v))
+                        if let Some(encrypted) = object
+                            .get("encrypted_content")
+                            .filter(|v| js_truthy(Some(v)))
                         {
                             let mut reasoning = Map::new();
                             reasoning.insert("type".into(), json!("reasoning"));
@@ -206,7 +168,7 @@ fn answer(item: &ContextItem, model: Option<&str>) -> Vec<Value> {
                         let mut call = Map::new();
                         call.insert("type".into(), json!("function_call"));
                         if exact {
-                            if let Some(id) = object.get("id").filter(|v| truthy(v)) {
+                            if let Some(id) = object.get("id").filter(|v| js_truthy(Some(v))) {
                                 call.insert("id".into(), id.clone());
                             }
                         }
