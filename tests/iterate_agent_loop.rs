@@ -372,6 +372,38 @@ fn given_a_long_agent_loop_journal_when_checkpointed_then_its_checkpoints_name_i
 }
 
 #[test]
+fn given_an_imported_agent_loop_journal_when_viewed_from_the_store_then_each_items_count_is_the_one_the_import_stored(
+) {
+    use journalscope::tokens::Encoding;
+    let lines = long_journal(120);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (store, id) = import_common::import_lines(dir.path(), &lines);
+    let mut checked = 0;
+    for at in [5, 200, 511, 700, 900] {
+        let view = journalscope::iterate::checkpoint::view_at(&store, id, at).expect("a view");
+        for item in view.history.iter().filter(|item| !item.content.is_empty()) {
+            assert_eq!(
+                item.tokens,
+                Encoding::O200kBase.count(&item.content),
+                "the item @{} in the view at @{at} counts its text in o200k_base",
+                item.offset
+            );
+            let seq = store
+                .records_through_offset(id, item.offset - 1)
+                .expect("a position");
+            let stored = store.record_tokens_at(id, seq).expect("read");
+            assert!(
+                stored.contains(&(3, item.tokens)),
+                "the import stored the count of the item @{} (record {seq}), so that a view needs no encoding: {stored:?}",
+                item.offset
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "the views held items with text: {checked}");
+}
+
+#[test]
 fn given_the_release_journal_when_projected_then_the_list_and_the_runs_are_shown() {
     let cli = Cli::new();
     let view = cli.json(&["project", s(&fixture()), "--at", "20", "--json"]);

@@ -19,7 +19,7 @@ use crate::store::{Store, StoreError};
 
 /// The encoding's version: a checkpoint of another one is never read, and the views fold
 /// from the records instead.
-pub const FORMAT: u32 = 9;
+pub const FORMAT: u32 = 10;
 
 /// Records between two checkpoints at least. A view folds at most this many records after
 /// its checkpoint; measured with `journalscope bench`, a few hundred keep a seek within a few
@@ -152,18 +152,24 @@ impl AgentRef {
             .check
             .waiting
             .as_mut()
-            .map(|waiting| std::mem::take(&mut waiting.state.items));
+            .and_then(|waiting| waiting.state.as_mut())
+            .map(|state| std::mem::take(&mut state.items));
         let fold = agent.clone();
         let refs = AgentRef {
             fold,
-            items: items.iter().map(LoopItemRef::of).collect(),
+            items: items.iter().map(|item| LoopItemRef::of(item)).collect(),
             waiting_items: waiting
                 .as_ref()
-                .map(|items| items.iter().map(LoopItemRef::of).collect()),
+                .map(|items| items.iter().map(|item| LoopItemRef::of(item)).collect()),
         };
         agent.state.items = items;
-        if let (Some(waiting), Some(items)) = (agent.check.waiting.as_mut(), waiting) {
-            waiting.state.items = items;
+        let opened = agent
+            .check
+            .waiting
+            .as_mut()
+            .and_then(|waiting| waiting.state.as_mut());
+        if let (Some(opened), Some(items)) = (opened, waiting) {
+            opened.items = items;
         }
         refs
     }
@@ -180,8 +186,13 @@ impl AgentRef {
             let Some(items) = loop_items(store, journal_id, refs)? else {
                 return Ok(None);
             };
-            match fold.check.waiting.as_mut() {
-                Some(waiting) => waiting.state.items = items,
+            match fold
+                .check
+                .waiting
+                .as_mut()
+                .and_then(|waiting| waiting.state.as_mut())
+            {
+                Some(opened) => opened.items = items,
                 None => return Ok(None),
             }
         }
@@ -194,12 +205,12 @@ fn loop_items(
     store: &Store,
     journal_id: i64,
     refs: Vec<LoopItemRef>,
-) -> Result<Option<Vec<ContextItem>>, StoreError> {
+) -> Result<Option<Vec<Arc<ContextItem>>>, StoreError> {
     let mut items = Vec::with_capacity(refs.len());
     for r in refs {
         let seq = match &r {
             LoopItemRef::Whole(item) => {
-                items.push(*item.clone());
+                items.push(Arc::new(*item.clone()));
                 continue;
             }
             LoopItemRef::Added(seq) | LoopItemRef::Summary(seq) | LoopItemRef::Stamp(seq) => *seq,
@@ -228,7 +239,7 @@ fn loop_items(
             }
             _ => return Ok(None),
         };
-        items.push(item);
+        items.push(Arc::new(item));
     }
     Ok(Some(items))
 }
@@ -452,6 +463,7 @@ pub fn resume(store: &Store, journal_id: i64, records: u64) -> Result<Analyser, 
     if written_by_this_fold(store, journal_id)? {
         analyser.stored_totals = stored_totals(store, journal_id, analyser.records, records)?;
     }
+    analyser.replay = true;
     for slice in store.slices(journal_id, analyser.records, records, READ_SLICE) {
         for record in &slice? {
             analyser.feed_stored(record);
@@ -515,8 +527,9 @@ pub fn view_at(store: &Store, journal_id: i64, at: i64) -> Result<ProjectionView
     Ok(analyser.view_at(at))
 }
 
-/// Gives the items folded again after the checkpoint the counts the import stored for their
-/// records (the checkpoint's own items have theirs): a view in a process of its own would
+/// Gives items the counts the import stored for their records: the seed and sections items
+/// folded again after the checkpoint (the checkpoint's own have theirs), and every agent-loop
+/// item with text (its checkpoint names them by record). A view in a process of its own would
 /// otherwise load an encoding (tens of milliseconds, tens of megabytes) to count them again.
 /// A count is taken only under the same variant: the same rules and header.
 fn restore_stored_counts(
@@ -526,6 +539,20 @@ fn restore_stored_counts(
 ) -> Result<(), StoreError> {
     if !written_by_this_fold(store, journal_id)? {
         return Ok(());
+    }
+    if let Some(agent) = projection.agent.as_deref() {
+        let untaken = agent
+            .state
+            .items
+            .iter()
+            .filter(|item| !item.content.is_empty() && item.tokens.get().is_none());
+        for item in untaken {
+            let stored = store.record_tokens_at(journal_id, item.seq)?;
+            let variant = super::agent_loop::view::TOKEN_VARIANT;
+            if let Some((_, tokens)) = stored.into_iter().find(|(v, _)| *v == variant) {
+                item.tokens.restore(tokens);
+            }
+        }
     }
     let rules = projection.rules;
     for (_, item) in projection.items() {

@@ -397,6 +397,7 @@ impl Projection {
     fn apply_agent_loop(&mut self, event: &IterateEvent) {
         use super::agent_loop::fold::Step;
         let agent = self.agent.get_or_insert_with(Box::default);
+        agent.check.before(&agent.state, event);
         let step = agent.state.apply(event, &mut self.diagnostics);
         agent
             .check

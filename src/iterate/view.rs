@@ -1072,6 +1072,9 @@ pub struct Analyser {
     pub(super) stored_totals: std::collections::HashMap<u64, (u64, bool)>,
     /// The newest record whose item's count is stored (in `analysis.record_tokens`).
     pub(super) tokens_stored_through: Option<u64>,
+    /// A view's fold of records already stored: the import counted their items, and what this
+    /// fold finds is not stored, so it counts none.
+    pub(super) replay: bool,
 }
 
 /// How many requests back a reported usage is set against its request's count: reports come
@@ -1200,6 +1203,31 @@ impl Analyser {
         diagnostics
     }
 
+    /// Counts the loop item the record at `seq` put in the list (every item when the loop just
+    /// took over), for the store: a view in a process of its own reads the count rather than
+    /// loading the encoding.
+    fn count_loop_items(&mut self, seq: u64, took_over: bool) {
+        use super::agent_loop::view::{added_by, counted, TOKEN_VARIANT};
+        let Some(agent) = self.projection.agent.as_deref() else {
+            return;
+        };
+        let tokens = &mut self.analysis.record_tokens;
+        if took_over {
+            for item in agent
+                .state
+                .items
+                .iter()
+                .filter(|item| !item.content.is_empty())
+            {
+                tokens.push((item.seq, TOKEN_VARIANT, counted(item)));
+            }
+        } else if let Some(item) =
+            added_by(&agent.state, seq, self.projection.last_compaction.is_some())
+        {
+            tokens.push((seq, TOKEN_VARIANT, counted(item)));
+        }
+    }
+
     /// The input tokens of the request `event` opens, and whether the count is exact: the total
     /// an import stored when this fold replays its records, else the running total, which
     /// stores each item's count at the first request that sums it (records come in seq order):
@@ -1245,7 +1273,11 @@ impl Analyser {
         let known = self.projection.diagnostics.len();
         let published_before = self.projection.published_through;
         let items_before = self.projection.system.len() + self.projection.history.len();
+        let rules_before = self.projection.rules;
         self.projection.apply(event);
+        if !self.replay && self.projection.rules == Rules::AgentLoop {
+            self.count_loop_items(event.seq, rules_before != Rules::AgentLoop);
+        }
         let items = self.projection.system.len() + self.projection.history.len();
         if self.projection.last_compaction.is_some() {
             self.since_request.compactions += 1;

@@ -4,13 +4,15 @@
 //! the state the request opened on until then, and compares each input with the one before
 //! by digests of its items.
 
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
+use rustc_hash::FxHasher;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::fold::{AgentLoop, Step};
-use super::responses;
+use super::fold::{AgentLoop, ContextItem, Step};
+use super::responses::{self, Sink};
 use crate::diagnostic::Diagnostic;
 use crate::iterate::event::{EventKind, IterateEvent, Role};
 
@@ -31,12 +33,134 @@ impl Sent {
             items: input
                 .items
                 .iter()
-                .map(|item| {
-                    let mut hasher = DefaultHasher::new();
-                    item.value.to_string().hash(&mut hasher);
-                    (hasher.finish(), item.offset)
-                })
+                .map(|item| (digest(&item.value), item.offset))
                 .collect(),
+        }
+    }
+}
+
+/// One input item's digest: its JSON walked in order, so that two items share one exactly
+/// when they would be written as the same bytes (an object's keys in their order).
+pub fn digest(value: &Value) -> u64 {
+    fn walk(value: &Value, hasher: &mut FxHasher) {
+        match value {
+            Value::Null => hasher.write_u8(0),
+            Value::Bool(flag) => hasher.write_u8(1 + u8::from(*flag)),
+            Value::Number(number) => {
+                hasher.write_u8(3);
+                number.hash(hasher);
+            }
+            Value::String(text) => {
+                hasher.write_u8(4);
+                text.hash(hasher);
+            }
+            Value::Array(values) => {
+                hasher.write_u8(5);
+                hasher.write_usize(values.len());
+                for value in values {
+                    walk(value, hasher);
+                }
+            }
+            Value::Object(object) => {
+                hasher.write_u8(6);
+                hasher.write_usize(object.len());
+                for (name, value) in object {
+                    name.hash(hasher);
+                    walk(value, hasher);
+                }
+            }
+        }
+    }
+    let mut hasher = FxHasher::default();
+    walk(value, &mut hasher);
+    hasher.finish()
+}
+
+/// Each context item's own input items as digests, each with its `call_id` when it is a call,
+/// by the item's record and whether it is a stamp.
+type OwnDigests = HashMap<(u64, bool), Vec<(u64, Option<String>)>>;
+
+/// The digests each context item's own input items had at the last request, for its model and
+/// path: an item renders alike at every request, so it is rendered and hashed once. A cache
+/// of a pure function, so two memos are equal whatever they hold, and no checkpoint keeps one.
+#[derive(Debug, Clone, Default)]
+pub struct DigestMemo {
+    model: Option<String>,
+    path: Option<String>,
+    own: OwnDigests,
+}
+
+impl PartialEq for DigestMemo {
+    fn eq(&self, _: &DigestMemo) -> bool {
+        true
+    }
+}
+
+/// A walk's input items as digests, taking each item's own from the memo.
+struct Digests {
+    kept: OwnDigests,
+    used: OwnDigests,
+    items: Vec<(u64, i64)>,
+}
+
+impl Sink for Digests {
+    type Entry = u64;
+
+    fn own(
+        &mut self,
+        item: &ContextItem,
+        render: &dyn Fn() -> Vec<Value>,
+    ) -> Vec<(u64, Option<String>)> {
+        let key = (item.seq, item.stamp);
+        let own = self.kept.remove(&key).unwrap_or_else(|| {
+            render()
+                .iter()
+                .map(|value| (digest(value), responses::call_of(value)))
+                .collect()
+        });
+        self.used.insert(key, own.clone());
+        own
+    }
+
+    fn made(&mut self, value: Value) -> u64 {
+        digest(&value)
+    }
+
+    fn push(&mut self, offset: i64, digest: u64) {
+        self.items.push((digest, offset));
+    }
+
+    fn note(&mut self, _: String) {}
+}
+
+impl DigestMemo {
+    /// What the request at `request`, folded to `state`, sends, as [`Sent::of`] its rendered
+    /// input; the memo then keeps the items this input holds.
+    fn sent(
+        &mut self,
+        state: &AgentLoop,
+        request: i64,
+        model: Option<&str>,
+        path: Option<&str>,
+    ) -> Sent {
+        if self.model.as_deref() != model || self.path.as_deref() != path {
+            *self = DigestMemo {
+                model: model.map(str::to_string),
+                path: path.map(str::to_string),
+                own: HashMap::new(),
+            };
+        }
+        let mut digests = Digests {
+            kept: std::mem::take(&mut self.own),
+            used: HashMap::new(),
+            items: Vec::new(),
+        };
+        responses::walk(state, model, path, &mut digests);
+        self.own = digests.used;
+        Sent {
+            request,
+            model: model.map(str::to_string),
+            items: digests.items,
         }
     }
 }
@@ -90,8 +214,10 @@ pub struct Waiting {
     pub path: Option<String>,
     /// A compaction was applied since the request before it opened.
     pub compacted: bool,
-    /// The state the request opened on.
-    pub state: AgentLoop,
+    /// The state the request opened on, once another event than its sections item came: until
+    /// then the loop's state is that state (with its sections item), and none is copied.
+    #[serde(default)]
+    pub state: Option<AgentLoop>,
 }
 
 /// The check as the fold carries it.
@@ -102,6 +228,8 @@ pub struct AppendOnly {
     pub waiting: Option<Box<Waiting>>,
     /// A compaction was applied since the last request opened.
     pub compacted: bool,
+    #[serde(skip)]
+    pub memo: DigestMemo,
 }
 
 /// Whether `event` is the sections item the loop writes for the request at `request`.
@@ -136,7 +264,18 @@ pub fn request_input(
 }
 
 impl AppendOnly {
-    /// Takes one folded event in: `state` is the loop after it, `step` what it did.
+    /// Takes the loop's state before `event` is folded: the state a waiting request opened on
+    /// is copied only when something else than its sections item comes first.
+    pub fn before(&mut self, state: &AgentLoop, event: &IterateEvent) {
+        if let Some(waiting) = self.waiting.as_mut() {
+            if waiting.state.is_none() && !is_sections_item_of(event, waiting.request) {
+                waiting.state = Some(state.clone());
+            }
+        }
+    }
+
+    /// Takes one folded event in: `state` is the loop after it, `step` what it did. The event
+    /// went through [`AppendOnly::before`] first.
     pub fn note(
         &mut self,
         state: &AgentLoop,
@@ -148,7 +287,7 @@ impl AppendOnly {
             Step::Compacted { .. } => self.compacted = true,
             Step::Opened => {
                 if let Some(waiting) = self.waiting.take() {
-                    self.settle(*waiting, None, diagnostics);
+                    self.settle(*waiting, state, None, diagnostics);
                 }
                 let (model, path) = match (&event.kind, &event.agent) {
                     (EventKind::RequestRequested { model }, envelope) => (
@@ -163,7 +302,7 @@ impl AppendOnly {
                     model,
                     path,
                     compacted: std::mem::take(&mut self.compacted),
-                    state: state.clone(),
+                    state: None,
                 }));
             }
             _ => {
@@ -171,29 +310,33 @@ impl AppendOnly {
                     .waiting
                     .take_if(|waiting| is_sections_item_of(event, waiting.request))
                 {
-                    self.settle(*waiting, Some(event), diagnostics);
+                    self.settle(*waiting, state, Some(event), diagnostics);
                 }
             }
         }
     }
 
-    /// Renders the waiting request whole and compares it with the one before.
-    fn settle(
+    /// Renders the waiting request whole, as digests, and compares it with the one before.
+    /// `now` is the loop's state, `later` the request's sections item if it was just folded.
+    pub fn settle(
         &mut self,
         waiting: Waiting,
+        now: &AgentLoop,
         later: Option<&IterateEvent>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        let input = request_input(
-            &waiting.state,
-            later,
-            waiting.model.as_deref(),
-            waiting.path.as_deref(),
-        );
-        let now = Sent::of(waiting.request, waiting.model.as_deref(), &input);
+        let (model, path) = (waiting.model.as_deref(), waiting.path.as_deref());
+        let sent = match (waiting.state, later) {
+            (None, _) => self.memo.sent(now, waiting.request, model, path),
+            (Some(opened), None) => self.memo.sent(&opened, waiting.request, model, path),
+            (Some(mut opened), Some(event)) => {
+                opened.apply(event, &mut Vec::new());
+                self.memo.sent(&opened, waiting.request, model, path)
+            }
+        };
         if let Some(before) = &self.last {
-            if !excused(waiting.compacted, before, &now) {
-                if let Some(message) = break_between(before, &now) {
+            if !excused(waiting.compacted, before, &sent) {
+                if let Some(message) = break_between(before, &sent) {
                     diagnostics.push(Diagnostic::warning(
                         waiting.line,
                         Some(waiting.request),
@@ -203,7 +346,7 @@ impl AppendOnly {
                 }
             }
         }
-        self.last = Some(now);
+        self.last = Some(sent);
     }
 }
 
@@ -219,11 +362,12 @@ mod tests {
         let mut check = AppendOnly::default();
         let mut diagnostics = Vec::new();
         for event in events {
+            check.before(&state, event);
             let step = state.apply(event, &mut diagnostics);
             check.note(&state, step, event, &mut diagnostics);
         }
         if let Some(waiting) = check.waiting.take() {
-            check.settle(*waiting, None, &mut diagnostics);
+            check.settle(*waiting, &state, None, &mut diagnostics);
         }
         diagnostics
             .into_iter()
@@ -285,20 +429,22 @@ mod tests {
             done(4, 2),
             said(5, "b"),
         ] {
+            check.before(&state, &event);
             let step = state.apply(&event, &mut diagnostics);
             check.note(&state, step, &event, &mut diagnostics);
         }
         // The head a sent request showed now reads otherwise, which the loop never does by
         // appending: the next input no longer starts with the one before.
-        state.items[2].sections = Some(json!({"rules": "R2"}));
+        std::sync::Arc::make_mut(&mut state.items[2]).sections = Some(json!({"rules": "R2"}));
         let event = request(6, 5);
+        check.before(&state, &event);
         let step = state.apply(&event, &mut diagnostics);
         check.note(&state, step, &event, &mut diagnostics);
         let waiting = check
             .waiting
             .take()
             .expect("the request waits for its sections item");
-        check.settle(*waiting, None, &mut diagnostics);
+        check.settle(*waiting, &state, None, &mut diagnostics);
         let found: Vec<_> = diagnostics
             .iter()
             .filter(|d| d.code == "input-not-append-only")
@@ -335,6 +481,72 @@ mod tests {
         assert!(
             checked(&uncompacted).is_empty(),
             "without the compaction the input only grows"
+        );
+    }
+
+    #[test]
+    fn given_a_memo_warmed_before_a_result_was_placed_when_the_next_input_is_digested_then_it_is_the_rendered_inputs(
+    ) {
+        let mut events = vec![
+            said(1, "a"),
+            request(2, 1),
+            snapshot(3, 2, "R"),
+            added(
+                4,
+                json!({"role": "assistant", "content": "x", "llmRequestOffset": 2, "call": {"callId": "c1", "status": "", "script": "s"}}),
+            ),
+            done(5, 2),
+        ];
+        let (before, _) = folded(&events);
+        let mut memo = DigestMemo::default();
+        let warmed = memo.sent(&before, 2, Some("m"), Some("/agents/a"));
+        assert_eq!(
+            warmed,
+            Sent::of(
+                2,
+                Some("m"),
+                &responses::input(&before, Some("m"), Some("/agents/a"))
+            ),
+            "a cold memo digests what the renderer writes"
+        );
+        events.extend([
+            crate::iterate::agent_loop::fold::tests::event(
+                6,
+                "itx/run-requested",
+                json!({"code": "s"}),
+                None,
+            ),
+            added(
+                7,
+                json!({"role": "developer", "content": "42", "actor": {"type": "script", "requestOffset": 6}}),
+            ),
+            said(8, "b"),
+            request(9, 8),
+        ]);
+        let (after, _) = folded(&events);
+        let rendered = Sent::of(
+            9,
+            Some("m"),
+            &responses::input(&after, Some("m"), Some("/agents/a")),
+        );
+        assert_eq!(
+            memo.sent(&after, 9, Some("m"), Some("/agents/a")),
+            rendered,
+            "the answer's kept digests are its own, and its call's output, now the placed result, is digested anew"
+        );
+        assert_ne!(
+            warmed.items[..],
+            rendered.items[..warmed.items.len()],
+            "the call's output changed, which the check must see"
+        );
+        assert_eq!(
+            memo.sent(&after, 9, Some("other"), Some("/agents/a")),
+            Sent::of(
+                9,
+                Some("other"),
+                &responses::input(&after, Some("other"), Some("/agents/a"))
+            ),
+            "another model renders the answer otherwise: the memo starts again"
         );
     }
 

@@ -4,6 +4,7 @@
 //! fail: a payload that breaks its shape is skipped and said at its offset.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -47,6 +48,37 @@ pub struct ContextItem {
     /// The `Requested at:` stamp an opened request leaves.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stamp: bool,
+    /// Its content's o200k_base tokens, once counted or read from the store.
+    #[serde(skip)]
+    pub tokens: TokenMemo,
+}
+
+/// An item's count, kept once taken: a cache of a pure function of the item's content, so two
+/// items are equal whatever their memos hold, and no checkpoint writes it.
+#[derive(Debug, Clone, Default)]
+pub struct TokenMemo(OnceLock<u32>);
+
+impl PartialEq for TokenMemo {
+    fn eq(&self, _: &TokenMemo) -> bool {
+        true
+    }
+}
+
+impl TokenMemo {
+    /// The count, if taken.
+    pub fn get(&self) -> Option<u32> {
+        self.0.get().copied()
+    }
+
+    /// Takes a count read from the store, unless one was taken already.
+    pub fn restore(&self, tokens: u32) {
+        let _ = self.0.set(tokens);
+    }
+
+    /// The count, taken with `count` if it was not yet.
+    pub fn get_or_count(&self, count: impl FnOnce() -> u32) -> u32 {
+        *self.0.get_or_init(count)
+    }
 }
 
 impl ContextItem {
@@ -80,6 +112,7 @@ impl ContextItem {
             sections: envelope.field("sections").cloned(),
             snapshot: envelope.field("snapshot") == Some(&Value::Bool(true)),
             stamp: false,
+            tokens: TokenMemo::default(),
         }
     }
 
@@ -105,6 +138,7 @@ impl ContextItem {
             sections: None,
             snapshot: false,
             stamp: false,
+            tokens: TokenMemo::default(),
         }
     }
 
@@ -129,6 +163,7 @@ impl ContextItem {
             sections: None,
             snapshot: false,
             stamp: true,
+            tokens: TokenMemo::default(),
         }
     }
 
@@ -201,7 +236,8 @@ pub struct OwedAnswer {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AgentLoop {
-    pub items: Vec<ContextItem>,
+    /// Shared, so that a copy of the state (the one a request opened on) copies no item.
+    pub items: Vec<Arc<ContextItem>>,
     /// Section name → the text shown to the model, in first-shown order.
     pub sections: Map<String, Value>,
     /// Run offset → the call it runs.
@@ -369,7 +405,7 @@ impl AgentLoop {
             };
         }
         let actor = item.actor_type().map(str::to_string);
-        self.items.push(item);
+        self.items.push(Arc::new(item));
         let triggers = matches!(context.role, Role::User | Role::Developer)
             && context.behaviour != Behaviour::DontTriggerRequest;
         if triggers {
@@ -478,7 +514,7 @@ impl AgentLoop {
         if let Some(earlier) = self
             .items
             .iter()
-            .filter_map(ContextItem::replaces_through)
+            .filter_map(|item| item.replaces_through())
             .find(|through| *through >= cutoff)
         {
             diagnostics.push(ignored(format!(
@@ -491,7 +527,7 @@ impl AgentLoop {
         let mut items = Vec::with_capacity(old.len());
         if !self.sections.is_empty() {
             let first = old.iter().find(|item| item.sections.is_some());
-            items.push(ContextItem {
+            items.push(Arc::new(ContextItem {
                 offset: first.map_or(offset, |item| item.offset),
                 seq: first.map_or(event.seq, |item| item.seq),
                 role: Role::System,
@@ -507,7 +543,8 @@ impl AgentLoop {
                 sections: Some(Value::Object(self.sections.clone())),
                 snapshot: true,
                 stamp: false,
-            });
+                tokens: TokenMemo::default(),
+            }));
         }
         items.extend(
             old.iter()
@@ -521,7 +558,7 @@ impl AgentLoop {
                     .cloned(),
             );
         }
-        items.push(ContextItem::summary(event, context, compaction));
+        items.push(Arc::new(ContextItem::summary(event, context, compaction)));
         items.extend(
             old.into_iter()
                 .filter(|item| item.role != Role::System && item.offset > cutoff),
@@ -574,7 +611,7 @@ impl AgentLoop {
             .pending_trigger
             .take()
             .map_or(TriggerSource::External, |t| t.source);
-        self.items.push(ContextItem::stamp(event));
+        self.items.push(Arc::new(ContextItem::stamp(event)));
         self.open_request = Some(OpenRequest {
             requested_at_offset: event.offset,
             expires_at: Some(expires_at.clone()),

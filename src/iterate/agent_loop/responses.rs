@@ -2,6 +2,8 @@
 //! head with its cache breakpoint, each item as input items, the `run` calls with their
 //! outputs, and the body around them. Pure: the same state, model and path give the same bytes.
 
+use std::collections::HashMap;
+
 use serde_json::{json, Map, Value};
 
 use super::codemode::{self, Codemode};
@@ -253,26 +255,116 @@ fn words(item: &ContextItem, own_path: Option<&str>) -> String {
         .join("\n")
 }
 
-/// Where the result of the first `run` call of the answer at `answer` is placed: the index of
-/// the last script item for the newest run of `call_id`, when no stamp lies between.
-fn placed_result(state: &AgentLoop, answer: usize, call_id: &str) -> Option<usize> {
-    let run = state
-        .runs
-        .iter()
-        .rev()
-        .find(|(_, call)| call.as_str() == call_id)
-        .map(|(run, _)| *run)?;
-    let result = state
-        .items
-        .iter()
-        .rposition(|item| item.role == Role::Developer && item.script_run() == Some(run))?;
-    let between = state.items.get(answer + 1..result)?;
-    (!between.iter().any(|item| item.stamp)).then_some(result)
+/// Where each answer's first `run` call finds its result: the newest run of each call, the last
+/// script item of each run, and the stamps before each item, taken once per walk so that
+/// placing a result is not a scan of the list.
+struct Placements<'a> {
+    run_of_call: HashMap<&'a str, i64>,
+    last_result: HashMap<i64, usize>,
+    stamps_before: Vec<u32>,
+}
+
+impl<'a> Placements<'a> {
+    fn of(state: &'a AgentLoop) -> Placements<'a> {
+        let mut run_of_call = HashMap::new();
+        for (run, call) in &state.runs {
+            run_of_call.insert(call.as_str(), *run);
+        }
+        let mut last_result = HashMap::new();
+        let mut stamps_before = Vec::with_capacity(state.items.len() + 1);
+        let mut stamps = 0;
+        for (at, item) in state.items.iter().enumerate() {
+            stamps_before.push(stamps);
+            stamps += u32::from(item.stamp);
+            if item.role == Role::Developer {
+                if let Some(run) = item.script_run() {
+                    last_result.insert(run, at);
+                }
+            }
+        }
+        stamps_before.push(stamps);
+        Placements {
+            run_of_call,
+            last_result,
+            stamps_before,
+        }
+    }
+
+    /// Where the result of the first `run` call of the answer at `answer` is placed: the index
+    /// of the last script item for the newest run of `call_id`, when no stamp lies between.
+    fn result(&self, answer: usize, call_id: &str) -> Option<usize> {
+        let run = self.run_of_call.get(call_id)?;
+        let result = *self.last_result.get(run)?;
+        let after = answer + 1;
+        (after <= result && self.stamps_before[result] == self.stamps_before[after])
+            .then_some(result)
+    }
+}
+
+/// What a walk of a request's items hands its input items to: rendered whole for the body, or
+/// as digests for the append-only check, which may keep an item's own digests from one
+/// request to the next.
+pub trait Sink {
+    type Entry;
+    /// The input items `item` renders to alone, each with its `call_id` when it is a call:
+    /// the same at every request for one model and path. `render` makes them.
+    fn own(
+        &mut self,
+        item: &ContextItem,
+        render: &dyn Fn() -> Vec<Value>,
+    ) -> Vec<(Self::Entry, Option<String>)>;
+    /// An input item the walk makes of more than one context item.
+    fn made(&mut self, value: Value) -> Self::Entry;
+    fn push(&mut self, offset: i64, entry: Self::Entry);
+    /// What the rendering could not take from the journal, in words.
+    fn note(&mut self, note: String);
+}
+
+/// The `call_id` of an input item that is a call.
+pub fn call_of(value: &Value) -> Option<String> {
+    (value.field("type").and_then(Value::as_str) == Some("function_call"))
+        .then(|| js_string(value.field("call_id")))
+}
+
+impl Sink for Input {
+    type Entry = Value;
+
+    fn own(
+        &mut self,
+        _: &ContextItem,
+        render: &dyn Fn() -> Vec<Value>,
+    ) -> Vec<(Value, Option<String>)> {
+        render()
+            .into_iter()
+            .map(|value| {
+                let call = call_of(&value);
+                (value, call)
+            })
+            .collect()
+    }
+
+    fn made(&mut self, value: Value) -> Value {
+        value
+    }
+
+    fn push(&mut self, offset: i64, value: Value) {
+        self.items.push(InputItem { offset, value });
+    }
+
+    fn note(&mut self, note: String) {
+        self.notes.push(note);
+    }
 }
 
 /// The input of a request folded to `state`, for `model` and the agent's own `path`.
 pub fn input(state: &AgentLoop, model: Option<&str>, own_path: Option<&str>) -> Input {
     let mut input = Input::default();
+    walk(state, model, own_path, &mut input);
+    input
+}
+
+/// Hands `sink` each input item of a request folded to `state`, in order.
+pub fn walk<S: Sink>(state: &AgentLoop, model: Option<&str>, own_path: Option<&str>, sink: &mut S) {
     let head_at = state
         .items
         .iter()
@@ -280,68 +372,66 @@ pub fn input(state: &AgentLoop, model: Option<&str>, own_path: Option<&str>) -> 
     if let Some(at) = head_at {
         let item = &state.items[at];
         if let Some(Value::Object(sections)) = &item.sections {
-            input
-                .items
-                .extend(head(sections).into_iter().map(|value| InputItem {
-                    offset: item.offset,
-                    value,
-                }));
+            for value in head(sections) {
+                let entry = sink.made(value);
+                sink.push(item.offset, entry);
+            }
         }
     }
+    let placements = Placements::of(state);
     // The results already placed after their answers, by index.
-    let mut placed = std::collections::BTreeMap::new();
+    let mut placed = std::collections::BTreeSet::new();
     for (at, item) in state.items.iter().enumerate() {
-        if Some(at) == head_at || placed.contains_key(&at) {
+        if Some(at) == head_at || placed.contains(&at) {
             continue;
         }
-        let mut push = |value: Value| {
-            input.items.push(InputItem {
-                offset: item.offset,
-                value,
-            })
+        let own = |sink: &mut S, render: &dyn Fn() -> Vec<Value>| {
+            for (entry, _) in sink.own(item, render) {
+                sink.push(item.offset, entry);
+            }
         };
         match (item.role, item.actor_type()) {
-            (Role::System, _) => {
-                if !item.content.is_empty() {
-                    push(message("developer", item.content.as_str()));
+            (Role::System, _) => own(sink, &|| {
+                if item.content.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![message("developer", item.content.as_str())]
                 }
-            }
+            }),
             (Role::Assistant, _) => {
                 let mut first = true;
-                for value in answer(item, model) {
-                    let call_id = (value.field("type").and_then(Value::as_str)
-                        == Some("function_call"))
-                    .then(|| js_string(value.field("call_id")));
-                    push(value);
+                for (entry, call_id) in sink.own(item, &|| answer(item, model)) {
+                    sink.push(item.offset, entry);
                     let Some(call_id) = call_id else {
                         continue;
                     };
                     let output = if !first {
                         NOT_RUN.to_string()
-                    } else if let Some(result) = placed_result(state, at, &call_id) {
-                        placed.insert(result, ());
+                    } else if let Some(result) = placements.result(at, &call_id) {
+                        placed.insert(result);
                         state.items[result].content.clone()
                     } else {
                         NO_RESULT.to_string()
                     };
                     first = false;
-                    push(
+                    let entry = sink.made(
                         json!({"type": "function_call_output", "call_id": call_id, "output": output}),
                     );
+                    sink.push(item.offset, entry);
                 }
             }
-            (Role::Developer, Some("script")) => {
+            (Role::Developer, Some("script")) => own(sink, &|| {
                 let run = item.script_run().unwrap_or_default();
-                push(message(
+                vec![message(
                     "user",
                     format!(
                         "[the result of your script @{run}, which came back after the conversation moved on]\n{}",
                         item.content
                     ),
-                ));
-            }
+                )]
+            }),
             (Role::Developer, actor) if item.compaction.is_none() && actor != Some("user") => {
-                push(message("developer", item.content.as_str()));
+                own(sink, &|| vec![message("developer", item.content.as_str())])
             }
             _ => {
                 if item.files.iter().any(|file| {
@@ -349,16 +439,15 @@ pub fn input(state: &AgentLoop, model: Option<&str>, own_path: Option<&str>) -> 
                         .and_then(Value::as_str)
                         .is_some_and(|t| t.starts_with("image/"))
                 }) {
-                    input.notes.push(format!(
+                    sink.note(format!(
                         "the item @{} attaches an image, which goes as an input_image part whose bytes the journal lacks: only its file line is rendered",
                         item.offset
                     ));
                 }
-                push(message("user", words(item, own_path)));
+                own(sink, &|| vec![message("user", words(item, own_path))])
             }
         }
     }
-    input
 }
 
 /// The `prompt_cache_key`: the agent's path, or `voice/<client>` for a voice call's agent

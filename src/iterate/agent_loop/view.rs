@@ -135,6 +135,35 @@ fn header(item: &ContextItem) -> String {
     header
 }
 
+/// The variant under which the store keeps the count of a loop item's record: the two lowest
+/// bits of a seed or sections item's variant name its rules (0 to 2), never 3.
+pub const TOKEN_VARIANT: i64 = 3;
+
+/// An item's o200k_base tokens: none for no text, else its memo's, else counted now (which
+/// loads the encoding).
+pub fn counted(item: &ContextItem) -> u32 {
+    if item.content.is_empty() {
+        return 0;
+    }
+    item.tokens
+        .get_or_count(|| Encoding::O200kBase.count(&item.content))
+}
+
+/// The item with text the record at `seq` put in the list, when it put one: at the end, or a
+/// compaction's summary (the head a compaction writes has no text of its own).
+pub fn added_by(state: &AgentLoop, seq: u64, compacted: bool) -> Option<&ContextItem> {
+    let item = match state.items.last() {
+        Some(last) if last.seq == seq => Some(last),
+        _ if compacted => state
+            .items
+            .iter()
+            .rev()
+            .find(|item| item.seq == seq && item.compaction.is_some()),
+        _ => None,
+    }?;
+    (!item.content.is_empty()).then_some(item)
+}
+
 /// Each item of the loop's list as the pane shows it.
 pub fn items(state: &AgentLoop, published_through: Option<i64>) -> Vec<ItemView> {
     state
@@ -161,7 +190,7 @@ pub fn items(state: &AgentLoop, published_through: Option<i64>) -> Vec<ItemView>
                 },
                 header: header(item),
                 coalesced: Vec::new(),
-                tokens: Encoding::O200kBase.count(&item.content),
+                tokens: counted(item),
             }
         })
         .collect()
