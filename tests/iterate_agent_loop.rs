@@ -99,6 +99,32 @@ fn given_a_request_the_pause_left_without_a_trigger_when_asked_for_then_it_says_
         vec!["agent-loop-contract", "request-not-opened"],
         "the loop is named once; only the intent at @30 is said, and no input breaks the prefix"
     );
+    let requests = cli.json(&["requests", s(&file), "--json"]);
+    let rows = requests.as_array().expect("a list");
+    assert_eq!(
+        rows.iter()
+            .filter_map(|r| r["offset"].as_i64())
+            .collect::<Vec<_>>(),
+        SENT,
+        "the request list holds the requests the loop sent, not the intent at @30"
+    );
+    let counts = |name: &str| {
+        rows.iter()
+            .filter_map(|r| r[name].as_u64())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        (counts("items"), counts("newlyPublished")),
+        (vec![2, 6, 10, 7, 8], vec![2, 4, 4, 4, 1]),
+        "each row counts the loop's items (fewer after the compaction before @24) and the ones \
+         it sent first"
+    );
+    let diff = cli.json(&["diff", s(&file), "--json"]);
+    assert_eq!(
+        diff["to"]["requestOffset"].as_i64(),
+        Some(26),
+        "a diff names the last request sent by default: {diff}"
+    );
 }
 
 #[test]

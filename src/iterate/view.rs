@@ -753,7 +753,10 @@ impl IterateJournal {
             } else if projection.system.len() + projection.history.len() > size {
                 added_since += 1;
             }
-            if let EventKind::RequestRequested { model } = &event.kind {
+            let agent_loop = projection.rules == Rules::AgentLoop;
+            // As the fold: a request intent the agent loop did not open is no request.
+            let opened = !agent_loop || projection.requests.contains(&event.offset);
+            if let (EventKind::RequestRequested { model }, true) = (&event.kind, opened) {
                 let newly = if monotonic {
                     added_since
                 } else {
@@ -763,9 +766,24 @@ impl IterateJournal {
                         .count() as u64
                 };
                 added_since = 0;
+                // The loop's own list, counted by scanning it: the plain way.
+                let (items, newly) = match projection.agent.as_deref() {
+                    Some(agent) if agent_loop => (
+                        agent.state.items.len() as u64,
+                        agent
+                            .state
+                            .items
+                            .iter()
+                            .filter(|item| before.is_none_or(|p| item.offset > p))
+                            .count() as u64,
+                    ),
+                    _ => (
+                        (projection.system.len() + projection.history.len()) as u64,
+                        newly,
+                    ),
+                };
                 // Counted afresh from the rendered text: the plain way the fold's kept counts
                 // are checked against. An agent-loop row has none, as the fold's.
-                let agent_loop = projection.rules == Rules::AgentLoop;
                 let rendered = super::render::render(
                     &projection,
                     event.offset,
@@ -781,7 +799,7 @@ impl IterateJournal {
                     published_through: projection.published_through.unwrap_or(event.offset),
                     newly_published: newly,
                     compactions_before: compactions,
-                    items: (projection.system.len() + projection.history.len()) as u64,
+                    items,
                     tokens: (!agent_loop).then_some(tokens.total),
                     tokens_exact: !agent_loop && tokens.tokenizer.exact,
                     reported: None,
@@ -1289,10 +1307,12 @@ impl Analyser {
         } else if items > items_before {
             self.since_request.added += 1;
         }
-        if let EventKind::RequestRequested { model } = &event.kind {
+        let agent_loop = self.projection.rules == Rules::AgentLoop;
+        // A request intent the agent loop did not open sent nothing: it is no request.
+        let opened = !agent_loop || self.projection.requests.contains(&event.offset);
+        if let (EventKind::RequestRequested { model }, true) = (&event.kind, opened) {
             // An agent-loop request's input is whole only once the loop writes its sections
             // item after it: its row carries no count.
-            let agent_loop = self.projection.rules == Rules::AgentLoop;
             let (tokens, tokens_exact) = if agent_loop {
                 (0, false)
             } else {
@@ -1315,6 +1335,22 @@ impl Analyser {
                     .filter(|(_, item)| !item.is_published(published_before))
                     .count() as u64
             };
+            // The loop's items are its own list, which the seed and sections lists leave empty.
+            let (items, newly_published) = match projection.agent.as_deref() {
+                Some(agent) if agent_loop => (
+                    agent.state.items.len() as u64,
+                    agent
+                        .state
+                        .items
+                        .iter()
+                        .filter(|item| published_before.is_none_or(|p| item.offset > p))
+                        .count() as u64,
+                ),
+                _ => (
+                    (projection.system.len() + projection.history.len()) as u64,
+                    newly_published,
+                ),
+            };
             let summary = RequestSummary {
                 offset: event.offset,
                 model: model.clone(),
@@ -1322,7 +1358,7 @@ impl Analyser {
                 published_through: projection.published_through.unwrap_or(event.offset),
                 newly_published,
                 compactions_before: self.since_request.compactions,
-                items: (projection.system.len() + projection.history.len()) as u64,
+                items,
                 tokens: (!agent_loop).then_some(tokens),
                 tokens_exact,
                 reported: None,
@@ -1392,7 +1428,7 @@ impl Analyser {
             ));
         }
         match &event.kind {
-            EventKind::RequestRequested { model } => self.analysis.marks.push(mark(
+            EventKind::RequestRequested { model } if opened => self.analysis.marks.push(mark(
                 "request",
                 format!("request {}", model.as_deref().unwrap_or("(no model)")),
             )),
