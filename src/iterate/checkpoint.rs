@@ -215,13 +215,14 @@ fn loop_items(
             }
             LoopItemRef::Added(seq) | LoopItemRef::Summary(seq) | LoopItemRef::Stamp(seq) => *seq,
         };
-        let Some((line, raw)) = store.record_bytes(journal_id, seq)? else {
+        // A loop item keeps no line, so the record's is not looked up.
+        let Some(raw) = store.record_raw(journal_id, seq)? else {
             return Ok(None);
         };
         let Some(value) = crate::record_json::value(&raw) else {
             return Ok(None);
         };
-        let (Some(event), _) = event::parse_owned(seq, line, value) else {
+        let (Some(event), _) = event::parse_owned(seq, 0, value) else {
             return Ok(None);
         };
         let item = match (&event.kind, &r, event.agent.as_deref()) {

@@ -1472,6 +1472,12 @@ impl Store {
             .map(|(raw, _)| (line as u64, raw)))
     }
 
+    /// One record's original bytes by its seq, without its line: what a checkpoint that names
+    /// items by their records reads back when the items keep no line.
+    pub fn record_raw(&self, journal_id: i64, seq: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.kept_record(journal_id, seq)?.map(|(raw, _)| raw))
+    }
+
     /// One record's original bytes and its summary where `events` does not hold it.
     pub(super) fn kept_record(
         &self,
