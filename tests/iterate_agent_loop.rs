@@ -128,6 +128,36 @@ fn given_a_request_the_pause_left_without_a_trigger_when_asked_for_then_it_says_
 }
 
 #[test]
+fn given_the_release_journal_when_its_context_sizes_are_measured_then_each_input_item_is_a_message_and_only_the_compaction_breaks_the_prefix(
+) {
+    let cli = Cli::new();
+    let sizes = cli.json(&["sizes", s(&fixture()), "--json"]);
+    let rows = sizes.as_array().expect("a list");
+    let field =
+        |name: &str| -> Vec<serde_json::Value> { rows.iter().map(|r| r[name].clone()).collect() };
+    assert_eq!(
+        field("messages"),
+        [5, 11, 18, 9, 10].map(serde_json::Value::from),
+        "a row counts the request's input items"
+    );
+    assert!(
+        rows.iter().all(|r| r["frameBytes"] == 0
+            && r["systemBytes"].as_u64().unwrap_or(0) + r["historyBytes"].as_u64().unwrap_or(0)
+                == r["totalBytes"].as_u64().unwrap_or(u64::MAX)),
+        "an input has no frame: every item is in the developer or the conversation lane: {rows:?}"
+    );
+    assert_eq!(
+        field("prefixBreak"),
+        [false, false, false, true, false].map(serde_json::Value::from),
+        "each input extends the one before, but across the compaction before @24"
+    );
+    assert_eq!(
+        rows[3]["compactionsBefore"], 1,
+        "the break at @24 is the compaction's"
+    );
+}
+
+#[test]
 fn given_a_request_when_shown_as_text_then_it_says_what_the_journal_does_not_record() {
     let cli = Cli::new();
     let text = cli.ok(&["request", s(&fixture()), "--at", "4"]);

@@ -17,6 +17,7 @@ use ts_rs::TS;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::dialect::{Dialect, Mark, View};
+use crate::iterate::event::Role;
 use crate::iterate::render::RequestSnapshot;
 use crate::iterate::roles::Rule;
 use crate::iterate::view::RequestSummary;
@@ -155,9 +156,32 @@ pub struct ContextSizes {
     pub first_changed_message: Option<u64>,
 }
 
+/// The input items of a request rendered as a Responses-API body, one message each: such a
+/// request has no frame, and the promise it keeps is that its input starts with every input
+/// item of the one before.
+fn input_items(snapshot: &RequestSnapshot) -> Option<&Vec<serde_json::Value>> {
+    snapshot
+        .responses_body
+        .as_ref()?
+        .get("input")?
+        .as_array()
+        .filter(|input| input.len() == snapshot.messages.len())
+}
+
 /// Measures each lane of one rendered request, by `size` of each message.
 fn lanes(snapshot: &RequestSnapshot, size: impl Fn(usize) -> u64) -> (u64, u64, u64, u64) {
     let (mut frame, mut system, mut history, mut summary) = (0u64, 0u64, 0u64, 0u64);
+    if input_items(snapshot).is_some() {
+        // Each input item is its own message: the developer ones (the head's sections, the
+        // stamps, instructions) stand where a chat request's system lane does.
+        for (index, message) in snapshot.messages.iter().enumerate() {
+            match message.role {
+                Role::System | Role::Developer => system += size(index),
+                _ => history += size(index),
+            }
+        }
+        return (frame, system, history, summary);
+    }
     let last = snapshot.messages.len().saturating_sub(1);
     for index in 0..snapshot.messages.len() {
         let bytes = size(index);
@@ -235,21 +259,31 @@ fn measure(
         u64::from(tokens.messages.get(i).copied().unwrap_or(0))
     });
     let total = frame + system + history + summary_bytes;
+    // Input items are compared whole (ids and breakpoints included), messages by their text.
     let shared_messages = previous.map_or(0, |(_, before, _)| {
-        before
-            .messages
-            .iter()
-            .zip(&snapshot.messages)
-            .take_while(|(a, b)| a == b)
-            .count()
+        match (input_items(before), input_items(snapshot)) {
+            (Some(earlier), Some(later)) => earlier
+                .iter()
+                .zip(later)
+                .take_while(|(a, b)| a == b)
+                .count(),
+            _ => before
+                .messages
+                .iter()
+                .zip(&snapshot.messages)
+                .take_while(|(a, b)| a == b)
+                .count(),
+        }
     });
     let common_prefix_tokens = snapshot.prefix_tokens(shared_messages);
     let (common, prefix_break, first_changed) = match previous {
         None => (0, false, None),
         Some((_, before, before_body)) => {
             let common = common_prefix(before_body, body) as u64;
-            let stable = stable_prefix(before);
-            let broken = !body.starts_with(&stable);
+            let broken = match input_items(before) {
+                Some(earlier) => shared_messages < earlier.len(),
+                None => !body.starts_with(&stable_prefix(before)),
+            };
             let changed = broken.then_some(shared_messages as u64);
             (common, broken, changed)
         }
