@@ -11,7 +11,9 @@ use crate::{agentskit, agui, claude, codex, iterate};
 pub use crate::derived::{
     Analysis, CheckpointCover, Dialect, FoldWatch, Mark, ReadEvent, TipRow, WATCH_EVERY,
 };
-pub use crate::interpreter::{fold_all, Fold, FoldRecord, Interpreter, RecordReader, View};
+pub use crate::interpreter::{
+    fold_all, Controls, Fold, FoldRecord, Interpreter, RecordReader, View,
+};
 
 /// Every dialect, in the order detection asks them: iterate last, as the fallback.
 const INTERPRETERS: [&dyn Interpreter; 5] = [
@@ -139,6 +141,18 @@ pub fn contract(
         Dialect::Iterate => Ok(Some(iterate::contract::of_journal(store, journal.id)?)),
         Dialect::AgUi | Dialect::AgentsKit | Dialect::ClaudeCode | Dialect::Codex => Ok(None),
     }
+}
+
+/// The controls the window shows for one journal: its dialect's, less the transport switch
+/// where its contract renders every request one way (the agent loop's Responses-API bodies).
+pub fn controls(store: &Store, journal: &JournalRow) -> Result<Controls, StoreError> {
+    let controls = crate::interpreter::controls_of(interpreter(journal.dialect));
+    Ok(match contract(store, journal)? {
+        Some(contract) if contract.name == iterate::contract::ContractName::AgentLoop => {
+            controls.one_transport()
+        }
+        _ => controls,
+    })
 }
 
 /// A transcript's request as its provider got it: Claude Code's as Messages API messages,

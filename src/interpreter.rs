@@ -127,9 +127,10 @@ pub struct Controls {
     /// The units J/K (the first) and c/C (`compaction`) step by: `request`, `compaction`,
     /// `run`. A dialect with none has no such keys.
     pub steps: Vec<String>,
-    /// Requests are rendered per provider transport: the transport switch (t) and the
-    /// context-size plot (x) apply.
+    /// Requests are rendered per provider transport: the transport switch (t) applies.
     pub transports: bool,
+    /// Requests are rendered and measured: the context-size plot (x) applies.
+    pub sizes: bool,
     /// The views the dialect's fold builds (its `offers`), which the window's centre pane
     /// shows at a selection.
     pub views: Vec<View>,
@@ -141,6 +142,7 @@ impl Controls {
             item_filters,
             steps: Vec::new(),
             transports: false,
+            sizes: false,
             views: Vec::new(),
             breakpoints: breakpoints.iter().map(|b| b.to_string()).collect(),
             legend: legend.iter().map(|l| l.to_string()).collect(),
@@ -156,6 +158,14 @@ impl Controls {
     /// The same controls with the transport switch and the context-size plot.
     pub fn with_transports(mut self) -> Controls {
         self.transports = true;
+        self.sizes = true;
+        self
+    }
+
+    /// The same controls for a journal whose requests render alike on every transport: no
+    /// transport switch.
+    pub fn one_transport(mut self) -> Controls {
+        self.transports = false;
         self
     }
 }

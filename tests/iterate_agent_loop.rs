@@ -158,6 +158,41 @@ fn given_the_release_journal_when_its_context_sizes_are_measured_then_each_input
 }
 
 #[test]
+fn given_an_agent_loop_journal_when_opened_then_the_window_gets_its_size_plot_but_no_transport_switch(
+) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut quiet = |_| {};
+    let mut control = journalscope::import::ImportControl {
+        progress: &mut quiet,
+        cancel: None,
+    };
+    let open = |path: &Path, control: &mut journalscope::import::ImportControl<'_>| {
+        let db = dir.path().join(format!(
+            "{}.sqlite",
+            path.file_stem()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default()
+        ));
+        journalscope::journal::Journal::open(path, Some(&db), control)
+            .expect("opens")
+            .info()
+            .expect("its info")
+            .controls
+    };
+    let controls = open(&fixture(), &mut control);
+    assert!(
+        !controls.transports && controls.sizes,
+        "every agent-loop request is one Responses-API body, whatever the transport: {controls:?}"
+    );
+    let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/iterate/basic.jsonl");
+    let controls = open(&seed, &mut control);
+    assert!(
+        controls.transports && controls.sizes,
+        "a seed-contract journal renders per transport: {controls:?}"
+    );
+}
+
+#[test]
 fn given_a_request_when_shown_as_text_then_it_says_what_the_journal_does_not_record() {
     let cli = Cli::new();
     let text = cli.ok(&["request", s(&fixture()), "--at", "4"]);

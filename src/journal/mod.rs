@@ -214,9 +214,7 @@ impl Journal {
             warnings,
             import_kind: self.import_kind,
             contract: self.contract()?,
-            controls: crate::interpreter::controls_of(crate::dialect::interpreter(
-                self.row.dialect,
-            )),
+            controls: crate::dialect::controls(&self.store, &self.row)?,
         })
     }
 

@@ -27,10 +27,13 @@ legend: Array<string>,
  */
 steps: Array<string>, 
 /**
- * Requests are rendered per provider transport: the transport switch (t) and the
- * context-size plot (x) apply.
+ * Requests are rendered per provider transport: the transport switch (t) applies.
  */
 transports: boolean, 
+/**
+ * Requests are rendered and measured: the context-size plot (x) applies.
+ */
+sizes: boolean, 
 /**
  * The views the dialect's fold builds (its `offers`), which the window's centre pane
  * shows at a selection.

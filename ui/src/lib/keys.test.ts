@@ -85,10 +85,11 @@ describe("keys follow the journal's controls", () => {
     legend: ["request", "compaction", "diagnostic"],
     steps: ["request", "compaction"],
     transports: true,
+    sizes: true,
     views: ["projection", "requests", "compactions", "item-filters"],
   };
-  const agui: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["run", "diagnostic"], steps: ["run"], transports: false, views: ["thread"] };
-  const kit: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, views: ["snapshots"] };
+  const agui: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["run", "diagnostic"], steps: ["run"], transports: false, sizes: false, views: ["thread"] };
+  const kit: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, sizes: false, views: ["snapshots"] };
 
   it("J/K step by the dialect's first unit: requests for iterate, runs for AG-UI, nothing for AgentsKit", () => {
     expect(actionFor({ key: "K" }, iterate), "iterate K is the next request").toEqual({ kind: "step", target: "request", forward: true });
@@ -103,6 +104,13 @@ describe("keys follow the journal's controls", () => {
       expect(actionFor({ key }, agui), `AG-UI ignores ${key}`).toBeNull();
       expect(actionFor({ key }, kit), `AgentsKit ignores ${key}`).toBeNull();
     }
+  });
+
+  it("a journal whose requests render one way has the size plot but no transport switch", () => {
+    const loop: Controls = { ...iterate, transports: false };
+    expect(actionFor({ key: "x" }, loop), "x shows the sizes of its requests").toEqual({ kind: "plot" });
+    expect(actionFor({ key: "t" }, loop), "t has no other transport to switch to").toBeNull();
+    expect(bindingsFor(loop).map((b) => b.keys), "the help does not list t").not.toContain("t");
   });
 
   it("the help lists exactly the keys that run, naming the unit J/K step by", () => {
@@ -143,8 +151,8 @@ describe("keys in a focused list of rows", () => {
   });
 
   it("given an AG-UI journal, when the help is listed, then it names the list keys, and not for other dialects", () => {
-    const agui: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["run", "diagnostic"], steps: ["run"], transports: false, views: ["thread"] };
-    const kit: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, views: ["snapshots"] };
+    const agui: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["run", "diagnostic"], steps: ["run"], transports: false, sizes: false, views: ["thread"] };
+    const kit: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, sizes: false, views: ["snapshots"] };
     const listed = (c: Controls) => bindingsFor(c).some((b) => b.label.includes("message or diagnostic list"));
     expect(listed(agui), "AG-UI's help says how to move through a step's lists").toBe(true);
     expect(listed(kit), "AgentsKit has no such lists, so its help does not list the keys").toBe(false);

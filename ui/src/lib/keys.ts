@@ -36,7 +36,7 @@ export interface KeyPress {
 const step = (target: StepTarget, forward: boolean): Action => ({ kind: "step", target, forward });
 
 /** What a key needs of the journal's controls to mean anything there. */
-type Needs = "steps" | "requests" | "compaction" | "transports" | "thread";
+type Needs = "steps" | "requests" | "compaction" | "transports" | "sizes" | "thread";
 
 /** The bindings in the order the help overlay shows them; `{unit}` is the unit J/K step by. */
 export const BINDINGS: { keys: string; label: string; needs?: Needs }[] = [
@@ -60,7 +60,7 @@ export const BINDINGS: { keys: string; label: string; needs?: Needs }[] = [
   { keys: "Ctrl+O", label: "open a journal" },
   { keys: "o", label: "connect to a stream" },
   { keys: "=", label: "pause / resume the live view (arrivals are still stored)" },
-  { keys: "x", label: "show or hide the context-size plot", needs: "transports" },
+  { keys: "x", label: "show or hide the context-size plot", needs: "sizes" },
   { keys: "X", label: "export a report or a JSONL slice" },
   { keys: "?", label: "show or hide the About box and these keys" },
   { keys: "Esc", label: "close the overlay" },
@@ -77,6 +77,7 @@ function meets(needs: Needs | undefined, controls: Controls | null): boolean {
   if (needs === "requests") return controls.steps.includes("request");
   if (needs === "compaction") return controls.steps.includes("compaction");
   if (needs === "thread") return controls.views.includes("thread");
+  if (needs === "sizes") return controls.sizes;
   return controls.transports;
 }
 
@@ -153,7 +154,7 @@ export function actionFor(press: KeyPress, controls: Controls | null = null): Ac
     case "=":
       return { kind: "pause" };
     case "x":
-      return meets("transports", controls) ? { kind: "plot" } : null;
+      return meets("sizes", controls) ? { kind: "plot" } : null;
     case "X":
       return { kind: "export" };
     case "Escape":

@@ -23,7 +23,7 @@ function key(): string {
 }
 
 export async function loadSizes() {
-  if (!ui.info?.controls.transports) {
+  if (!ui.info?.controls.sizes) {
     reports.sizes = [];
     return;
   }
@@ -39,8 +39,8 @@ export async function loadSizes() {
 }
 
 export function togglePlot() {
-  if (!ui.info?.controls.transports) {
-    ui.notice = "this journal's requests are not rendered per transport: it has no context-size plot";
+  if (!ui.info?.controls.sizes) {
+    ui.notice = "this journal's requests are not rendered: it has no context-size plot";
     return;
   }
   reports.plot = !reports.plot;

@@ -22,7 +22,7 @@ const fixture = vi.hoisted(() => ({
     errors: 0,
     warnings: 0,
     importKind: "fresh",
-    controls: { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, views: ["snapshots"] },
+    controls: { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, sizes: false, views: ["snapshots"] },
   },
 }));
 
