@@ -79,11 +79,12 @@ fn given_two_consecutive_requests_when_diffed_then_the_shared_prefix_and_the_add
             added(6, "reasoning"),
             added(6, "message"),
             added(6, "function_call"),
-            added(6, "function_call_output"),
+            added(10, "function_call_output"),
             added(11, "message"),
             added(12, "message"),
         ],
-        "the answer @6 as its input items, the stamp @11 and the sections update @12 are added, each with its type"
+        "the answer @6 as its input items, its call's output from the script result @10, the \
+         stamp @11 and the sections update @12 are added, each with its type"
     );
     let fields: Vec<(&str, &str)> = diff["bodyFields"]
         .as_array()
@@ -134,8 +135,9 @@ fn given_two_requests_across_the_compaction_when_diffed_then_the_break_is_explai
     let broke = &diff["prefixBreak"];
     assert_eq!(
         broke["causes"][0],
-        serde_json::json!({"kind": "compaction", "offset": 23, "cutoff": 14, "removed": [3, 4, 6, 11, 12, 13]}),
-        "the compaction @23 explains the break, naming the items of @18 it replaced: {broke}"
+        serde_json::json!({"kind": "compaction", "offset": 23, "cutoff": 14, "removed": [3, 4, 6, 10, 11, 12, 13]}),
+        "the compaction @23 explains the break, naming the items of @18 it replaced, the script \
+         result @10 that went as its call's output among them: {broke}"
     );
     assert_eq!(
         broke["expected"], true,

@@ -414,9 +414,9 @@ async fn agent_loop_request(c: &Client) -> Outcome {
     check(
         output["text"] == json!("# Changelog\n1.4: fixes")
             && output["call"] == json!("call_a1")
-            && output["offset"] == json!("6"),
+            && output["offset"] == json!("10"),
         &format!(
-            "the run's output is the script's result, under its call, rendered with the answer @6 that made it: {output}"
+            "the run's output is the script's result, under its call, from the script item @10 that carries it: {output}"
         ),
     )?;
     check(
@@ -445,15 +445,13 @@ async fn agent_loop_request(c: &Client) -> Outcome {
     )?;
     screenshot(c, "app-07a-agent-loop-request").await?;
 
-    // The output's offset is a link: a click selects the answer @6; four events on, at @10,
-    // the projection shows the run settled and its result in the list.
+    // The output's offset is a link: a click selects the script result @10, where the
+    // projection shows the run settled and its result in the list.
     click(
         c,
         "[data-testid=input-item]:nth-child(9) [data-testid=input-offset]",
     )
     .await?;
-    wait_selected(c, 6).await?;
-    keys(c, "jjjj").await?;
     wait_selected(c, 10).await?;
     click(c, "[data-testid=tab-projection]").await?;
     wait_until(

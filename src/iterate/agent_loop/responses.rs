@@ -405,19 +405,21 @@ pub fn walk<S: Sink>(state: &AgentLoop, model: Option<&str>, own_path: Option<&s
                     let Some(call_id) = call_id else {
                         continue;
                     };
-                    let output = if !first {
-                        NOT_RUN.to_string()
+                    // A placed result's output renders the script item that carries it.
+                    let (output, from) = if !first {
+                        (NOT_RUN.to_string(), item.offset)
                     } else if let Some(result) = placements.result(at, &call_id) {
                         placed.insert(result);
-                        state.items[result].content.clone()
+                        let result = &state.items[result];
+                        (result.content.clone(), result.offset)
                     } else {
-                        NO_RESULT.to_string()
+                        (NO_RESULT.to_string(), item.offset)
                     };
                     first = false;
                     let entry = sink.made(
                         json!({"type": "function_call_output", "call_id": call_id, "output": output}),
                     );
-                    sink.push(item.offset, entry);
+                    sink.push(from, entry);
                 }
             }
             (Role::Developer, Some("script")) => own(sink, &|| {
