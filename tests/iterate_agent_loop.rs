@@ -193,6 +193,27 @@ fn given_an_agent_loop_journal_when_opened_then_the_window_gets_its_size_plot_bu
 }
 
 #[test]
+fn given_a_result_in_time_and_one_after_the_next_request_when_the_runs_are_shown_then_each_says_which(
+) {
+    let cli = Cli::new();
+    let runs = |file: &Path, at: &str| {
+        cli.json(&["state", s(file), "--at", at, "--json"])["agentLoop"]["runs"].clone()
+    };
+    let release = runs(&fixture(), "12");
+    assert_eq!(
+        (&release[0]["result"], &release[0]["inTime"]),
+        (&serde_json::json!(10), &serde_json::json!(true)),
+        "the changelog's result @10 came back before the next request: it went as the call's output: {release}"
+    );
+    let late = runs(&replay("late-result"), "15");
+    assert_eq!(
+        (&late[0]["result"], &late[0]["inTime"]),
+        (&serde_json::json!(14), &serde_json::json!(false)),
+        "the slow script's result @14 came back after request @10 opened: it went as a late message: {late}"
+    );
+}
+
+#[test]
 fn given_a_request_when_shown_as_text_then_it_says_what_the_journal_does_not_record() {
     let cli = Cli::new();
     let text = cli.ok(&["request", s(&fixture()), "--at", "4"]);
@@ -512,10 +533,11 @@ fn given_the_release_journal_when_projected_then_the_list_and_the_runs_are_shown
     assert_eq!(
         view["agentLoop"]["runs"],
         serde_json::json!([
-            {"run": 8, "callId": "call_a1", "settled": true, "result": 10},
-            {"run": 15, "callId": "call_b2", "settled": true, "result": 20},
+            {"run": 8, "callId": "call_a1", "settled": true, "result": 10, "inTime": true},
+            {"run": 15, "callId": "call_b2", "settled": true, "result": 20, "inTime": false},
         ]),
-        "each run with its call, settlement and result: {view}"
+        "each run with its call, settlement and result, and whether the result came back \
+         before the next request (@20 after @18 opened): {view}"
     );
     assert_eq!(
         view["agentLoop"]["openRequest"],

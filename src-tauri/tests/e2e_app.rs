@@ -456,10 +456,11 @@ async fn agent_loop_request(c: &Client) -> Outcome {
     click(c, "[data-testid=tab-projection]").await?;
     wait_until(
         c,
-        "the projection at @10 with the run settled and its result listed",
+        "the projection at @10 with the run settled, its result listed and in time",
         "const p = document.querySelector('[data-testid=projection]'); \
          const run = document.querySelector('[data-testid=loop-run]'); \
          return !!p && p.dataset.at === '10' && !!run && run.dataset.settled === 'true' \
+           && run.dataset.inTime === 'true' && run.textContent.includes('in time') \
            && run.textContent.includes('call_a1') \
            && !!p.querySelector('[data-testid=item-card][data-offset=\"10\"]');",
     )

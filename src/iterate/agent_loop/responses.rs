@@ -2,7 +2,7 @@
 //! head with its cache breakpoint, each item as input items, the `run` calls with their
 //! outputs, and the body around them. Pure: the same state, model and path give the same bytes.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{json, Map, Value};
 
@@ -363,8 +363,38 @@ pub fn input(state: &AgentLoop, model: Option<&str>, own_path: Option<&str>) -> 
     input
 }
 
-/// Hands `sink` each input item of a request folded to `state`, in order.
-pub fn walk<S: Sink>(state: &AgentLoop, model: Option<&str>, own_path: Option<&str>, sink: &mut S) {
+/// The indices of the script items whose result goes as its call's output, the model having
+/// had it in time: any other script item goes as a late message of its own.
+pub fn placed(state: &AgentLoop) -> BTreeSet<usize> {
+    /// Reads only the answers' calls.
+    struct Calls;
+    impl Sink for Calls {
+        type Entry = ();
+        fn own(
+            &mut self,
+            item: &ContextItem,
+            render: &dyn Fn() -> Vec<Value>,
+        ) -> Vec<((), Option<String>)> {
+            if item.role != Role::Assistant {
+                return Vec::new();
+            }
+            render().iter().map(|value| ((), call_of(value))).collect()
+        }
+        fn made(&mut self, _: Value) {}
+        fn push(&mut self, _: i64, _: ()) {}
+        fn note(&mut self, _: String) {}
+    }
+    walk(state, None, None, &mut Calls)
+}
+
+/// Hands `sink` each input item of a request folded to `state`, in order, and says which
+/// script items went as a call's output.
+pub fn walk<S: Sink>(
+    state: &AgentLoop,
+    model: Option<&str>,
+    own_path: Option<&str>,
+    sink: &mut S,
+) -> BTreeSet<usize> {
     let head_at = state
         .items
         .iter()
@@ -380,7 +410,7 @@ pub fn walk<S: Sink>(state: &AgentLoop, model: Option<&str>, own_path: Option<&s
     }
     let placements = Placements::of(state);
     // The results already placed after their answers, by index.
-    let mut placed = std::collections::BTreeSet::new();
+    let mut placed = BTreeSet::new();
     for (at, item) in state.items.iter().enumerate() {
         if Some(at) == head_at || placed.contains(&at) {
             continue;
@@ -450,6 +480,7 @@ pub fn walk<S: Sink>(state: &AgentLoop, model: Option<&str>, own_path: Option<&s
             }
         }
     }
+    placed
 }
 
 /// The `prompt_cache_key`: the agent's path, or `voice/<client>` for a voice call's agent

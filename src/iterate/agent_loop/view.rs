@@ -25,6 +25,9 @@ pub struct RunView {
     /// The script item that carries its result, if one is in the list.
     #[ts(type = "number | null")]
     pub result: Option<i64>,
+    /// Whether that result reached the model in time, as its call's output; a result that
+    /// came back after the next request opened goes as a late message of its own.
+    pub in_time: Option<bool>,
 }
 
 /// The loop beside its items.
@@ -65,20 +68,23 @@ impl AgentLoopView {
             reminded: false,
         });
         let owed = state.owed_answer.is_some();
+        let placed = super::responses::placed(state);
         AgentLoopView {
             runs: state
                 .runs
                 .iter()
-                .map(|(run, call)| RunView {
-                    run: *run,
-                    call_id: call.clone(),
-                    settled: !state.pending_runs.contains(run),
-                    result: state
+                .map(|(run, call)| {
+                    let result = state
                         .items
                         .iter()
-                        .rev()
-                        .find(|item| item.script_run() == Some(*run))
-                        .map(|item| item.offset),
+                        .rposition(|item| item.script_run() == Some(*run));
+                    RunView {
+                        run: *run,
+                        call_id: call.clone(),
+                        settled: !state.pending_runs.contains(run),
+                        result: result.map(|at| state.items[at].offset),
+                        in_time: result.map(|at| placed.contains(&at)),
+                    }
                 })
                 .collect(),
             pending_trigger: trigger.map(|t| t.offset),
@@ -230,7 +236,8 @@ mod tests {
                 run: 4,
                 call_id: "c1".to_string(),
                 settled: false,
-                result: Some(5)
+                result: Some(5),
+                in_time: Some(true),
             }],
             "the run, its call, not settled, its result in the list"
         );

@@ -11,4 +11,9 @@ run: number, callId: string, settled: boolean,
 /**
  * The script item that carries its result, if one is in the list.
  */
-result: number | null, };
+result: number | null, 
+/**
+ * Whether that result reached the model in time, as its call's output; a result that
+ * came back after the next request opened goes as a late message of its own.
+ */
+inTime: boolean | null, };
