@@ -224,7 +224,10 @@ fn journal_file(options: &BenchOptions) -> Result<(PathBuf, bool), BenchError> {
 
 /// The generated journal of `events` events of the bench's dialect and seed. A shorter one is
 /// a prefix of a longer one: the generator cuts the same stream.
-fn generated(options: &BenchOptions, events: u64) -> Result<(PathBuf, bool), BenchError> {
+pub(super) fn generated(
+    options: &BenchOptions,
+    events: u64,
+) -> Result<(PathBuf, bool), BenchError> {
     let name = format!(
         "bench-{}-{events}-s{}.jsonl",
         journal_kind(options),
@@ -259,7 +262,7 @@ fn generated(options: &BenchOptions, events: u64) -> Result<(PathBuf, bool), Ben
 
 /// The dialect, and an iterate journal's contract when it is not the seed's, as file names
 /// and the report give it: `iterate`, `iterate-agent-loop`, `ag-ui`.
-fn journal_kind(options: &BenchOptions) -> String {
+pub(super) fn journal_kind(options: &BenchOptions) -> String {
     if options.dialect == Dialect::Iterate && options.contract != ContractName::Seed {
         format!("iterate-{}", options.contract.as_str())
     } else {
@@ -300,7 +303,7 @@ pub fn child_import(file: &Path, db: &Path) -> Result<ChildImport, JournalError>
 /// running for seconds, on the same two cores as whatever is timed next: the import would pay
 /// for the generator, and `jq` for the import. Best effort: without `sync`, phases are
 /// timed as they come.
-fn settle() {
+pub(super) fn settle() {
     let _ = Command::new("sync")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -308,7 +311,7 @@ fn settle() {
         .status();
 }
 
-fn remove_database(db: &Path) {
+pub(super) fn remove_database(db: &Path) {
     for suffix in ["", "-wal", "-shm"] {
         let mut name = db.as_os_str().to_owned();
         name.push(suffix);
@@ -316,7 +319,7 @@ fn remove_database(db: &Path) {
     }
 }
 
-fn time_peer(tool: &str, args: &[String], stdout_null: bool) -> Option<f64> {
+pub(super) fn time_peer(tool: &str, args: &[String], stdout_null: bool) -> Option<f64> {
     let start = Instant::now();
     let status = Command::new(tool)
         .args(args)
@@ -337,7 +340,7 @@ fn time_peer(tool: &str, args: &[String], stdout_null: bool) -> Option<f64> {
 /// store's bulk load uses. The import's `sqlite3` target asks for a ratio that only an import
 /// faster than this could reach, so the bench measures it beside the peers rather than the
 /// README asserting it.
-fn store_floor(file: &Path, db: &Path) -> Result<f64, BenchError> {
+pub(super) fn store_floor(file: &Path, db: &Path) -> Result<f64, BenchError> {
     let fail = |message: String| BenchError::Floor {
         path: db.to_path_buf(),
         message,
@@ -638,7 +641,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
 
 /// Reads `file` once, in 8 MiB chunks, and does nothing with its bytes: the floor under any
 /// import, measured warm (the import and the peers have just read it).
-fn read_floor(file: &Path) -> Result<f64, BenchError> {
+pub(super) fn read_floor(file: &Path) -> Result<f64, BenchError> {
     let fail = |err: std::io::Error| BenchError::Floor {
         path: file.to_path_buf(),
         message: err.to_string(),
@@ -652,7 +655,7 @@ fn read_floor(file: &Path) -> Result<f64, BenchError> {
 
 /// Imports `file` into a fresh database at `db` in a child, so that the peak memory it reports
 /// is the import's alone: the wall time of the whole process, and the child's report.
-fn import_in_child(
+pub(super) fn import_in_child(
     options: &BenchOptions,
     file: &Path,
     db: &Path,
@@ -1111,11 +1114,23 @@ pub fn render_text(report: &BenchReport) -> String {
         ));
     }
     line(String::new());
-    line(format!(
-        "{:<28} {:>12}  {:<12} {}",
-        "figure", "value", "target", "result"
-    ));
-    for check in &report.checks {
+    out.push_str(&render_checks(&report.checks));
+    out
+}
+
+/// The checks as a table: each figure, its value, its target and whether this run met it.
+pub fn render_checks(checks: &[Check]) -> String {
+    let width = checks
+        .iter()
+        .map(|check| check.figure.len())
+        .max()
+        .unwrap_or(0)
+        .max(28);
+    let mut out = format!(
+        "{:<width$} {:>14}  {:<12} result\n",
+        "figure", "value", "target"
+    );
+    for check in checks {
         let value = if check.value.is_nan() {
             "n/a".to_string()
         } else {
@@ -1126,8 +1141,8 @@ pub fn render_text(report: &BenchReport) -> String {
             Some(false) => "FAIL",
             None => "not measured",
         };
-        line(format!(
-            "{:<28} {:>12}  {:<12} {result}",
+        out.push_str(&format!(
+            "{:<width$} {:>14}  {:<12} {result}\n",
             check.figure, value, check.target
         ));
     }

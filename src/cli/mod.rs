@@ -5,6 +5,7 @@ mod bench;
 mod output;
 mod prefix;
 mod tail;
+mod throughput;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -142,6 +143,10 @@ enum Command {
         /// Also time `jq -c .` and the `sqlite3` shell's `.import` on the same file.
         #[arg(long)]
         compare: bool,
+        /// Time only the import of every dialect's journal, each beside the floors measured in
+        /// the same run: reading the file, storing its lines in SQLite unparsed, and `jq -c .`.
+        #[arg(long, conflicts_with_all = ["dialect", "contract", "compare"])]
+        imports: bool,
         #[arg(long)]
         json: bool,
     },
@@ -770,13 +775,14 @@ pub fn run(cli: Cli) -> Result<()> {
             contract,
             dir,
             compare,
+            imports,
             json,
         } => {
             let dir = dir.unwrap_or_else(|| std::env::temp_dir().join("journalscope-bench"));
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
             let exe = std::env::current_exe().context("cannot find the journalscope binary")?;
-            let report = bench::run(&bench::BenchOptions {
+            let options = bench::BenchOptions {
                 dialect,
                 events,
                 seed,
@@ -784,11 +790,21 @@ pub fn run(cli: Cli) -> Result<()> {
                 dir,
                 compare,
                 exe,
-            })?;
-            if json {
-                output::json(&mut out, &report)?;
+            };
+            if imports {
+                let report = throughput::run(&options)?;
+                if json {
+                    output::json(&mut out, &report)?;
+                } else {
+                    write!(out, "{}", throughput::render_text(&report))?;
+                }
             } else {
-                write!(out, "{}", bench::render_text(&report))?;
+                let report = bench::run(&options)?;
+                if json {
+                    output::json(&mut out, &report)?;
+                } else {
+                    write!(out, "{}", bench::render_text(&report))?;
+                }
             }
         }
         Command::Diff {
