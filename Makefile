@@ -62,7 +62,7 @@ system-deps:
 # Nightly and cargo-fuzz are installed when missing. The targets are safe Rust, so they look
 # for panics, overflows (debug assertions are on) and stack exhaustion without AddressSanitizer.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := line_reader sse_frames iterate_reducer agui_reducer agentskit_reducer record_json
+FUZZ_TARGETS := line_reader sse_frames iterate_reducer agui_reducer agentskit_reducer record_json record_tree
 
 fuzz:
 	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal

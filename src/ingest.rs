@@ -90,7 +90,7 @@ impl Ingest {
                 return Ok(None);
             }
             for record in &slice? {
-                fold.feed(FoldRecord::of(record), record.json());
+                fold.feed(FoldRecord::of(record), record.parsed());
                 if fold.records() % WATCH_EVERY as u64 == 0 && watch(fold.records()).is_break() {
                     return Ok(None);
                 }

@@ -6,6 +6,8 @@
 
 use serde_json::Value;
 
+use crate::record_json::{parse_tree, Parsed};
+
 use crate::derived::{Analysis, Dialect, ReadEvent};
 use crate::diagnostic::Diagnostic;
 use crate::source::RawRecord;
@@ -15,9 +17,10 @@ use crate::store::{Store, StoreError, StoredEvent};
 /// (the highest offset so far, say), so one reader follows one journal from its first record,
 /// or is made for the record after the last one stored.
 pub trait RecordReader: Send {
-    /// `value` is the record parsed as JSON, or `None` when it is not JSON (the caller has
-    /// already reported that).
-    fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent;
+    /// `parsed` is the record parsed as JSON, or `None` when it is not JSON (the caller has
+    /// already reported that). A reader takes from its tree only the fields it reads; one that
+    /// reads a `serde_json::Value` makes the tree into one, which the fold then gets.
+    fn read(&mut self, record: &RawRecord, parsed: Option<&mut Parsed<'_>>) -> ReadEvent;
 
     /// What a last record that ends the input without a line break and is not JSON is: by
     /// default what any record that is not JSON is. A dialect whose writer appends as it goes
@@ -56,8 +59,9 @@ impl<'a> FoldRecord<'a> {
 /// A dialect's reducer as an ingest runs it: it takes the records in file order, one at a time,
 /// and never does I/O or fails (what is wrong with a record becomes a diagnostic at its seq).
 pub trait Fold: Send {
-    /// Folds the next record; `value` is the record parsed as JSON, the fold's to keep.
-    fn feed(&mut self, record: FoldRecord<'_>, value: Option<Value>);
+    /// Folds the next record; `parsed` is the record parsed as JSON, the fold's to keep what
+    /// it needs of (the value the reader may have made of it included).
+    fn feed(&mut self, record: FoldRecord<'_>, parsed: Option<Parsed<'_>>);
 
     /// What the fold found since it was last asked and no later record changes: diagnostics,
     /// marks, request rows, checkpoints and the blocks they share.
@@ -234,7 +238,7 @@ pub fn controls_of(interpreter: &dyn Interpreter) -> Controls {
 pub fn fold_all(interpreter: &dyn Interpreter, events: &[StoredEvent]) -> Analysis {
     let mut fold = interpreter.fold();
     for record in events {
-        fold.feed(FoldRecord::of(record), record.json());
+        fold.feed(FoldRecord::of(record), record.parsed());
     }
     let mut analysis = fold.take_found();
     analysis.absorb(fold.end());
@@ -243,16 +247,16 @@ pub fn fold_all(interpreter: &dyn Interpreter, events: &[StoredEvent]) -> Analys
 
 /// Reads one record as every ingest does: its bytes parsed once (a key given twice is a
 /// warning, bytes that are not JSON an error), then the dialect's reader. `unterminated` says
-/// the record ends the input without a line break. The parsed value, for the fold.
-pub fn read_record(
+/// the record ends the input without a line break. The parsed record, for the fold.
+pub fn read_record<'a>(
     reader: &mut dyn RecordReader,
-    record: &RawRecord,
+    record: &'a RawRecord,
     unterminated: bool,
-) -> (ReadEvent, Option<Value>) {
-    match crate::record_json::parse(&record.bytes) {
-        Ok(parsed) => {
-            let mut read = reader.read(record, Some(&parsed.value));
-            for key in parsed.duplicate_keys {
+) -> (ReadEvent, Option<Parsed<'a>>) {
+    match parse_tree(&record.bytes) {
+        Ok((mut parsed, duplicate_keys)) => {
+            let mut read = reader.read(record, Some(&mut parsed));
+            for key in duplicate_keys {
                 read.diagnostics.push(Diagnostic::warning(
                     record.line,
                     read.offset,
@@ -260,7 +264,7 @@ pub fn read_record(
                     format!("key {key:?} appears twice in one object: the last one counts"),
                 ));
             }
-            (read, Some(parsed.value))
+            (read, Some(parsed))
         }
         Err(err) => {
             let mut read = reader.read(record, None);

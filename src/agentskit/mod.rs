@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
 use crate::diagnostic::Diagnostic;
 use crate::interpreter::{Controls, Fold, FoldRecord, Interpreter, RecordReader, View};
-use crate::record_json::Field;
+use crate::record_json::{Field, Parsed};
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError, StoredEvent};
 
@@ -284,8 +284,8 @@ impl Interpreter for AgentsKit {
 }
 
 impl RecordReader for Reader {
-    fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent {
-        Reader::read(self, record, value)
+    fn read(&mut self, record: &RawRecord, parsed: Option<&mut Parsed<'_>>) -> ReadEvent {
+        Reader::read(self, record, parsed.map(Parsed::value))
     }
 }
 
@@ -345,7 +345,8 @@ struct KitFold {
 }
 
 impl Fold for KitFold {
-    fn feed(&mut self, record: FoldRecord<'_>, value: Option<Value>) {
+    fn feed(&mut self, record: FoldRecord<'_>, parsed: Option<Parsed<'_>>) {
+        let value = parsed.map(Parsed::into_value);
         let line = Line::of(record.seq, record.line, record.offset, value.as_ref());
         if self.session.is_none() {
             if let Ok(

@@ -34,7 +34,7 @@ use serde_json::Value;
 
 use crate::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
 use crate::interpreter::{Controls, Fold, FoldRecord, Interpreter, RecordReader, View};
-use crate::record_json::Field;
+use crate::record_json::{Field, Parsed};
 use crate::source::{detect_framing, split, Position, RawRecord};
 use crate::store::{Store, StoreError, StoredEvent};
 
@@ -129,8 +129,8 @@ impl Interpreter for AgUi {
 }
 
 impl RecordReader for Reader {
-    fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent {
-        Reader::read(self, record, value)
+    fn read(&mut self, record: &RawRecord, parsed: Option<&mut Parsed<'_>>) -> ReadEvent {
+        Reader::read(self, record, parsed.map(Parsed::value))
     }
 }
 
@@ -147,7 +147,8 @@ struct AgUiFold {
 }
 
 impl Fold for AgUiFold {
-    fn feed(&mut self, record: FoldRecord<'_>, value: Option<Value>) {
+    fn feed(&mut self, record: FoldRecord<'_>, parsed: Option<Parsed<'_>>) {
+        let value = parsed.map(Parsed::into_value);
         let at = At {
             seq: record.seq,
             line: record.line,

@@ -11,7 +11,7 @@ use super::line::{digest, reported_usage, shape, ByDigest, Line};
 use crate::derived::{Analysis, CheckpointCover, Link, Mark};
 use crate::diagnostic::Diagnostic;
 use crate::interpreter::{Fold, FoldRecord};
-use crate::record_json::Field;
+use crate::record_json::{Field, Parsed};
 use crate::transcript::RequestRow;
 
 pub use super::checkpoint::FORMAT;
@@ -612,7 +612,8 @@ fn encode_row(row: &RequestRow) -> String {
 const PROVISIONAL_CODES: &[&str] = &["parent-not-found", "compaction-without-summary-yet"];
 
 impl Fold for ConversationFold {
-    fn feed(&mut self, record: FoldRecord<'_>, value: Option<Value>) {
+    fn feed(&mut self, record: FoldRecord<'_>, parsed: Option<Parsed<'_>>) {
+        let value = parsed.map(Parsed::into_value);
         self.records += 1;
         let Some(value) = value else { return };
         let Some(line) = Line::of(&value) else { return };

@@ -31,7 +31,7 @@ use crate::interpreter::{Controls, Fold, Interpreter, RecordReader, View};
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError};
 
-use crate::record_json::Field;
+use crate::record_json::{Field, Parsed};
 pub use crate::transcript::{ConversationItem, ConversationView, RequestRow};
 pub use view::{ConversationRequest, Message};
 
@@ -116,7 +116,8 @@ impl RecordReader for Reader {
         )
     }
 
-    fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent {
+    fn read(&mut self, record: &RawRecord, parsed: Option<&mut Parsed<'_>>) -> ReadEvent {
+        let value = parsed.map(Parsed::value);
         let offset = Some(record.line as i64);
         let Some(value) = value else {
             return ReadEvent {

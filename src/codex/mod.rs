@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::derived::{Analysis, CheckpointCover, Dialect, Link, Mark, ReadEvent};
 use crate::diagnostic::Diagnostic;
 use crate::interpreter::{Controls, Fold, FoldRecord, Interpreter, RecordReader, View};
-use crate::record_json::Field;
+use crate::record_json::{Field, Parsed};
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError, StoredEvent};
 use crate::transcript::{ConversationItem, ConversationView, RequestRow};
@@ -185,7 +185,8 @@ impl Interpreter for Codex {
 pub struct Reader;
 
 impl RecordReader for Reader {
-    fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent {
+    fn read(&mut self, record: &RawRecord, parsed: Option<&mut Parsed<'_>>) -> ReadEvent {
+        let value = parsed.map(Parsed::value);
         let offset = Some(record.line as i64);
         let Some(value) = value else {
             return ReadEvent {
@@ -324,7 +325,8 @@ impl RolloutFold {
 }
 
 impl Fold for RolloutFold {
-    fn feed(&mut self, record: FoldRecord<'_>, value: Option<Value>) {
+    fn feed(&mut self, record: FoldRecord<'_>, parsed: Option<Parsed<'_>>) {
+        let value = parsed.map(Parsed::into_value);
         self.records += 1;
         let seq = record.seq;
         let Some(value) = value else { return };

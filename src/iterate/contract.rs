@@ -6,12 +6,11 @@
 //! seed when there is none.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use ts_rs::TS;
 
 use super::event::IterateEvent;
 use crate::diagnostic::Diagnostic;
-use crate::record_json::Field;
+use crate::record_json::Node;
 
 /// The contract's family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, TS)]
@@ -102,19 +101,15 @@ fn names(kind: &str, name: &str) -> bool {
 }
 
 /// What the record `value` shows of its contract, if anything.
-pub fn signal(value: &Value) -> Option<Signal> {
-    let kind = value.field("type").and_then(Value::as_str)?;
+pub fn signal<J: Node>(value: &J) -> Option<Signal> {
+    let kind = value.field("type").and_then(J::as_str)?;
     let payload = value.field("payload");
     if names(kind, "agent/create-requested") || names(kind, "itx/run-requested") {
         return Some(Signal::AgentLoop);
     }
     // The loop's surest mark: its processor stamps what it writes.
     let processor = value.field("source").and_then(|s| s.field("processor"));
-    if processor
-        .and_then(|p| p.field("slug"))
-        .and_then(Value::as_str)
-        == Some("agent")
-    {
+    if processor.and_then(|p| p.field("slug")).and_then(J::as_str) == Some("agent") {
         return Some(Signal::AgentLoop);
     }
     let last = kind.rsplit('/').next().unwrap_or(kind);
@@ -124,11 +119,12 @@ pub fn signal(value: &Value) -> Option<Signal> {
             if payload.field("triggerOffset").is_some() {
                 return Some(Signal::AgentLoop);
             }
-            let version = payload.field("contractVersion").and_then(|v| match v {
-                Value::String(text) => Some(text.clone()),
-                Value::Number(n) => Some(n.to_string()),
-                _ => None,
-            })?;
+            let version = payload
+                .field("contractVersion")
+                .and_then(|v| match v.as_str() {
+                    Some(text) => Some(text.to_string()),
+                    None => v.as_number().map(ToString::to_string),
+                })?;
             let major = major(&version)?;
             (major >= 7).then_some(Signal::Sections {
                 v8: major >= 8,
@@ -140,7 +136,7 @@ pub fn signal(value: &Value) -> Option<Signal> {
             v8: false,
         }),
         "context-added" => {
-            let payload = payload?.as_object()?;
+            let payload = payload.filter(|p| p.is_object())?;
             if ["call", "providerItems", "sections"]
                 .iter()
                 .any(|field| payload.field(field).is_some_and(|v| !v.is_null()))
@@ -150,10 +146,10 @@ pub fn signal(value: &Value) -> Option<Signal> {
             let actor_v8 = payload
                 .field("actor")
                 .and_then(|a| a.field("type"))
-                .and_then(Value::as_str)
+                .and_then(J::as_str)
                 .is_some_and(|t| matches!(t, "platform" | "worker" | "model"));
-            let roleless = !payload.contains_key("role");
-            let section = payload.field("kind").and_then(Value::as_str) == Some("section");
+            let roleless = payload.field("role").is_none();
+            let section = payload.field("kind").and_then(J::as_str) == Some("section");
             (actor_v8 || roleless || section).then_some(Signal::Sections {
                 version: None,
                 v8: actor_v8 || roleless,
@@ -415,7 +411,7 @@ pub fn of_journal(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn request(payload: Value) -> Value {
         json!({"offset": 1, "type": "https://events.iterate.com/agent/llm-request-requested", "payload": payload})

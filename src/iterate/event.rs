@@ -7,7 +7,7 @@ use ts_rs::TS;
 
 use super::reader::short_type;
 use crate::diagnostic::Diagnostic;
-use crate::record_json::Field;
+use crate::record_json::{Json, Node};
 
 /// The product role of a context item, before any provider mapping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
@@ -93,7 +93,7 @@ pub fn derive_role(stated: Role, keyed: bool, summary: bool, actor: Option<&Valu
     let Some(actor) = actor else {
         return stated;
     };
-    match actor.field("type").and_then(Value::as_str) {
+    match actor.field("type").and_then(Node::as_str) {
         Some("platform" | "agent" | "script" | "worker") => Role::Developer,
         Some("model") => Role::Assistant,
         _ => Role::User,
@@ -190,26 +190,28 @@ pub fn changes_projection(kind: &str) -> bool {
 
 /// Parses what the fold needs from one record. `None` when the record cannot be reduced at all
 /// (not JSON, not an object, no integer offset); the reader has reported why.
-pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<Diagnostic>) {
+pub fn parse<J: Node>(seq: u64, line: u64, value: &J) -> (Option<IterateEvent>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
-    let Some(object) = value.as_object() else {
+    if !value.is_object() {
         return (None, diagnostics);
-    };
-    let offset = match object.field("offset") {
-        Some(Value::Number(n)) => n.as_i64(),
-        Some(Value::String(s)) => s.parse().ok(),
-        _ => None,
-    };
+    }
+    let object = value;
+    let offset = object
+        .field("offset")
+        .and_then(|offset| match offset.as_str() {
+            Some(text) => text.parse().ok(),
+            None => offset.as_i64(),
+        });
     let Some(offset) = offset else {
         return (None, diagnostics);
     };
     let created_at = object
         .field("createdAt")
-        .and_then(Value::as_str)
+        .and_then(Node::as_str)
         .map(str::to_string);
     let kind = match object
         .field("type")
-        .and_then(Value::as_str)
+        .and_then(Node::as_str)
         .and_then(short_type)
     {
         Some("context-added") => {
@@ -222,7 +224,7 @@ pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<D
             model: object
                 .field("payload")
                 .and_then(|p| p.field("model"))
-                .and_then(Value::as_str)
+                .and_then(Node::as_str)
                 .map(str::to_string),
         },
         Some("context-rewritten") => {
@@ -236,14 +238,14 @@ pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<D
             let status = payload
                 .and_then(|p| p.field("result"))
                 .and_then(|r| r.field("status"))
-                .and_then(Value::as_str);
+                .and_then(Node::as_str);
             EventKind::RequestSettled {
                 request: payload
                     .and_then(|p| {
                         p.field("requestOffset")
                             .or_else(|| p.field("llmRequestOffset"))
                     })
-                    .and_then(Value::as_i64),
+                    .and_then(Node::as_i64),
                 settlement: match status {
                     Some("failed") => Settlement::Failed,
                     Some("cancelled") => Settlement::Cancelled,
@@ -255,14 +257,14 @@ pub fn parse(seq: u64, line: u64, value: &Value) -> (Option<IterateEvent>, Vec<D
         Some("resumed") => EventKind::Resumed,
         Some("token-usage-reported") => {
             let payload = object.field("payload");
-            let number = |field: &str| payload.and_then(|p| p.field(field)).and_then(Value::as_u64);
+            let number = |field: &str| payload.and_then(|p| p.field(field)).and_then(Node::as_u64);
             EventKind::UsageReported(Usage {
                 request: payload
                     .and_then(|p| {
                         p.field("llmRequestOffset")
                             .or_else(|| p.field("requestOffset"))
                     })
-                    .and_then(Value::as_i64),
+                    .and_then(Node::as_i64),
                 input: number("inputTokens"),
                 cached_input: number("cachedInputTokens"),
                 output: number("outputTokens"),
@@ -294,7 +296,7 @@ pub fn parse_owned(
 ) -> (Option<IterateEvent>, Vec<Diagnostic>) {
     let context = value
         .field("type")
-        .and_then(Value::as_str)
+        .and_then(Node::as_str)
         .and_then(short_type)
         == Some("context-added");
     let content = match value
@@ -314,13 +316,42 @@ pub fn parse_owned(
     (event, diagnostics)
 }
 
-fn parse_context(
+/// [`parse`] of a record's tree the caller gives up: a context item's content, most of a
+/// record, is copied once, straight from the record's bytes into the event.
+pub fn parse_tree(
+    seq: u64,
+    line: u64,
+    mut tree: Json<'_>,
+) -> (Option<IterateEvent>, Vec<Diagnostic>) {
+    let context = tree
+        .field("type")
+        .and_then(Json::as_str)
+        .and_then(short_type)
+        == Some("context-added");
+    let content = match tree
+        .field_mut("payload")
+        .and_then(|payload| payload.field_mut("content"))
+        .filter(|_| context)
+    {
+        Some(Json::Str(text)) => Some(std::sync::Arc::<str>::from(std::mem::take(text).as_ref())),
+        _ => None,
+    };
+    let (mut event, diagnostics) = parse(seq, line, &tree);
+    if let (Some(event), Some(content)) = (event.as_mut(), content) {
+        if let EventKind::ContextAdded(context) = &mut event.kind {
+            context.content = content;
+        }
+    }
+    (event, diagnostics)
+}
+
+fn parse_context<J: Node>(
     line: u64,
     offset: i64,
-    payload: Option<&Value>,
+    payload: Option<&J>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<ContextAdded> {
-    let Some(payload) = payload.and_then(Value::as_object) else {
+    let Some(payload) = payload.filter(|p| p.is_object()) else {
         diagnostics.push(Diagnostic::error(
             line,
             Some(offset),
@@ -330,18 +361,23 @@ fn parse_context(
         return None;
     };
     let role = match payload.field("role").filter(|role| !role.is_null()) {
-        Some(Value::String(text)) => match Role::parse(text) {
-            Some(role) => role,
-            None => {
-                diagnostics.push(Diagnostic::error(
-                    line,
-                    Some(offset),
-                    "invalid-role",
-                    format!("role {text:?} is not system, developer, user or assistant: ignored"),
-                ));
-                return None;
+        Some(role) if role.as_str().is_some() => {
+            match Role::parse(role.as_str().unwrap_or_default()) {
+                Some(role) => role,
+                None => {
+                    diagnostics.push(Diagnostic::error(
+                        line,
+                        Some(offset),
+                        "invalid-role",
+                        format!(
+                            "role {:?} is not system, developer, user or assistant: ignored",
+                            role.as_str().unwrap_or_default()
+                        ),
+                    ));
+                    return None;
+                }
             }
-        },
+        }
         Some(other) => {
             diagnostics.push(Diagnostic::error(
                 line,
@@ -355,9 +391,9 @@ fn parse_context(
         None => Role::User,
     };
     let stated_role = payload.field("role").is_some_and(|role| !role.is_null());
-    let content = match payload.field("content") {
-        Some(Value::String(text)) => text.clone(),
-        None | Some(Value::Null) => {
+    let content = match payload.field("content").filter(|c| !c.is_null()) {
+        Some(text) if text.as_str().is_some() => text.as_str().unwrap_or_default().to_string(),
+        None => {
             diagnostics.push(Diagnostic::warning(
                 line,
                 Some(offset),
@@ -376,9 +412,9 @@ fn parse_context(
             other.to_string()
         }
     };
-    let key = match payload.field("key") {
-        Some(Value::String(key)) => Some(key.clone()),
-        None | Some(Value::Null) => None,
+    let key = match payload.field("key").filter(|k| !k.is_null()) {
+        Some(key) if key.as_str().is_some() => key.as_str().map(str::to_string),
+        None => None,
         Some(other) => {
             diagnostics.push(Diagnostic::warning(
                 line,
@@ -389,9 +425,14 @@ fn parse_context(
             None
         }
     };
-    let mut list = |field: &str| match payload.field(field) {
-        Some(Value::Array(items)) => items.clone(),
-        None | Some(Value::Null) => Vec::new(),
+    let mut list = |field: &str| match payload.field(field).filter(|l| !l.is_null()) {
+        Some(list) if list.as_array().is_some() => list
+            .as_array()
+            .unwrap_or_default()
+            .iter()
+            .map(Node::to_value)
+            .collect(),
+        None => Vec::new(),
         Some(other) => {
             diagnostics.push(Diagnostic::warning(
                 line,
@@ -423,8 +464,9 @@ fn parse_context(
             .field("actor")
             .and_then(|a| a.field("llmRequestOffset"))
     }) {
-        None | Some(Value::Null) => None,
-        Some(Value::Number(n)) if n.is_i64() => n.as_i64(),
+        None => None,
+        Some(null) if null.is_null() => None,
+        Some(n) if n.is_i64() => n.as_i64(),
         Some(other) => {
             diagnostics.push(Diagnostic::warning(
                 line,
@@ -438,7 +480,7 @@ fn parse_context(
     let behaviour = match payload
         .field("llmRequestPolicy")
         .and_then(|p| p.field("behaviour"))
-        .and_then(Value::as_str)
+        .and_then(Node::as_str)
     {
         None | Some("after-current-request") => Behaviour::AfterCurrentRequest,
         Some("interrupt-current-request") => Behaviour::InterruptCurrentRequest,
@@ -457,7 +499,10 @@ fn parse_context(
         role,
         content: content.into(),
         key,
-        actor: payload.field("actor").filter(|a| !a.is_null()).cloned(),
+        actor: payload
+            .field("actor")
+            .filter(|a| !a.is_null())
+            .map(Node::to_value),
         refs,
         files,
         behaviour,
@@ -465,7 +510,7 @@ fn parse_context(
         compaction: payload
             .field("compaction")
             .filter(|c| !c.is_null())
-            .cloned(),
+            .map(Node::to_value),
         stated_role,
     };
     if !stated_role {
@@ -476,16 +521,16 @@ fn parse_context(
 
 /// A `context-rewritten` payload; `None`, reported, when it breaks the op's rules: replace
 /// needs content and a real key, `"*"` is delete-only and delete takes no content.
-fn parse_rewrite(
+fn parse_rewrite<J: Node>(
     line: u64,
     offset: i64,
-    payload: Option<&Value>,
+    payload: Option<&J>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Rewrite> {
-    let payload = payload.and_then(Value::as_object);
+    let payload = payload.filter(|p| p.is_object());
     let field = |name: &str| payload.and_then(|p| p.field(name)).filter(|v| !v.is_null());
-    let op = field("op").and_then(Value::as_str);
-    let key = field("key").and_then(Value::as_str);
+    let op = field("op").and_then(Node::as_str);
+    let key = field("key").and_then(Node::as_str);
     let content = field("content");
     let rewrite = match (op, key, content) {
         (Some("delete"), Some("*"), None) => Ok(Rewrite::DeleteAll),
@@ -494,10 +539,12 @@ fn parse_rewrite(
         }),
         (Some("delete"), Some(_), Some(_)) => Err("a delete takes no content".to_string()),
         (Some("replace"), Some("*"), _) => Err("\"*\" can only be deleted".to_string()),
-        (Some("replace"), Some(key), Some(Value::String(text))) => Ok(Rewrite::Replace {
-            key: key.to_string(),
-            content: text.as_str().into(),
-        }),
+        (Some("replace"), Some(key), Some(text)) if text.as_str().is_some() => {
+            Ok(Rewrite::Replace {
+                key: key.to_string(),
+                content: text.as_str().unwrap_or_default().into(),
+            })
+        }
         (Some("replace"), Some(_), Some(_)) => Err("replace content is not a string".to_string()),
         (Some("replace"), Some(_), None) => Err("a replace needs content".to_string()),
         (Some("replace" | "delete"), None, _) => Err("it names no key".to_string()),
@@ -541,6 +588,15 @@ mod tests {
                 parse_owned(7, 8, value.clone()),
                 parse(7, 8, &value),
                 "moving the content out must not change the event or its diagnostics: {record}"
+            );
+            let (tree, _) = crate::record_json::parse_tree(record.as_bytes()).expect("test JSON");
+            let crate::record_json::Parsed::Tree(tree) = tree else {
+                panic!("a fresh parse is a tree");
+            };
+            assert_eq!(
+                parse_tree(7, 8, tree),
+                parse(7, 8, &value),
+                "reading the record's tree finds what reading its value does: {record}"
             );
         }
     }

@@ -24,6 +24,7 @@ use serde_json::Value;
 
 use crate::derived::{Dialect, ReadEvent};
 use crate::interpreter::{Controls, Fold, Interpreter, RecordReader, View};
+use crate::record_json::Parsed;
 use crate::source::RawRecord;
 use crate::store::{Store, StoreError};
 
@@ -94,7 +95,11 @@ impl Interpreter for Iterate {
 }
 
 impl RecordReader for Reader {
-    fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent {
-        Reader::read(self, record, value)
+    fn read(&mut self, record: &RawRecord, parsed: Option<&mut Parsed<'_>>) -> ReadEvent {
+        match parsed {
+            Some(Parsed::Tree(tree)) => Reader::read(self, record, Some(&*tree)),
+            Some(Parsed::Value(value)) => Reader::read(self, record, Some(&*value)),
+            None => Reader::read::<Value>(self, record, None),
+        }
     }
 }

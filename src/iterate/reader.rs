@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::derived::ReadEvent;
 use crate::diagnostic::Diagnostic;
-use crate::record_json::Field;
+use crate::record_json::Node;
 use crate::source::RawRecord;
 
 const TYPE_PREFIXES: &[&str] = &["events.iterate.com/agent/", "events.iterate.com/agents/"];
@@ -38,7 +38,7 @@ pub fn looks_like(value: &Value) -> bool {
     value.field("offset").is_some_and(Value::is_i64)
         || value
             .field("type")
-            .and_then(Value::as_str)
+            .and_then(Node::as_str)
             .is_some_and(|t| t.starts_with("events.iterate.com/") || short_type(t).is_some())
 }
 
@@ -52,7 +52,7 @@ impl Reader {
         self.last_offset = offset;
     }
 
-    pub fn read(&mut self, record: &RawRecord, value: Option<&Value>) -> ReadEvent {
+    pub fn read<J: Node>(&mut self, record: &RawRecord, value: Option<&J>) -> ReadEvent {
         let Some(value) = value else {
             return ReadEvent {
                 summary: summarize_text(&record.bytes),
@@ -61,7 +61,8 @@ impl Reader {
         };
         let mut diagnostics = Vec::new();
         let line = record.line;
-        let Some(object) = value.as_object() else {
+        let object = value;
+        if !object.is_object() {
             diagnostics.push(Diagnostic::error(
                 line,
                 None,
@@ -73,10 +74,11 @@ impl Reader {
                 diagnostics,
                 ..ReadEvent::default()
             };
-        };
+        }
         let offset = match object.field("offset") {
-            Some(Value::Number(n)) if n.is_i64() => n.as_i64(),
-            Some(Value::String(s)) if s.parse::<i64>().is_ok() => {
+            Some(n) if n.is_i64() => n.as_i64(),
+            Some(text) if text.as_str().is_some_and(|s| s.parse::<i64>().is_ok()) => {
+                let s = text.as_str().unwrap_or_default();
                 diagnostics.push(Diagnostic::warning(
                     line,
                     s.parse().ok(),
@@ -127,7 +129,7 @@ impl Reader {
         }
         let kind = object
             .field("type")
-            .and_then(Value::as_str)
+            .and_then(Node::as_str)
             .map(str::to_string);
         match &kind {
             None => diagnostics.push(Diagnostic::error(
@@ -146,7 +148,7 @@ impl Reader {
         }
         let created_at = object
             .field("createdAt")
-            .and_then(Value::as_str)
+            .and_then(Node::as_str)
             .map(str::to_string);
         ReadEvent {
             offset,
@@ -191,24 +193,24 @@ fn one_line_words<'a>(words: impl Iterator<Item = &'a str>, max: usize) -> Strin
     out
 }
 
-fn summarize(kind: Option<&str>, payload: Option<&Value>) -> String {
-    let payload = payload.unwrap_or(&Value::Null);
-    let text = |field: &str| payload.field(field).and_then(Value::as_str).unwrap_or("");
+fn summarize<J: Node>(kind: Option<&str>, payload: Option<&J>) -> String {
+    let field = |name: &str| payload.and_then(|p| p.field(name));
+    let text = |name: &str| field(name).and_then(Node::as_str).unwrap_or("");
+    // A figure as the payload writes it, `null` when it has none.
+    let shown = |name: &str| field(name).map_or("null".to_string(), J::to_string);
     match kind.and_then(short_type) {
         Some("context-added") => {
             let role = text("role");
-            let actor = payload
-                .field("actor")
+            let actor = field("actor")
                 .and_then(|a| a.field("type"))
-                .and_then(Value::as_str)
+                .and_then(Node::as_str)
                 .map(|a| format!(" ({a})"))
                 .unwrap_or_default();
-            let key = payload
-                .field("key")
-                .and_then(Value::as_str)
+            let key = field("key")
+                .and_then(Node::as_str)
                 .map(|k| format!(" key={k}"))
                 .unwrap_or_default();
-            let compaction = if payload.field("compaction").is_some() {
+            let compaction = if field("compaction").is_some() {
                 " compaction"
             } else {
                 ""
@@ -222,25 +224,23 @@ fn summarize(kind: Option<&str>, payload: Option<&Value>) -> String {
         }
         Some("llm-request-requested") => format!("request {}", text("model")),
         Some("llm-request-settled") => {
-            let status = payload
-                .field("result")
+            let status = field("result")
                 .and_then(|r| r.field("status"))
-                .and_then(Value::as_str)
+                .and_then(Node::as_str)
                 .unwrap_or("?");
-            let request = payload
-                .field("requestOffset")
+            let request = field("requestOffset")
                 .map(|o| format!(" @{o}"))
                 .unwrap_or_default();
             format!("settled{request} {status}")
         }
         Some("token-usage-reported") => format!(
             "usage in={} out={} of {}",
-            payload.field("inputTokens").unwrap_or(&Value::Null),
-            payload.field("outputTokens").unwrap_or(&Value::Null),
-            payload.field("maxContextTokens").unwrap_or(&Value::Null)
+            shown("inputTokens"),
+            shown("outputTokens"),
+            shown("maxContextTokens")
         ),
         Some(other) => other.to_string(),
-        None => one_line(&payload.to_string(), 120),
+        None => one_line(&payload.map_or("null".to_string(), J::to_string), 120),
     }
 }
 

@@ -15,7 +15,7 @@ use super::render::{header_line, RequestSnapshot};
 use super::roles::{provider_role, ProviderRole, Rule, Transport};
 use crate::derived::{Analysis, CheckpointCover, FoldWatch, Mark, TipRow, WATCH_EVERY};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::record_json::Field;
+use crate::record_json::{Field, Parsed};
 use crate::store::StoredEvent;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -1162,7 +1162,16 @@ impl Analyser {
     /// content moves into the fold. `offset` is the one the reader found for the record.
     /// Then [`Analyser::note_read`] takes what the reader said about it.
     pub fn feed_record(&mut self, seq: u64, line: u64, offset: Option<i64>, value: Value) {
-        let (parsed, found) = event::parse_owned(seq, line, value);
+        self.feed_read(seq, offset, event::parse_owned(seq, line, value));
+    }
+
+    /// Folds what parsing a record found: its event, and what was odd about it.
+    fn feed_read(
+        &mut self,
+        seq: u64,
+        offset: Option<i64>,
+        (parsed, found): (Option<IterateEvent>, Vec<Diagnostic>),
+    ) {
         for d in found {
             self.read_tail.note(offset, &d);
             self.analysis.diagnostics.push((seq, d));
@@ -1597,9 +1606,14 @@ impl Analyser {
 }
 
 impl crate::interpreter::Fold for Analyser {
-    fn feed(&mut self, record: crate::interpreter::FoldRecord<'_>, value: Option<Value>) {
-        if let Some(value) = value {
-            self.feed_record(record.seq, record.line, record.offset, value);
+    fn feed(&mut self, record: crate::interpreter::FoldRecord<'_>, parsed: Option<Parsed<'_>>) {
+        let read = match parsed {
+            Some(Parsed::Tree(tree)) => Some(event::parse_tree(record.seq, record.line, tree)),
+            Some(Parsed::Value(value)) => Some(event::parse_owned(record.seq, record.line, value)),
+            None => None,
+        };
+        if let Some(read) = read {
+            self.feed_read(record.seq, record.offset, read);
         }
         self.note_read(record.offset, record.diagnostics);
     }

@@ -355,6 +355,13 @@ impl StoredEvent {
         crate::record_json::value(&self.raw)
     }
 
+    /// The record parsed as the import parses it, for a fold to take what it keeps.
+    pub fn parsed(&self) -> Option<crate::record_json::Parsed<'_>> {
+        crate::record_json::parse_tree(&self.raw)
+            .ok()
+            .map(|(parsed, _)| parsed)
+    }
+
     pub fn raw_text(&self) -> String {
         String::from_utf8_lossy(&self.raw).into_owned()
     }

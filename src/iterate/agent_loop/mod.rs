@@ -12,7 +12,7 @@ pub mod view;
 
 use serde_json::Value;
 
-use crate::record_json::Field;
+use crate::record_json::Node;
 
 /// The agent loop's event names after `events.iterate.com/`, as its journals write them.
 const NAMES: &[&str] = &[
@@ -84,18 +84,18 @@ pub struct Envelope {
     pub payload: Value,
 }
 
-fn text(value: Option<&Value>) -> Option<String> {
-    match value? {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
+fn text<J: Node>(value: Option<&J>) -> Option<String> {
+    let value = value?;
+    match value.as_str() {
+        Some(text) => Some(text.to_string()),
+        None => value.as_number().map(ToString::to_string),
     }
 }
 
 impl Envelope {
     /// The envelope of `value`, for an event in the iterate vocabulary.
-    pub fn of(value: &Value) -> Option<Envelope> {
-        let kind = value.field("type").and_then(Value::as_str)?;
+    pub fn of<J: Node>(value: &J) -> Option<Envelope> {
+        let kind = value.field("type").and_then(J::as_str)?;
         let name = name_of(kind);
         if name.is_none() && super::reader::short_type(kind).is_none() {
             return None;
@@ -107,10 +107,10 @@ impl Envelope {
                 slug: text(p.field("slug")),
                 version: text(p.field("version")),
             });
-        let mut payload = value.field("payload").cloned().unwrap_or(Value::Null);
-        if let Some(object) = payload.as_object_mut() {
-            object.remove("content");
-        }
+        // The content is kept apart by the event; the envelope keeps the rest.
+        let payload = value
+            .field("payload")
+            .map_or(Value::Null, |payload| payload.to_value_without("content"));
         Some(Envelope {
             name,
             path: text(value.field("path").or_else(|| value.field("streamPath"))),

@@ -1,15 +1,16 @@
-//! A record's JSON text parsed into a value in one pass, noticing what a plain parse forgives
-//! silently: a key that appears twice in one object (the last one counts, as in JavaScript, so
-//! the reader and the fold agree with what the producer's own runtime would have seen). The
-//! nesting limit of `serde_json` still applies, so no input can exhaust the stack. Every later
-//! reading of a stored record goes through it too, and the readers and folds look fields up in
-//! what it parsed with [`Field`].
+//! A record's JSON text parsed in one pass, noticing what a plain parse forgives silently: a
+//! key that appears twice in one object (the last one counts, as in JavaScript, so the reader
+//! and the fold agree with what the producer's own runtime would have seen). The nesting limit
+//! of `serde_json` still applies, so no input can exhaust the stack. The import reads each
+//! record as a tree borrowing its bytes ([`parse_tree`]); every later reading of a stored
+//! record makes a `Value` of the same tree ([`parse`]), so both see one record alike. Readers
+//! and folds look fields up with [`Node`] (either form) or [`Field`] (a `Value`).
 
-use std::fmt;
+mod tree;
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
+
+pub use tree::{parse_tree, Json, Parsed};
 
 /// A parsed record and the keys that were given more than once in one of its objects.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,15 +21,9 @@ pub struct ParsedRecord {
 }
 
 pub fn parse(bytes: &[u8]) -> Result<ParsedRecord, serde_json::Error> {
-    let mut duplicate_keys = Vec::new();
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = ValueSeed {
-        duplicates: &mut duplicate_keys,
-    }
-    .deserialize(&mut deserializer)?;
-    deserializer.end()?;
+    let (parsed, duplicate_keys) = parse_tree(bytes)?;
     Ok(ParsedRecord {
-        value,
+        value: parsed.into_value(),
         duplicate_keys,
     })
 }
@@ -39,87 +34,6 @@ pub fn parse(bytes: &[u8]) -> Result<ParsedRecord, serde_json::Error> {
 /// key.)
 pub fn value(bytes: &[u8]) -> Option<Value> {
     parse(bytes).ok().map(|parsed| parsed.value)
-}
-
-struct ValueSeed<'a> {
-    duplicates: &'a mut Vec<String>,
-}
-
-impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
-    type Value = Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ValueSeed<'_> {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_string()))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(item) = seq.next_element_seed(ValueSeed {
-            duplicates: &mut *self.duplicates,
-        })? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
-        let mut map = Map::new();
-        while let Some(key) = access.next_key::<String>()? {
-            let value = access.next_value_seed(ValueSeed {
-                duplicates: &mut *self.duplicates,
-            })?;
-            match map.entry(key) {
-                Entry::Occupied(mut slot) => {
-                    self.duplicates.push(slot.key().clone());
-                    slot.insert(value);
-                }
-                Entry::Vacant(slot) => {
-                    slot.insert(value);
-                }
-            }
-        }
-        Ok(Value::Object(map))
-    }
 }
 
 /// A field of a parsed object, found the way that suits the object's size: an event's objects
@@ -145,6 +59,141 @@ impl Field for Map<String, Value> {
 impl Field for Value {
     fn field(&self, key: &str) -> Option<&Value> {
         self.as_object().and_then(|object| object.field(key))
+    }
+}
+
+/// A JSON value a reader or a fold looks into, owned (`Value`, a stored record read back) or
+/// borrowed from the record's bytes (`Json`, as the import reads it): the same code reads both.
+pub trait Node: std::fmt::Display + Sized {
+    /// The value of `key` when this is an object that holds it.
+    fn field(&self, key: &str) -> Option<&Self>;
+    fn as_str(&self) -> Option<&str>;
+    fn as_number(&self) -> Option<&Number>;
+    fn as_bool(&self) -> Option<bool>;
+    fn as_array(&self) -> Option<&[Self]>;
+    fn is_null(&self) -> bool;
+    fn is_object(&self) -> bool;
+    fn to_value(&self) -> Value;
+    /// This object as a `Value` without `key` (any other value as it is): what a fold keeps
+    /// when it holds a large field apart.
+    fn to_value_without(&self, key: &str) -> Value;
+
+    fn as_i64(&self) -> Option<i64> {
+        self.as_number().and_then(Number::as_i64)
+    }
+
+    fn as_u64(&self) -> Option<u64> {
+        self.as_number().and_then(Number::as_u64)
+    }
+
+    fn as_f64(&self) -> Option<f64> {
+        self.as_number().and_then(Number::as_f64)
+    }
+
+    fn is_i64(&self) -> bool {
+        self.as_number().is_some_and(Number::is_i64)
+    }
+}
+
+impl Node for Value {
+    fn field(&self, key: &str) -> Option<&Value> {
+        Field::field(self, key)
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        Value::as_str(self)
+    }
+
+    fn as_number(&self) -> Option<&Number> {
+        match self {
+            Value::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    fn as_bool(&self) -> Option<bool> {
+        Value::as_bool(self)
+    }
+
+    fn as_array(&self) -> Option<&[Value]> {
+        Value::as_array(self).map(Vec::as_slice)
+    }
+
+    fn is_null(&self) -> bool {
+        Value::is_null(self)
+    }
+
+    fn is_object(&self) -> bool {
+        Value::is_object(self)
+    }
+
+    fn to_value(&self) -> Value {
+        self.clone()
+    }
+
+    fn to_value_without(&self, key: &str) -> Value {
+        match self {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .filter(|(name, _)| name.as_str() != key)
+                    .map(|(name, value)| (name.clone(), value.clone()))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+}
+
+impl Node for Json<'_> {
+    fn field(&self, key: &str) -> Option<&Self> {
+        Json::field(self, key)
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        Json::as_str(self)
+    }
+
+    fn as_number(&self) -> Option<&Number> {
+        match self {
+            Json::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    fn as_bool(&self) -> Option<bool> {
+        Json::as_bool(self)
+    }
+
+    fn as_array(&self) -> Option<&[Self]> {
+        match self {
+            Json::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    fn is_null(&self) -> bool {
+        Json::is_null(self)
+    }
+
+    fn is_object(&self) -> bool {
+        Json::is_object(self)
+    }
+
+    fn to_value(&self) -> Value {
+        Json::to_value(self)
+    }
+
+    fn to_value_without(&self, key: &str) -> Value {
+        match self {
+            Json::Object(entries) => {
+                let mut map = Map::with_capacity(entries.len());
+                for (name, value) in entries.iter().filter(|(name, _)| name.as_ref() != key) {
+                    map.insert(name.to_string(), value.to_value());
+                }
+                Value::Object(map)
+            }
+            other => other.to_value(),
+        }
     }
 }
 
@@ -227,14 +276,14 @@ mod tests {
                     "{name} in an object of {keys} keys is found by either lookup, or by neither"
                 );
                 assert_eq!(
-                    value.field(&name),
+                    Field::field(&value, &name),
                     value.get(&name),
                     "a value that is an object answers as its map"
                 );
             }
         }
         assert_eq!(
-            Value::from("k0").field("k0"),
+            Field::field(&Value::from("k0"), "k0"),
             None,
             "a value that is not an object has no fields"
         );
