@@ -134,36 +134,47 @@ fn jq(journal: &Path) -> Option<f64> {
     bench::time_peer("jq", &args, true)
 }
 
+fn check(figure: String, value: Option<f64>, unit: &str, target: String, pass: bool) -> Check {
+    Check {
+        figure,
+        value: value.unwrap_or(f64::NAN),
+        unit: unit.to_string(),
+        target,
+        // A figure that could not be measured (no `jq`) is neither met nor failed.
+        pass: value.map(|_| pass),
+    }
+}
+
 fn checks(rows: &[ImportRow]) -> Vec<Check> {
     let mut checks = Vec::new();
     for row in rows {
         let floor = row.vs_store_floor();
-        checks.push(Check {
-            figure: format!("{} import vs store floor", row.kind),
-            value: floor,
-            unit: "x".to_string(),
-            target: format!("<= {STORE_FLOOR_RATIO}x"),
-            pass: Some(floor <= STORE_FLOOR_RATIO),
-        });
+        checks.push(check(
+            format!("{} import vs store floor", row.kind),
+            Some(floor),
+            "x",
+            format!("<= {STORE_FLOOR_RATIO}x"),
+            floor <= STORE_FLOOR_RATIO,
+        ));
         let rss = row.peak_rss_bytes as f64 / 1048576.0;
-        checks.push(Check {
-            figure: format!("{} import peak RSS", row.kind),
-            value: rss,
-            unit: "MiB".to_string(),
-            target: format!("<= {PEAK_RSS_MIB} MiB"),
-            pass: Some(rss <= PEAK_RSS_MIB),
-        });
+        checks.push(check(
+            format!("{} import peak RSS", row.kind),
+            Some(rss),
+            "MiB",
+            format!("<= {PEAK_RSS_MIB} MiB"),
+            rss <= PEAK_RSS_MIB,
+        ));
         // The iterate journal's records are large JSON objects, which `jq` parses and prints
         // as an import parses and stores them.
         if row.kind == Dialect::Iterate.as_str() {
             let faster = row.vs_jq();
-            checks.push(Check {
-                figure: format!("{} import vs jq -c .", row.kind),
-                value: faster.unwrap_or(f64::NAN),
-                unit: "x faster".to_string(),
-                target: format!(">= {JQ_RATIO}x"),
-                pass: faster.map(|v| v >= JQ_RATIO),
-            });
+            checks.push(check(
+                format!("{} import vs jq -c .", row.kind),
+                faster,
+                "x faster",
+                format!(">= {JQ_RATIO}x"),
+                faster.is_some_and(|v| v >= JQ_RATIO),
+            ));
         }
     }
     checks

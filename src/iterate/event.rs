@@ -307,13 +307,7 @@ pub fn parse_owned(
         Some(Value::String(text)) => Some(std::mem::take(text)),
         _ => None,
     };
-    let (mut event, diagnostics) = parse(seq, line, &value);
-    if let (Some(event), Some(content)) = (event.as_mut(), content) {
-        if let EventKind::ContextAdded(context) = &mut event.kind {
-            context.content = content.into();
-        }
-    }
-    (event, diagnostics)
+    with_content(parse(seq, line, &value), content.map(Into::into))
 }
 
 /// [`parse`] of a record's tree the caller gives up: a context item's content, most of a
@@ -336,7 +330,14 @@ pub fn parse_tree(
         Some(Json::Str(text)) => Some(std::sync::Arc::<str>::from(std::mem::take(text).as_ref())),
         _ => None,
     };
-    let (mut event, diagnostics) = parse(seq, line, &tree);
+    with_content(parse(seq, line, &tree), content)
+}
+
+/// A parsed context item given the content its caller moved out of the record before parsing.
+fn with_content(
+    (mut event, diagnostics): (Option<IterateEvent>, Vec<Diagnostic>),
+    content: Option<std::sync::Arc<str>>,
+) -> (Option<IterateEvent>, Vec<Diagnostic>) {
     if let (Some(event), Some(content)) = (event.as_mut(), content) {
         if let EventKind::ContextAdded(context) = &mut event.kind {
             context.content = content;
