@@ -9,7 +9,6 @@ pub mod claude;
 pub mod codex;
 pub mod console;
 pub mod derived;
-pub mod diagnostic;
 pub mod dialect;
 pub mod gen;
 pub mod import;
@@ -18,14 +17,12 @@ pub mod interpreter;
 pub mod iterate;
 pub mod journal;
 pub mod memory;
-pub mod record_json;
-pub mod redact;
 pub mod release;
 pub mod report;
 pub mod search;
-pub mod source;
-pub mod source_ends;
 pub mod store;
 pub mod tail;
-pub mod tokens;
 pub mod transcript;
+
+// The shared shapes, under the names the rest of the core has always used for them.
+pub use journalscope_shapes::{diagnostic, record_json, redact, rng, source, source_ends, tokens};

@@ -5,59 +5,93 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Top-level modules of the core and the modules each one names through `crate::`, leaving
-/// out test code.
+/// The folders of the core's source: the root package's and each library crate's under
+/// `crates/`.
+fn source_roots() -> Vec<std::path::PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut roots = vec![root.join("src")];
+    for entry in std::fs::read_dir(root.join("crates")).expect("read crates") {
+        roots.push(entry.expect("entry").path().join("src"));
+    }
+    roots
+}
+
+/// Top-level modules of the core and the modules each one names, through `crate::` or through
+/// the crate that holds it (`journalscope_shapes::`), leaving out test code. A module's name
+/// is unique across the crates, so a crate's modules are nodes of the one graph.
 fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut pending = vec![src.clone()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read src") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                pending.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let relative = path.strip_prefix(&src).expect("under src");
-            let module = relative
-                .components()
-                .next()
-                .and_then(|c| c.as_os_str().to_str())
-                .map(|c| c.trim_end_matches(".rs").to_string())
-                .expect("a module name");
-            if module == "main" || module == "lib" {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).expect("read source");
-            let code = text.split("#[cfg(test)]").next().unwrap_or("");
-            let named = graph.entry(module.clone()).or_default();
-            for (at, _) in code.match_indices("crate::") {
-                let rest = &code[at + "crate::".len()..];
-                let names: Vec<&str> = match rest.strip_prefix('{') {
-                    Some(group) => group
-                        .split('}')
-                        .next()
-                        .unwrap_or("")
-                        .split(',')
-                        .map(|n| n.trim().split("::").next().unwrap_or("").trim())
-                        .collect(),
-                    None => vec![rest
-                        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                        .next()
-                        .unwrap_or("")],
-                };
-                for name in names {
-                    if !name.is_empty() && name != module && name != "self" {
-                        named.insert(name.to_string());
+    for src in source_roots() {
+        let mut pending = vec![src.clone()];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).expect("read src") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    pending.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let relative = path.strip_prefix(&src).expect("under src");
+                let module = relative
+                    .components()
+                    .next()
+                    .and_then(|c| c.as_os_str().to_str())
+                    .map(|c| c.trim_end_matches(".rs").to_string())
+                    .expect("a module name");
+                if module == "main" || module == "lib" {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).expect("read source");
+                let code = text.split("#[cfg(test)]").next().unwrap_or("");
+                let named = graph.entry(module.clone()).or_default();
+                for name in named_modules(code) {
+                    if name != module && name != "self" {
+                        named.insert(name);
                     }
                 }
             }
         }
     }
     graph
+}
+
+/// The modules `code` names through `crate::` or `journalscope_<crate>::`, one group
+/// (`crate::{a, b::c}`) counting each of its names.
+fn named_modules(code: &str) -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    for (at, _) in code.match_indices("::") {
+        let before = &code[..at];
+        let path_root = before
+            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or("");
+        if path_root != "crate" && !path_root.starts_with("journalscope_") {
+            continue;
+        }
+        let rest = &code[at + 2..];
+        let names: Vec<&str> = match rest.strip_prefix('{') {
+            Some(group) => group
+                .split('}')
+                .next()
+                .unwrap_or("")
+                .split(',')
+                .map(|n| n.trim().split("::").next().unwrap_or("").trim())
+                .collect(),
+            None => vec![rest
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("")],
+        };
+        named.extend(
+            names
+                .into_iter()
+                .filter(|n| !n.is_empty())
+                .map(str::to_string),
+        );
+    }
+    named
 }
 
 const DIALECTS: &[&str] = &["iterate", "agui", "agentskit", "claude", "codex"];
@@ -208,29 +242,30 @@ fn the_command_line_s_own_dependencies_stay_out_of_the_library_and_the_desktop_a
     );
 }
 
-/// Every source file of the core outside `under` (relative to `src/`), with its text up to its
-/// tests.
+/// Every source file of the core outside `under` (relative to its crate's `src/`), with its
+/// text up to its tests.
 fn core_sources_outside(under: &str) -> Vec<(String, String)> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = Vec::new();
-    let mut pending = vec![src.clone()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read src") {
-            let path = entry.expect("entry").path();
-            let relative = path
-                .strip_prefix(&src)
-                .expect("under src")
-                .to_string_lossy()
-                .into_owned();
-            if relative == under || relative.starts_with(&format!("{under}/")) {
-                continue;
-            }
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let text = std::fs::read_to_string(&path).expect("read source");
-                let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
-                found.push((relative, code));
+    for src in source_roots() {
+        let mut pending = vec![src.clone()];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).expect("read src") {
+                let path = entry.expect("entry").path();
+                let relative = path
+                    .strip_prefix(&src)
+                    .expect("under src")
+                    .to_string_lossy()
+                    .into_owned();
+                if relative == under || relative.starts_with(&format!("{under}/")) {
+                    continue;
+                }
+                if path.is_dir() {
+                    pending.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).expect("read source");
+                    let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+                    found.push((relative, code));
+                }
             }
         }
     }
@@ -285,5 +320,57 @@ fn nothing_outside_the_dialects_and_their_registry_matches_on_which_dialect_a_jo
                 "{file} names {variant}: it should ask the journal what it offers"
             );
         }
+    }
+}
+
+/// The workspace crates a manifest's `[dependencies]` name.
+fn workspace_dependencies(manifest: &Path) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(manifest).expect("read manifest");
+    let mut in_dependencies = false;
+    let mut named = BTreeSet::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_dependencies = line == "[dependencies]";
+            continue;
+        }
+        if in_dependencies && line.starts_with("journalscope") {
+            let name = line
+                .split(|c: char| c == '=' || c == '.' || c.is_whitespace())
+                .next()
+                .unwrap_or("");
+            named.insert(name.to_string());
+        }
+    }
+    named
+}
+
+#[test]
+fn each_crate_depends_only_on_the_crates_below_it() {
+    // The crates are the layers, so the compiler refuses an arrow that goes up; this holds the
+    // arrows that may exist to the diagram in ARCHITECTURE.md.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let layers: &[(&str, &[&str])] = &[
+        ("crates/shapes", &[]),
+        (".", &["journalscope-shapes"]),
+        ("src-tauri", &["journalscope"]),
+    ];
+    for (folder, may) in layers {
+        let named = workspace_dependencies(&root.join(folder).join("Cargo.toml"));
+        let expected: BTreeSet<String> = may.iter().map(|m| m.to_string()).collect();
+        assert_eq!(
+            named, expected,
+            "the crate in {folder} depends on the workspace crates {named:?}, and its layer allows {expected:?}"
+        );
+    }
+    let crates: BTreeSet<String> = std::fs::read_dir(root.join("crates"))
+        .expect("read crates")
+        .map(|e| format!("crates/{}", e.expect("entry").file_name().to_string_lossy()))
+        .collect();
+    for folder in &crates {
+        assert!(
+            layers.iter().any(|(f, _)| f == folder),
+            "{folder} is a crate this test does not place in a layer"
+        );
     }
 }

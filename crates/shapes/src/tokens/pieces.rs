@@ -337,7 +337,7 @@ fn ascii_piece_end(encoding: Encoding, bytes: &[u8], at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::Rng;
+    use crate::rng::Rng;
 
     fn pieces(encoding: Encoding, text: &str) -> Vec<String> {
         let mut cut = Vec::new();

@@ -225,7 +225,7 @@ fn classes_bytewise(window: &[u8]) -> Classes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::Rng;
+    use crate::rng::Rng;
 
     /// Prose of the bytes the masks answer for, with now and then one they leave to the
     /// byte-at-a-time cut.
