@@ -9,6 +9,7 @@
 //! (a temporary table filled before the query runs). Rows are capped and a query that runs
 //! too long is interrupted.
 
+use crate::dialect::Registered as _;
 use std::time::{Duration, Instant};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};

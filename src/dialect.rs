@@ -49,15 +49,23 @@ pub fn offering(view: View) -> Vec<Dialect> {
         .collect()
 }
 
-impl Dialect {
+/// A dialect as the registry knows it: what its journals offer, and which one a journal is.
+/// (`Dialect` is the store's shape, so what the registry adds to it is a trait.)
+pub trait Registered {
     /// Whether its journals offer `view`.
-    pub fn offers(self, view: View) -> bool {
-        interpreter(self).offers().contains(&view)
-    }
+    fn offers(self, view: View) -> bool;
 
     /// Decides from the first events that parse: the first of them that a dialect recognises
     /// names it; a journal nobody recognises is read as iterate.
-    pub fn detect<'a>(values: impl IntoIterator<Item = &'a Value>) -> Dialect {
+    fn detect<'a>(values: impl IntoIterator<Item = &'a Value>) -> Dialect;
+}
+
+impl Registered for Dialect {
+    fn offers(self, view: View) -> bool {
+        interpreter(self).offers().contains(&view)
+    }
+
+    fn detect<'a>(values: impl IntoIterator<Item = &'a Value>) -> Dialect {
         for value in values.into_iter().take(64) {
             if let Some(found) = INTERPRETERS
                 .into_iter()

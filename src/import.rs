@@ -2,6 +2,7 @@
 //! appended records, or changed, and streaming its records through the dialect's reader into
 //! the store with progress and cancellation. The user's file is only ever read.
 
+use crate::dialect::Registered as _;
 use std::fs;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};

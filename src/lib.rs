@@ -8,21 +8,20 @@ pub mod breakpoint;
 pub mod claude;
 pub mod codex;
 pub mod console;
-pub mod derived;
 pub mod dialect;
 pub mod gen;
 pub mod import;
 pub mod ingest;
-pub mod interpreter;
 pub mod iterate;
 pub mod journal;
 pub mod memory;
 pub mod release;
 pub mod report;
 pub mod search;
-pub mod store;
 pub mod tail;
-pub mod transcript;
 
-// The shared shapes, under the names the rest of the core has always used for them.
+// The crates below this one, under the names the rest of the core has always used for them.
+pub use journalscope_seam::interpreter;
 pub use journalscope_shapes::{diagnostic, record_json, redact, rng, source, source_ends, tokens};
+pub use journalscope_store::{derived, store};
+pub use journalscope_transcript::transcript;

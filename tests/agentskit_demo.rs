@@ -5,6 +5,7 @@ mod agentskit_common;
 
 use journalscope::agentskit::{analyse, state_at, turns, Verdict};
 use journalscope::dialect::Dialect;
+use journalscope::dialect::Registered as _;
 
 fn demo() -> Vec<journalscope::store::StoredEvent> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/agentskit-demo.ndjson");

@@ -5,6 +5,7 @@
 
 mod agui_common;
 
+use journalscope::dialect::Registered as _;
 use std::path::PathBuf;
 
 use journalscope::agui::{analyse, read_bytes, runs, state_at, RunStatus};

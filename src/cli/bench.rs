@@ -5,6 +5,7 @@
 //! reopening, the database's size, an append, and for iterate journals its views in one process.
 //! Speed figures live here, never in timed unit tests.
 
+use journalscope::dialect::Registered as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;

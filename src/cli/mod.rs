@@ -7,6 +7,7 @@ mod prefix;
 mod tail;
 mod throughput;
 
+use journalscope::dialect::Registered as _;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,7 @@
 //! The views of a journal's folded state, each in its dialect: iterate's projection, requests,
 //! compactions and request diffs; AG-UI's step and runs; AgentsKit's held snapshot and turns.
 
+use crate::dialect::Registered as _;
 use crate::dialect::{Step, View};
 use crate::iterate::view::{
     CompactionView, IterateError, ProjectionView, RequestSummary, RequestView,

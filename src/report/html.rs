@@ -4,6 +4,7 @@
 //! are capped so a large journal still gives a file of bounded size, with a visible note of
 //! what was left out.
 
+use crate::dialect::Registered as _;
 use std::fmt::Write;
 
 use super::{ContextSizes, Report, ReportMark};

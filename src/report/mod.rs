@@ -12,6 +12,7 @@
 pub mod html;
 pub mod slice;
 
+use crate::dialect::Registered as _;
 use serde::Serialize;
 use ts_rs::TS;
 

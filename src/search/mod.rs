@@ -15,6 +15,7 @@
 mod facts;
 pub mod text;
 
+use crate::dialect::Registered as _;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};

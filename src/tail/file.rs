@@ -3,6 +3,7 @@
 //! a file that shrank or whose imported part changed (truncation, rotation, rewrite) starts a
 //! new journal generation, keeping the old one. The file is only ever read.
 
+use crate::dialect::Registered as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;

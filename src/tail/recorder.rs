@@ -3,6 +3,7 @@
 //! when the stream is recreated or its offsets start over. Arrivals are held in memory until
 //! the next flush, a few milliseconds later, paused or not.
 
+use crate::dialect::Registered as _;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 

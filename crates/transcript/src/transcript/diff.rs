@@ -8,7 +8,7 @@ use ts_rs::TS;
 use super::cache::CacheEntry;
 use super::one_line;
 
-use crate::record_json::Field;
+use journalscope_shapes::record_json::Field;
 
 /// Characters of a message's text a row keeps: enough to recognise it, bounded whatever the
 /// message holds.

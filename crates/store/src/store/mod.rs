@@ -25,8 +25,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 
 use crate::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent, TipRow};
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::source::{Framing, RawRecord};
+use journalscope_shapes::diagnostic::{Diagnostic, Severity};
+use journalscope_shapes::source::{Framing, RawRecord};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -352,12 +352,12 @@ pub struct StoredEvent {
 impl StoredEvent {
     /// The record parsed as JSON, or `None` when it is not JSON.
     pub fn json(&self) -> Option<Value> {
-        crate::record_json::value(&self.raw)
+        journalscope_shapes::record_json::value(&self.raw)
     }
 
     /// The record parsed as the import parses it, for a fold to take what it keeps.
-    pub fn parsed(&self) -> Option<crate::record_json::Parsed<'_>> {
-        crate::record_json::parse_tree(&self.raw)
+    pub fn parsed(&self) -> Option<journalscope_shapes::record_json::Parsed<'_>> {
+        journalscope_shapes::record_json::parse_tree(&self.raw)
             .ok()
             .map(|(parsed, _)| parsed)
     }

@@ -10,7 +10,7 @@ use ts_rs::TS;
 
 use super::RequestRow;
 
-use crate::record_json::Field;
+use journalscope_shapes::record_json::Field;
 
 /// How long a cache entry lives unless the request asked for longer (Anthropic and OpenAI).
 pub const DEFAULT_TTL_SECONDS: i64 = 5 * 60;

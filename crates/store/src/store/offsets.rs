@@ -8,7 +8,7 @@ use rusqlite::{params, OptionalExtension};
 
 use super::{clamp, Store, StoreError, StoredEvent};
 use crate::derived::ReadEvent;
-use crate::source::RawRecord;
+use journalscope_shapes::source::RawRecord;
 
 /// The records at or before an offset (and before a seq, when one is given), in file order:
 /// the first `prefix` records of the file, then the records `late` names.
@@ -214,8 +214,8 @@ impl Store {
 mod tests {
     use super::*;
     use crate::derived::Dialect;
-    use crate::source::Framing;
     use crate::store::NewJournal;
+    use journalscope_shapes::source::Framing;
 
     /// A journal of records with these offsets (`None`: a record without one), appended in
     /// chunks of `chunk`.

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::derived::Dialect;
+use journalscope_store::derived::Dialect;
 
 /// One subagent of a session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]

@@ -6,12 +6,12 @@
 
 use serde_json::Value;
 
-use crate::record_json::{parse_tree, Parsed};
+use journalscope_shapes::record_json::{parse_tree, Parsed};
 
-use crate::derived::{Analysis, Dialect, ReadEvent};
-use crate::diagnostic::Diagnostic;
-use crate::source::RawRecord;
-use crate::store::{Store, StoreError, StoredEvent};
+use journalscope_shapes::diagnostic::Diagnostic;
+use journalscope_shapes::source::RawRecord;
+use journalscope_store::derived::{Analysis, Dialect, ReadEvent};
+use journalscope_store::store::{Store, StoreError, StoredEvent};
 
 /// Reads records in file order into the columns the store indexes. A reader may keep state
 /// (the highest offset so far, say), so one reader follows one journal from its first record,
@@ -212,7 +212,10 @@ pub trait Interpreter: Sync {
 
     /// The sessions of this dialect a developer already has on disk, where its writer keeps
     /// them in a known place.
-    fn sessions(&self, _now: std::time::SystemTime) -> Vec<crate::transcript::Session> {
+    fn sessions(
+        &self,
+        _now: std::time::SystemTime,
+    ) -> Vec<journalscope_transcript::transcript::Session> {
         Vec::new()
     }
 

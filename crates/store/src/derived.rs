@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::diagnostic::Diagnostic;
+use journalscope_shapes::diagnostic::Diagnostic;
 
 /// Which system wrote a journal. A journal nobody recognises is read as iterate, the default.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]

@@ -520,8 +520,8 @@ mod properties {
 
     use super::BLOCK_RECORDS;
     use crate::derived::{Dialect, ReadEvent};
-    use crate::source::{Framing, RawRecord};
     use crate::store::{EventFilter, NewJournal, Store};
+    use journalscope_shapes::source::{Framing, RawRecord};
     use rusqlite::Connection;
 
     fn record_bytes(seq: u64, size: usize) -> Vec<u8> {
