@@ -1,18 +1,13 @@
 //! Journalscope's core: reading agent journals into SQLite, folding them into what the model
 //! saw at any offset, and rendering the exact request bytes. No UI types live here.
 
-pub mod agentskit;
-pub mod agui;
 pub mod bookmark;
 pub mod breakpoint;
-pub mod claude;
-pub mod codex;
 pub mod console;
 pub mod dialect;
 pub mod gen;
 pub mod import;
 pub mod ingest;
-pub mod iterate;
 pub mod journal;
 pub mod memory;
 pub mod release;
@@ -21,6 +16,11 @@ pub mod search;
 pub mod tail;
 
 // The crates below this one, under the names the rest of the core has always used for them.
+pub use journalscope_agentskit::agentskit;
+pub use journalscope_agui::agui;
+pub use journalscope_claude::claude;
+pub use journalscope_codex::codex;
+pub use journalscope_iterate::iterate;
 pub use journalscope_seam::interpreter;
 pub use journalscope_shapes::{diagnostic, record_json, redact, rng, source, source_ends, tokens};
 pub use journalscope_store::{derived, store};

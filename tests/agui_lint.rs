@@ -111,7 +111,7 @@ fn each_code_raised_has_the_severity_its_rule_gives() {
 #[test]
 fn every_code_in_the_reader_and_reducer_is_catalogued() {
     // The codes are the string literals passed to the diagnostic constructors.
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/agui");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("crates/agui/src/agui");
     let mut codes = BTreeSet::new();
     for file in ["reader.rs", "reducer.rs", "mod.rs"] {
         let text = std::fs::read_to_string(dir.join(file)).expect("source readable");

@@ -3,7 +3,7 @@
 //! model change, transport change) and one that only appends: golden `--json` outputs, the
 //! classification of each cause, the ideal, and the text output. An unexpected break cannot
 //! come from a journal (the projection never rewrites published content); it is tested on
-//! hand-made snapshots in `src/iterate/diff.rs`.
+//! hand-made snapshots in `crates/iterate/src/iterate/diff.rs`.
 //!
 //! To rewrite the expectations after an intended change, run
 //! `JOURNALSCOPE_BLESS=1 cargo test --test request_diff` and review the diff.

@@ -10,6 +10,6 @@ export type ExportOptions = { format: ExportFormat,
  */
 exact: boolean, 
 /**
- * JSON paths to redact besides the built-in rules (see [`crate::redact::JsonPath`]).
+ * JSON paths to redact besides the built-in rules (see [`journalscope_shapes::redact::JsonPath`]).
  */
 redactPaths: Array<string>, };

@@ -1,0 +1,1069 @@
+//! Decoding one `agentskit.chat.turn` envelope the way the protocol's own decoder does: the same
+//! three error codes in the same order (version, then event kind, then everything else), the
+//! same field rules, unknown fields tolerated. A reason names the first offending field so the
+//! inspector can say more than the protocol's generic messages.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use ts_rs::TS;
+
+use journalscope_shapes::record_json::Field;
+
+pub const PROTOCOL: &str = "agentskit.chat.turn";
+pub const VERSION: u64 = 1;
+
+pub const SUBMIT: &str = "client.turn.submit";
+pub const SNAPSHOT: &str = "server.turn.snapshot";
+pub const DIAGNOSTIC: &str = "server.turn.diagnostic";
+const EVENTS: &[&str] = &[SUBMIT, SNAPSHOT, DIAGNOSTIC];
+
+/// The protocol's decode error codes, spelled as the protocol spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, TS)]
+#[ts(export, rename = "AgentsKitProtocolCode")]
+pub enum ProtocolCode {
+    #[serde(rename = "PROTOCOL_UNSUPPORTED_VERSION")]
+    UnsupportedVersion,
+    #[serde(rename = "PROTOCOL_UNKNOWN_EVENT")]
+    UnknownEvent,
+    #[serde(rename = "PROTOCOL_INVALID_PAYLOAD")]
+    InvalidPayload,
+}
+
+impl ProtocolCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProtocolCode::UnsupportedVersion => "PROTOCOL_UNSUPPORTED_VERSION",
+            ProtocolCode::UnknownEvent => "PROTOCOL_UNKNOWN_EVENT",
+            ProtocolCode::InvalidPayload => "PROTOCOL_INVALID_PAYLOAD",
+        }
+    }
+}
+
+impl std::fmt::Display for ProtocolCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a line is not a valid turn event.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {reason}")]
+pub struct DecodeError {
+    pub code: ProtocolCode,
+    pub reason: String,
+}
+
+impl DecodeError {
+    fn invalid(reason: impl Into<String>) -> DecodeError {
+        DecodeError {
+            code: ProtocolCode::InvalidPayload,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A decoded envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnEvent {
+    pub event_id: String,
+    pub session_id: String,
+    pub turn_id: String,
+    pub sequence: u64,
+    pub emitted_at: String,
+    pub body: TurnBody,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnBody {
+    Submit { input: String },
+    Snapshot(Snapshot),
+    Diagnostic(TurnDiagnostic),
+}
+
+impl TurnBody {
+    pub fn event_name(&self) -> &'static str {
+        match self {
+            TurnBody::Submit { .. } => SUBMIT,
+            TurnBody::Snapshot(_) => SNAPSHOT,
+            TurnBody::Diagnostic(_) => DIAGNOSTIC,
+        }
+    }
+}
+
+/// A complete turn snapshot: the whole conversation as the server holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub messages: Vec<Message>,
+    pub status: TurnStatus,
+    pub usage: Usage,
+    pub error: Option<TurnDiagnostic>,
+    pub lineage: Option<Lineage>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export, rename = "AgentsKitTurnStatus")]
+pub enum TurnStatus {
+    Idle,
+    Streaming,
+    Complete,
+    Error,
+}
+
+impl TurnStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TurnStatus::Idle => "idle",
+            TurnStatus::Streaming => "streaming",
+            TurnStatus::Complete => "complete",
+            TurnStatus::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "AgentsKitUsage")]
+pub struct Usage {
+    #[ts(type = "number")]
+    pub prompt_tokens: u64,
+    #[ts(type = "number")]
+    pub completion_tokens: u64,
+    #[ts(type = "number")]
+    pub total_tokens: u64,
+}
+
+/// The `server.turn.diagnostic` payload, also a snapshot's optional `error`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export, rename = "AgentsKitTurnDiagnostic")]
+pub struct TurnDiagnostic {
+    pub code: String,
+    pub message: String,
+    pub retryable: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export, rename = "AgentsKitOperation")]
+pub enum Operation {
+    Submit,
+    Retry,
+    Edit,
+    Regenerate,
+}
+
+impl Operation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Submit => "submit",
+            Operation::Retry => "retry",
+            Operation::Edit => "edit",
+            Operation::Regenerate => "regenerate",
+        }
+    }
+}
+
+/// Which operation made a turn and, unless it is a plain submit, what it derives from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "AgentsKitLineage")]
+pub struct Lineage {
+    pub operation: Operation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub parent_turn_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub source_message_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export, rename = "AgentsKitRole")]
+pub enum Role {
+    User,
+    Assistant,
+    System,
+    Tool,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::System => "system",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "lowercase")]
+#[ts(export, rename = "AgentsKitMessageStatus")]
+pub enum MessageStatus {
+    Pending,
+    Streaming,
+    Complete,
+    Error,
+}
+
+impl MessageStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageStatus::Pending => "pending",
+            MessageStatus::Streaming => "streaming",
+            MessageStatus::Complete => "complete",
+            MessageStatus::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(export, rename = "AgentsKitToolStatus")]
+pub enum ToolStatus {
+    Pending,
+    Running,
+    Complete,
+    Error,
+    RequiresConfirmation,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "AgentsKitToolCall")]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub args: Value,
+    pub status: ToolStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub result: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<String>,
+}
+
+/// A canonical AgentsKit message as a snapshot carries it. Unknown fields are dropped, as the
+/// protocol's own projection drops them.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "AgentsKitMessage")]
+pub struct Message {
+    pub id: String,
+    pub role: Role,
+    pub content: String,
+    pub status: MessageStatus,
+    pub created_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub parts: Option<Vec<Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub tool_calls: Option<Vec<ToolCall>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub tool_call_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub metadata: Option<Value>,
+}
+
+/// Decodes one line. `None` is a line that is not JSON, which the protocol reports as an
+/// invalid payload.
+pub fn decode(value: Option<&Value>) -> Result<TurnEvent, DecodeError> {
+    let Some(value) = value else {
+        return Err(DecodeError::invalid("the line is not valid JSON"));
+    };
+    let Some(envelope) = value.as_object() else {
+        return Err(DecodeError::invalid("an envelope must be a JSON object"));
+    };
+    // The protocol checks version and event kind before anything else, and only for envelopes
+    // that claim to be its own; the order decides which code a doubly broken line gets.
+    if envelope.field("protocol").and_then(Value::as_str) == Some(PROTOCOL) {
+        if let Some(version) = envelope.field("version").and_then(Value::as_f64) {
+            if version != VERSION as f64 {
+                return Err(DecodeError {
+                    code: ProtocolCode::UnsupportedVersion,
+                    reason: format!(
+                        "version {} is not supported (only {VERSION})",
+                        envelope["version"]
+                    ),
+                });
+            }
+            if let Some(event) = envelope.field("event").and_then(Value::as_str) {
+                if !EVENTS.contains(&event) {
+                    return Err(DecodeError {
+                        code: ProtocolCode::UnknownEvent,
+                        reason: format!("event {event:?} is not a turn event"),
+                    });
+                }
+            }
+        }
+    }
+    decode_envelope(envelope).map_err(DecodeError::invalid)
+}
+
+fn decode_envelope(envelope: &Map<String, Value>) -> Result<TurnEvent, String> {
+    match envelope.field("protocol") {
+        Some(Value::String(p)) if p == PROTOCOL => {}
+        Some(other) => return Err(format!("protocol is {other}, not {PROTOCOL:?}")),
+        None => return Err("protocol is missing".into()),
+    }
+    match envelope.field("version") {
+        Some(v) if v.as_f64() == Some(VERSION as f64) => {}
+        Some(other) => return Err(format!("version is {other}, not {VERSION}")),
+        None => return Err("version is missing".into()),
+    }
+    let event_id = identifier(envelope, "eventId", "")?;
+    let session_id = identifier(envelope, "sessionId", "")?;
+    let turn_id = identifier(envelope, "turnId", "")?;
+    let sequence = match envelope.field("sequence") {
+        Some(v) => non_negative_integer(v)
+            .ok_or_else(|| format!("sequence is {v}, not an integer >= 0"))?,
+        None => return Err("sequence is missing".into()),
+    };
+    let emitted_at = match envelope.field("emittedAt") {
+        Some(Value::String(s)) if is_iso_datetime(s) => s.clone(),
+        Some(other) => return Err(format!("emittedAt is {other}, not an ISO-8601 date-time")),
+        None => return Err("emittedAt is missing".into()),
+    };
+    let event = match envelope.field("event") {
+        Some(Value::String(s)) => s.as_str(),
+        Some(other) => return Err(format!("event is {other}, not a string")),
+        None => return Err("event is missing".into()),
+    };
+    let payload = match envelope.field("payload") {
+        Some(Value::Object(p)) => p,
+        Some(other) => return Err(format!("payload is {}, not an object", kind_of(other))),
+        None => return Err("payload is missing".into()),
+    };
+    let body = match event {
+        SUBMIT => TurnBody::Submit {
+            input: submit_input(payload)?,
+        },
+        SNAPSHOT => TurnBody::Snapshot(snapshot(payload)?),
+        DIAGNOSTIC => TurnBody::Diagnostic(turn_diagnostic(payload, "payload")?),
+        other => return Err(format!("event {other:?} is not a turn event")),
+    };
+    Ok(TurnEvent {
+        event_id,
+        session_id,
+        turn_id,
+        sequence,
+        emitted_at,
+        body,
+    })
+}
+
+fn submit_input(payload: &Map<String, Value>) -> Result<String, String> {
+    match payload.field("input") {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+        Some(Value::String(_)) => Err("payload.input is blank".into()),
+        Some(other) => Err(format!("payload.input is {}, not a string", kind_of(other))),
+        None => Err("payload.input is missing".into()),
+    }
+}
+
+fn snapshot(payload: &Map<String, Value>) -> Result<Snapshot, String> {
+    let messages = match payload.field("messages") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, m)| message(m, &format!("payload.messages[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(other) => {
+            return Err(format!(
+                "payload.messages is {}, not an array",
+                kind_of(other)
+            ))
+        }
+        None => return Err("payload.messages is missing".into()),
+    };
+    let status = match str_field(payload, "status", "payload")? {
+        "idle" => TurnStatus::Idle,
+        "streaming" => TurnStatus::Streaming,
+        "complete" => TurnStatus::Complete,
+        "error" => TurnStatus::Error,
+        other => {
+            return Err(format!(
+                "payload.status {other:?} is not idle, streaming, complete or error"
+            ))
+        }
+    };
+    let usage = match payload.field("usage") {
+        Some(Value::Object(u)) => Usage {
+            prompt_tokens: token_count(u, "promptTokens")?,
+            completion_tokens: token_count(u, "completionTokens")?,
+            total_tokens: token_count(u, "totalTokens")?,
+        },
+        Some(other) => {
+            return Err(format!(
+                "payload.usage is {}, not an object",
+                kind_of(other)
+            ))
+        }
+        None => return Err("payload.usage is missing".into()),
+    };
+    let error = match payload.field("error") {
+        None => None,
+        Some(Value::Object(e)) => Some(turn_diagnostic(e, "payload.error")?),
+        Some(other) => {
+            return Err(format!(
+                "payload.error is {}, not an object",
+                kind_of(other)
+            ))
+        }
+    };
+    let lineage = match payload.field("lineage") {
+        None => None,
+        Some(Value::Object(l)) => Some(lineage(l)?),
+        Some(other) => {
+            return Err(format!(
+                "payload.lineage is {}, not an object",
+                kind_of(other)
+            ))
+        }
+    };
+    Ok(Snapshot {
+        messages,
+        status,
+        usage,
+        error,
+        lineage,
+    })
+}
+
+fn token_count(usage: &Map<String, Value>, field: &str) -> Result<u64, String> {
+    match usage.get(field) {
+        Some(v) => non_negative_integer(v)
+            .ok_or_else(|| format!("payload.usage.{field} is {v}, not an integer >= 0")),
+        None => Err(format!("payload.usage.{field} is missing")),
+    }
+}
+
+fn lineage(lineage: &Map<String, Value>) -> Result<Lineage, String> {
+    let operation = match str_field(lineage, "operation", "payload.lineage")? {
+        "submit" => Operation::Submit,
+        "retry" => Operation::Retry,
+        "edit" => Operation::Edit,
+        "regenerate" => Operation::Regenerate,
+        other => {
+            return Err(format!(
+                "payload.lineage.operation {other:?} is not submit, retry, edit or regenerate"
+            ))
+        }
+    };
+    if operation == Operation::Submit {
+        // A submit has no ancestry; stray ancestry fields are dropped like any unknown field.
+        return Ok(Lineage {
+            operation,
+            parent_turn_id: None,
+            source_message_id: None,
+        });
+    }
+    Ok(Lineage {
+        operation,
+        parent_turn_id: Some(identifier(lineage, "parentTurnId", "payload.lineage.")?),
+        source_message_id: Some(identifier(lineage, "sourceMessageId", "payload.lineage.")?),
+    })
+}
+
+fn turn_diagnostic(payload: &Map<String, Value>, at: &str) -> Result<TurnDiagnostic, String> {
+    match payload.field("version") {
+        Some(v) if v.as_f64() == Some(1.0) => {}
+        Some(other) => return Err(format!("{at}.version is {other}, not 1")),
+        None => return Err(format!("{at}.version is missing")),
+    }
+    let code = str_field(payload, "code", at)?;
+    if !is_diagnostic_code(code) {
+        return Err(format!(
+            "{at}.code {code:?} is not an upper-case code like TURN_FAILED"
+        ));
+    }
+    let message = str_field(payload, "message", at)?;
+    if message.is_empty() {
+        return Err(format!("{at}.message is empty"));
+    }
+    let retryable = match payload.field("retryable") {
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(format!(
+                "{at}.retryable is {}, not a boolean",
+                kind_of(other)
+            ))
+        }
+        None => return Err(format!("{at}.retryable is missing")),
+    };
+    Ok(TurnDiagnostic {
+        code: code.to_string(),
+        message: message.to_string(),
+        retryable,
+    })
+}
+
+fn message(value: &Value, at: &str) -> Result<Message, String> {
+    let Some(m) = value.as_object() else {
+        return Err(format!("{at} is {}, not an object", kind_of(value)));
+    };
+    let id = str_field(m, "id", at)?;
+    if id.is_empty() {
+        return Err(format!("{at}.id is empty"));
+    }
+    let content = str_field(m, "content", at)?;
+    let role = match str_field(m, "role", at)? {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "system" => Role::System,
+        "tool" => Role::Tool,
+        other => {
+            return Err(format!(
+                "{at}.role {other:?} is not user, assistant, system or tool"
+            ))
+        }
+    };
+    let status = match str_field(m, "status", at)? {
+        "pending" => MessageStatus::Pending,
+        "streaming" => MessageStatus::Streaming,
+        "complete" => MessageStatus::Complete,
+        "error" => MessageStatus::Error,
+        other => {
+            return Err(format!(
+                "{at}.status {other:?} is not pending, streaming, complete or error"
+            ))
+        }
+    };
+    let created_at = str_field(m, "createdAt", at)?;
+    if !is_canonical_instant(created_at) {
+        return Err(format!(
+            "{at}.createdAt {created_at:?} is not a UTC instant like 2026-07-11T10:00:00.000Z"
+        ));
+    }
+    let tool_call_id = optional_str(m, "toolCallId", at)?;
+    let parts = match m.field("parts") {
+        None => None,
+        Some(Value::Array(items)) => {
+            for (i, part) in items.iter().enumerate() {
+                content_part(part, &format!("{at}.parts[{i}]"))?;
+            }
+            Some(items.clone())
+        }
+        Some(other) => return Err(format!("{at}.parts is {}, not an array", kind_of(other))),
+    };
+    let tool_calls = match m.field("toolCalls") {
+        None => None,
+        Some(Value::Array(items)) => Some(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, c)| tool_call(c, &format!("{at}.toolCalls[{i}]")))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        Some(other) => {
+            return Err(format!(
+                "{at}.toolCalls is {}, not an array",
+                kind_of(other)
+            ))
+        }
+    };
+    let metadata = match m.field("metadata") {
+        None => None,
+        Some(v @ Value::Object(_)) => Some(v.clone()),
+        Some(other) => {
+            return Err(format!(
+                "{at}.metadata is {}, not an object",
+                kind_of(other)
+            ))
+        }
+    };
+    Ok(Message {
+        id: id.to_string(),
+        role,
+        content: content.to_string(),
+        status,
+        created_at: created_at.to_string(),
+        parts,
+        tool_calls,
+        tool_call_id,
+        metadata,
+    })
+}
+
+fn content_part(value: &Value, at: &str) -> Result<(), String> {
+    let Some(part) = value.as_object() else {
+        return Err(format!("{at} is {}, not an object", kind_of(value)));
+    };
+    let kind = str_field(part, "type", at)?;
+    match kind {
+        "text" => {
+            str_field(part, "text", at)?;
+            return Ok(());
+        }
+        "image" | "audio" | "video" | "file" => {}
+        other => {
+            return Err(format!(
+                "{at}.type {other:?} is not text, image, audio, video or file"
+            ))
+        }
+    }
+    str_field(part, "source", at)?;
+    optional_str(part, "mimeType", at)?;
+    if kind == "image" {
+        if let Some(detail) = part.field("detail") {
+            if !matches!(detail.as_str(), Some("low" | "high" | "auto")) {
+                return Err(format!("{at}.detail is {detail}, not low, high or auto"));
+            }
+        }
+    }
+    if kind == "audio" || kind == "video" {
+        if let Some(duration) = part.field("durationSec") {
+            if !duration.as_f64().is_some_and(|d| d.is_finite() && d >= 0.0) {
+                return Err(format!("{at}.durationSec is {duration}, not a number >= 0"));
+            }
+        }
+    }
+    if kind == "file" {
+        optional_str(part, "filename", at)?;
+    }
+    Ok(())
+}
+
+fn tool_call(value: &Value, at: &str) -> Result<ToolCall, String> {
+    let Some(call) = value.as_object() else {
+        return Err(format!("{at} is {}, not an object", kind_of(value)));
+    };
+    let id = str_field(call, "id", at)?;
+    let name = str_field(call, "name", at)?;
+    if id.is_empty() || name.is_empty() {
+        return Err(format!("{at} needs a non-empty id and name"));
+    }
+    let args = match call.field("args") {
+        Some(v @ Value::Object(_)) => v.clone(),
+        Some(other) => return Err(format!("{at}.args is {}, not an object", kind_of(other))),
+        None => return Err(format!("{at}.args is missing")),
+    };
+    let status = match str_field(call, "status", at)? {
+        "pending" => ToolStatus::Pending,
+        "running" => ToolStatus::Running,
+        "complete" => ToolStatus::Complete,
+        "error" => ToolStatus::Error,
+        "requires_confirmation" => ToolStatus::RequiresConfirmation,
+        other => return Err(format!("{at}.status {other:?} is not a tool call status")),
+    };
+    Ok(ToolCall {
+        id: id.to_string(),
+        name: name.to_string(),
+        args,
+        status,
+        result: optional_str(call, "result", at)?,
+        error: optional_str(call, "error", at)?,
+    })
+}
+
+fn str_field<'a>(object: &'a Map<String, Value>, field: &str, at: &str) -> Result<&'a str, String> {
+    match object.get(field) {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(format!("{at}.{field} is {}, not a string", kind_of(other))),
+        None => Err(format!("{at}.{field} is missing")),
+    }
+}
+
+/// An optional field is absent or of its type; `null` is neither.
+fn optional_str(
+    object: &Map<String, Value>,
+    field: &str,
+    at: &str,
+) -> Result<Option<String>, String> {
+    match object.get(field) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(format!("{at}.{field} is {}, not a string", kind_of(other))),
+    }
+}
+
+/// `prefix` is the path before the field name, so envelope fields read bare.
+fn identifier(object: &Map<String, Value>, field: &str, prefix: &str) -> Result<String, String> {
+    match object.get(field) {
+        Some(Value::String(s)) if is_identifier(s) => Ok(s.clone()),
+        Some(Value::String(s)) => Err(format!(
+            "{prefix}{field} {s:?} is not an identifier ([A-Za-z0-9][A-Za-z0-9._:-]{{0,127}})"
+        )),
+        Some(other) => Err(format!(
+            "{prefix}{field} is {}, not a string",
+            kind_of(other)
+        )),
+        None => Err(format!("{prefix}{field} is missing")),
+    }
+}
+
+/// `[A-Za-z0-9][A-Za-z0-9._:-]{0,127}`.
+pub fn is_identifier(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    match bytes.first() {
+        Some(first) if first.is_ascii_alphanumeric() => {}
+        _ => return false,
+    }
+    bytes.len() <= 128
+        && bytes[1..]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
+}
+
+fn is_diagnostic_code(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.first().is_some_and(u8::is_ascii_uppercase)
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+}
+
+/// JSON has one number type; the protocol's integers are numbers without a fraction, so `3.0`
+/// counts as 3.
+fn non_negative_integer(value: &Value) -> Option<u64> {
+    if let Some(n) = value.as_u64() {
+        return Some(n);
+    }
+    let f = value.as_f64()?;
+    (f.is_finite() && f >= 0.0 && f.fract() == 0.0 && f <= 9_007_199_254_740_991.0)
+        .then_some(f as u64)
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM[:SS[.fraction]]` followed by `Z` or a `±HH[:]MM` / `±HH` offset: the
+/// ISO-8601 date-times the protocol's `emittedAt` accepts.
+pub fn is_iso_datetime(text: &str) -> bool {
+    let b = text.as_bytes();
+    if b.len() < 17 || !valid_date(&b[..10]) || b[10] != b'T' {
+        return false;
+    }
+    let Some(rest) = time_of_day(&b[11..], false) else {
+        return false;
+    };
+    match rest {
+        b"Z" => true,
+        [b'+' | b'-', h1, h2, tail @ ..] => {
+            let Some(hours) = two_digits(*h1, *h2) else {
+                return false;
+            };
+            let minutes = match tail {
+                [] => Some(0),
+                [m1, m2] => two_digits(*m1, *m2),
+                [b':', m1, m2] => two_digits(*m1, *m2),
+                _ => None,
+            };
+            hours <= 23 && minutes.is_some_and(|m| m <= 59)
+        }
+        _ => false,
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.sssZ`, the only form AgentsKit writes a message's `createdAt` in.
+pub fn is_canonical_instant(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 24
+        && valid_date(&b[..10])
+        && b[10] == b'T'
+        && time_of_day(&b[11..], true) == Some(b"Z")
+        && b[19] == b'.'
+}
+
+/// Parses `HH:MM[:SS[.fraction]]`, returning what follows it. `strict` demands seconds and
+/// exactly three fraction digits.
+fn time_of_day(b: &[u8], strict: bool) -> Option<&[u8]> {
+    if b.len() < 5 || b[2] != b':' {
+        return None;
+    }
+    let hours = two_digits(b[0], b[1])?;
+    let minutes = two_digits(b[3], b[4])?;
+    if hours > 23 || minutes > 59 {
+        return None;
+    }
+    let mut rest = &b[5..];
+    if let [b':', s1, s2, tail @ ..] = rest {
+        if two_digits(*s1, *s2)? > 59 {
+            return None;
+        }
+        rest = tail;
+        if let [b'.', tail @ ..] = rest {
+            let digits = tail.iter().take_while(|c| c.is_ascii_digit()).count();
+            if digits == 0 || (strict && digits != 3) {
+                return None;
+            }
+            rest = &tail[digits..];
+        } else if strict {
+            return None;
+        }
+    } else if strict {
+        return None;
+    }
+    Some(rest)
+}
+
+fn two_digits(a: u8, b: u8) -> Option<u32> {
+    (a.is_ascii_digit() && b.is_ascii_digit())
+        .then(|| u32::from(a - b'0') * 10 + u32::from(b - b'0'))
+}
+
+fn valid_date(b: &[u8]) -> bool {
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let (Some(c), Some(y), Some(month), Some(day)) = (
+        two_digits(b[0], b[1]),
+        two_digits(b[2], b[3]),
+        two_digits(b[5], b[6]),
+        two_digits(b[8], b[9]),
+    ) else {
+        return false;
+    };
+    let year = c * 100 + y;
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn snapshot_envelope() -> Value {
+        json!({
+            "protocol": PROTOCOL, "version": 1, "eventId": "e1", "sessionId": "s1",
+            "turnId": "t1", "sequence": 0, "emittedAt": "2026-07-11T10:00:00.000Z",
+            "event": SNAPSHOT,
+            "payload": {
+                "messages": [{"id": "m1", "role": "user", "content": "hi",
+                              "status": "complete", "createdAt": "2026-07-11T10:00:00.000Z"}],
+                "status": "streaming",
+                "usage": {"promptTokens": 1, "completionTokens": 0, "totalTokens": 1}
+            }
+        })
+    }
+
+    fn code_of(value: &Value) -> Option<ProtocolCode> {
+        decode(Some(value)).err().map(|e| e.code)
+    }
+
+    #[test]
+    fn a_complete_snapshot_decodes() {
+        let decoded = decode(Some(&snapshot_envelope()));
+        assert!(
+            matches!(
+                decoded,
+                Ok(TurnEvent {
+                    body: TurnBody::Snapshot(_),
+                    sequence: 0,
+                    ..
+                })
+            ),
+            "a well-formed snapshot must decode: {decoded:?}"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_tolerated() {
+        let mut value = snapshot_envelope();
+        value["extra"] = json!({"anything": true});
+        value["payload"]["future"] = json!(1);
+        value["payload"]["messages"][0]["reactions"] = json!([]);
+        assert_eq!(
+            code_of(&value),
+            None,
+            "unknown fields must not make a line malformed"
+        );
+    }
+
+    #[test]
+    fn version_is_checked_before_event_and_payload() {
+        let mut value = snapshot_envelope();
+        value["version"] = json!(2);
+        value["event"] = json!("server.turn.delta");
+        value["payload"] = json!(null);
+        assert_eq!(
+            code_of(&value),
+            Some(ProtocolCode::UnsupportedVersion),
+            "a foreign version wins over every other defect, as in the protocol's decoder"
+        );
+    }
+
+    #[test]
+    fn event_kind_is_checked_before_payload() {
+        let mut value = snapshot_envelope();
+        value["event"] = json!("server.turn.delta");
+        value["payload"] = json!(null);
+        assert_eq!(
+            code_of(&value),
+            Some(ProtocolCode::UnknownEvent),
+            "an unknown event kind wins over a broken payload"
+        );
+    }
+
+    #[test]
+    fn a_string_version_is_an_invalid_payload_not_a_version_error() {
+        let mut value = snapshot_envelope();
+        value["version"] = json!("2");
+        assert_eq!(
+            code_of(&value),
+            Some(ProtocolCode::InvalidPayload),
+            "only a numeric version can be unsupported"
+        );
+    }
+
+    #[test]
+    fn invalid_json_is_an_invalid_payload() {
+        assert_eq!(
+            decode(None).err().map(|e| e.code),
+            Some(ProtocolCode::InvalidPayload),
+            "the protocol reports unparseable lines as invalid payloads"
+        );
+    }
+
+    #[test]
+    fn field_rules_reject_what_the_protocol_rejects() {
+        let cases: &[(&str, Value)] = &[
+            ("/sequence", json!(-1)),
+            ("/sequence", json!(1.5)),
+            ("/sequence", json!("3")),
+            ("/sessionId", json!("-bad")),
+            ("/turnId", json!("")),
+            ("/eventId", json!("a b")),
+            ("/emittedAt", json!("yesterday")),
+            ("/emittedAt", json!("2026-02-30T10:00:00Z")),
+            ("/emittedAt", json!("2026-07-11T10:00:00")),
+            ("/payload/status", json!("thinking")),
+            ("/payload/usage/totalTokens", json!(-3)),
+            ("/payload/usage", json!(null)),
+            ("/payload/messages/0/role", json!("robot")),
+            (
+                "/payload/messages/0/createdAt",
+                json!("2026-07-11T10:00:00Z"),
+            ),
+            ("/payload/messages", json!({})),
+            (
+                "/payload/lineage",
+                json!({"operation": "retry", "parentTurnId": "t0"}),
+            ),
+            (
+                "/payload/lineage",
+                json!({"operation": "edit", "sourceMessageId": "m1"}),
+            ),
+            ("/payload/lineage", json!({"operation": "fork"})),
+            (
+                "/payload/error",
+                json!({"version": 1, "code": "bad code", "message": "x", "retryable": false}),
+            ),
+            ("/protocol", json!("agentskit.chat.component")),
+        ];
+        for (pointer, bad) in cases {
+            let mut value = snapshot_envelope();
+            match value.pointer_mut(pointer) {
+                Some(slot) => *slot = bad.clone(),
+                None => {
+                    let (parent, field) = pointer.rsplit_once('/').unwrap_or(("", pointer));
+                    value.pointer_mut(parent).unwrap()[field] = bad.clone();
+                }
+            }
+            assert_eq!(
+                code_of(&value),
+                Some(ProtocolCode::InvalidPayload),
+                "{pointer} = {bad} must make the snapshot an invalid payload"
+            );
+        }
+    }
+
+    #[test]
+    fn a_submit_lineage_drops_stray_ancestry() {
+        let mut value = snapshot_envelope();
+        value["payload"]["lineage"] = json!({"operation": "submit", "parentTurnId": "t0"});
+        let Ok(TurnEvent {
+            body: TurnBody::Snapshot(snapshot),
+            ..
+        }) = decode(Some(&value))
+        else {
+            panic!("a submit lineage with extra fields must decode");
+        };
+        assert_eq!(
+            snapshot.lineage,
+            Some(Lineage {
+                operation: Operation::Submit,
+                parent_turn_id: None,
+                source_message_id: None
+            }),
+            "a submit has no ancestry even when the writer sent some"
+        );
+    }
+
+    #[test]
+    fn identifiers_follow_the_protocol_pattern() {
+        assert!(is_identifier("a"), "one alphanumeric is enough");
+        assert!(
+            is_identifier("turn-1.retry:2_b"),
+            "dots, colons, dashes and underscores follow"
+        );
+        assert!(
+            is_identifier(&"a".repeat(128)),
+            "128 characters is the maximum"
+        );
+        assert!(
+            !is_identifier(&"a".repeat(129)),
+            "129 characters is too long"
+        );
+        assert!(
+            !is_identifier("_a"),
+            "the first character must be alphanumeric"
+        );
+        assert!(!is_identifier("é"), "only ASCII is allowed");
+        assert!(!is_identifier(""), "empty is not an identifier");
+    }
+
+    #[test]
+    fn datetimes_accept_offsets_and_fractions() {
+        for ok in [
+            "2026-07-11T10:00:00Z",
+            "2026-07-11T10:00:00.123456Z",
+            "2026-07-11T10:00Z",
+            "2026-07-11T10:00:00+02:00",
+            "2026-07-11T10:00:00-0530",
+            "2024-02-29T23:59:59Z",
+        ] {
+            assert!(is_iso_datetime(ok), "{ok} is an ISO-8601 date-time");
+        }
+        for bad in [
+            "2026-07-11 10:00:00Z",
+            "2026-07-11T24:00:00Z",
+            "2025-02-29T10:00:00Z",
+            "2026-07-11T10:00:00.Z",
+            "2026-07-11T10:00:00+2:00",
+            "2026-07-11",
+        ] {
+            assert!(!is_iso_datetime(bad), "{bad} is not an accepted date-time");
+        }
+        assert!(
+            is_canonical_instant("2026-07-11T10:00:00.000Z"),
+            "the canonical form passes"
+        );
+        assert!(
+            !is_canonical_instant("2026-07-11T10:00:00Z"),
+            "a message time needs milliseconds"
+        );
+    }
+}

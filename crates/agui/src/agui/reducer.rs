@@ -1,0 +1,1427 @@
+//! The AG-UI fold: one thread's state and messages, built event by event as the official
+//! TypeScript client (`@ag-ui/client`) builds them, with the reconciliation rules of
+//! interpretation.md §2 and ordering checks reported as diagnostics. Pure: `apply` does no I/O
+//! and cannot fail; every problem becomes a diagnostic at the event's offset.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use ts_rs::TS;
+
+use journalscope_shapes::diagnostic::Diagnostic;
+use journalscope_shapes::record_json::Field;
+
+use super::messages::Messages;
+use super::reader::type_name;
+
+/// Where a run stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export, rename = "AgUiRunStatus")]
+pub enum RunStatus {
+    /// No run has started yet.
+    Idle,
+    Running,
+    Finished,
+    /// Finished with an `interrupt` outcome: the run waits for the user.
+    Interrupted,
+    /// Ended by `RUN_ERROR`, or stopped by a malformed patch.
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "AgUiRun")]
+pub struct Run {
+    pub thread_id: Option<String>,
+    pub run_id: Option<String>,
+    pub status: RunStatus,
+}
+
+/// What a `MESSAGES_SNAPSHOT` did to one message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export, rename = "AgUiMessageFate")]
+pub enum MessageFate {
+    /// Held and in the snapshot: replaced by the snapshot's copy, keeping its position.
+    Replaced,
+    /// New in the snapshot: appended in snapshot order.
+    Appended,
+    /// Held but absent from the snapshot: the producer declared it gone.
+    Dropped,
+    /// Held, absent, and client-only (activity, or reasoning the snapshot does not track).
+    KeptClientOnly,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export, rename = "AgUiMessageReconciliation")]
+pub struct MessageReconciliation {
+    pub message_id: String,
+    pub role: String,
+    pub fate: MessageFate,
+}
+
+/// Where an event sits in the journal, for the diagnostics it raises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct At {
+    pub seq: u64,
+    pub line: u64,
+    pub offset: i64,
+}
+
+/// What applying one journal event did, beyond changing the thread.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepReport {
+    pub diagnostics: Vec<Diagnostic>,
+    /// `(kind, note)` pairs for the event list and timeline.
+    pub marks: Vec<(String, String)>,
+    /// Why a state patch did not apply (failed or malformed).
+    pub patch_failure: Option<String>,
+    pub reconciliation: Vec<MessageReconciliation>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) enum ChunkMode {
+    Text(String),
+    Tool(String),
+    Reasoning(String),
+}
+
+/// Ids in the order they were first seen, with a set to ask whether one was: the order lets a
+/// checkpoint share the ids it lists with every checkpoint before it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct SeenIds {
+    order: Vec<String>,
+    set: HashSet<String>,
+}
+
+impl SeenIds {
+    fn contains(&self, id: &str) -> bool {
+        self.set.contains(id)
+    }
+
+    /// Whether `id` is new; it is seen from now on.
+    fn insert(&mut self, id: &str) -> bool {
+        if self.set.contains(id) {
+            return false;
+        }
+        self.set.insert(id.to_string());
+        self.order.push(id.to_string());
+        true
+    }
+
+    pub(super) fn in_order(&self) -> &[String] {
+        &self.order
+    }
+}
+
+impl From<Vec<String>> for SeenIds {
+    fn from(order: Vec<String>) -> SeenIds {
+        let mut ids = SeenIds::default();
+        for id in &order {
+            ids.insert(id);
+        }
+        ids
+    }
+}
+
+/// How a run stands after the event that ended it: `RUN_ERROR` fails it, and `RUN_FINISHED`
+/// finishes it or, with an `interrupt` outcome, leaves it waiting for the user.
+pub(super) fn ended_status(event: &Value) -> RunStatus {
+    if str_field(event, "type") == Some("RUN_ERROR") {
+        RunStatus::Error
+    } else if event.field("outcome").and_then(|o| str_field(o, "type")) == Some("interrupt") {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Finished
+    }
+}
+
+/// The run a `RUN_STARTED` begins, under the ids it names.
+pub(super) fn started_run(event: &Value) -> Run {
+    Run {
+        thread_id: str_field(event, "threadId").map(str::to_string),
+        run_id: str_field(event, "runId").map(str::to_string),
+        status: RunStatus::Running,
+    }
+}
+
+/// One thread as a consumer holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Thread {
+    pub state: Value,
+    pub messages: Messages,
+    pub run: Run,
+    /// Steps started and not yet finished in the current run.
+    pub steps: Vec<String>,
+    pub(super) open_messages: BTreeSet<String>,
+    pub(super) open_tool_calls: BTreeSet<String>,
+    pub(super) chunk: Option<ChunkMode>,
+    pub(super) seen_event: bool,
+    pub(super) runs_started: u64,
+    /// The current run was stopped by a malformed patch rather than by the producer.
+    pub(super) halted_by_patch: bool,
+    /// A snapshot or a run's input has said what the shared state is.
+    pub(super) state_established: bool,
+    /// Tool call ids a TOOL_CALL_START has opened, in any run: ids are unique to a thread.
+    pub(super) started_tool_calls: SeenIds,
+    /// Message ids whose open message a TEXT_MESSAGE_END or REASONING_MESSAGE_END closed, in
+    /// any run: a message id names one message of a thread, and a consumer that meets it again
+    /// adds to the message that ended instead of starting another.
+    pub(super) ended_messages: SeenIds,
+    /// Reasoning a REASONING_START opened and no REASONING_END has closed, by id, with where
+    /// it started: what the journal's end reports as never ended.
+    pub(super) open_reasoning: BTreeMap<String, At>,
+    /// STATE_DELTAs applied in this run since its last snapshot or input state.
+    pub(super) deltas_since_snapshot: u64,
+    /// Deltas have built the state on `{}` and no snapshot or run input has said what it is.
+    pub(super) state_only_from_deltas: bool,
+}
+
+impl Default for Thread {
+    fn default() -> Self {
+        Thread {
+            // The official client starts an agent with `{}` as its state.
+            state: json!({}),
+            messages: Messages::default(),
+            run: Run {
+                thread_id: None,
+                run_id: None,
+                status: RunStatus::Idle,
+            },
+            steps: Vec::new(),
+            open_messages: BTreeSet::new(),
+            open_tool_calls: BTreeSet::new(),
+            chunk: None,
+            seen_event: false,
+            runs_started: 0,
+            halted_by_patch: false,
+            state_established: false,
+            started_tool_calls: SeenIds::default(),
+            ended_messages: SeenIds::default(),
+            open_reasoning: BTreeMap::new(),
+            deltas_since_snapshot: 0,
+            state_only_from_deltas: false,
+        }
+    }
+}
+
+fn str_field<'a>(event: &'a Value, field: &str) -> Option<&'a str> {
+    event.field(field).and_then(Value::as_str)
+}
+
+fn id_of(message: &Value) -> Option<&str> {
+    str_field(message, "id")
+}
+
+fn role_of(message: &Value) -> &str {
+    str_field(message, "role").unwrap_or("")
+}
+
+const PATCH_OPS: &[&str] = &["add", "remove", "replace", "move", "copy", "test"];
+
+/// Why a patch is not even a patch: not an array of operation objects with a valid `op` and
+/// a `path` that is a JSON Pointer. Such a patch stops a consumer.
+fn malformed(patch: &Value) -> Option<String> {
+    let Some(ops) = patch.as_array() else {
+        return Some(format!("the patch is {}, not an array", type_name(patch)));
+    };
+    for (index, op) in ops.iter().enumerate() {
+        let Some(object) = op.as_object() else {
+            return Some(format!(
+                "operation {index} is {}, not an object",
+                type_name(op)
+            ));
+        };
+        match object.field("op").and_then(Value::as_str) {
+            Some(name) if PATCH_OPS.contains(&name) => {}
+            Some(name) => return Some(format!("operation {index} has unknown op {name:?}")),
+            None => return Some(format!("operation {index} has no string `op`")),
+        }
+        match object.field("path").and_then(Value::as_str) {
+            Some(path) if path.is_empty() || path.starts_with('/') => {}
+            Some(path) => {
+                return Some(format!(
+                    "operation {index} has path {path:?}, not a JSON Pointer"
+                ))
+            }
+            None => return Some(format!("operation {index} has no string `path`")),
+        }
+    }
+    None
+}
+
+/// The deepest state a patch may build. Each event is parsed with a nesting limit, but patches
+/// (a `copy` of the whole state under itself, repeated) could otherwise grow a state deep
+/// enough to exhaust the stack when it is rendered, serialised or dropped.
+pub const MAX_STATE_DEPTH: usize = 512;
+
+/// Nesting depth of a value (a scalar is 1), measured without recursion.
+fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(value, 1usize)];
+    while let Some((value, level)) = pending.pop() {
+        deepest = deepest.max(level);
+        match value {
+            Value::Array(items) => pending.extend(items.iter().map(|v| (v, level + 1))),
+            Value::Object(fields) => pending.extend(fields.values().map(|v| (v, level + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Applies an RFC 6902 patch atomically: the document is only replaced when every operation
+/// applies. The error names the operation index and its path.
+pub fn apply_patch(doc: &Value, patch: &Value) -> Result<Value, String> {
+    let ops = patch.as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let mut parsed = Vec::with_capacity(ops.len());
+    for (index, op) in ops.iter().enumerate() {
+        match serde_json::from_value::<json_patch::PatchOperation>(op.clone()) {
+            Ok(op) => parsed.push(op),
+            Err(error) => {
+                let path = op.field("path").and_then(Value::as_str).unwrap_or("");
+                return Err(format!("operation {index} at {path:?}: {error}"));
+            }
+        }
+    }
+    let mut next = doc.clone();
+    // The work happens on a copy, so the unsafe (non-reverting) variant is atomic here and
+    // cannot hit the crate's panic on a failed revert.
+    match json_patch::patch_unsafe(&mut next, &parsed) {
+        Ok(()) if depth(&next) > MAX_STATE_DEPTH => Err(format!(
+            "the patched state would nest deeper than {MAX_STATE_DEPTH} levels"
+        )),
+        Ok(()) => Ok(next),
+        Err(error) => Err(format!(
+            "operation {} at {:?}: {}",
+            error.operation,
+            error.path.as_str(),
+            error.kind
+        )),
+    }
+}
+
+/// [`apply_patch`] on `doc` itself. A patch of one operation (what a stream sends to move a
+/// counter or append to a list) is applied in place, since a single operation fails before it
+/// changes anything; copying the state for each delta made a thread whose state grows fold in
+/// time growing with the square of its length. Longer patches work on a copy, for atomicity.
+pub fn patch_in_place(doc: &mut Value, patch: &Value) -> Result<(), String> {
+    use json_patch::PatchOperation;
+    let single = match patch.as_array().map(Vec::as_slice) {
+        Some([op]) => serde_json::from_value::<PatchOperation>(op.clone()).ok(),
+        _ => None,
+    };
+    let Some(op) = single.filter(|op| !matches!(op, PatchOperation::Move(_))) else {
+        *doc = apply_patch(doc, patch)?;
+        return Ok(());
+    };
+    // Where the operation puts a value, and how deep that value is: the state was within the
+    // limit before, so only the placed value can take it past.
+    let placed = match &op {
+        PatchOperation::Add(add) => Some((add.path.count(), depth(&add.value))),
+        PatchOperation::Replace(replace) => Some((replace.path.count(), depth(&replace.value))),
+        PatchOperation::Copy(copy) => doc
+            .pointer(copy.from.as_str())
+            .map(|value| (copy.path.count(), depth(value))),
+        _ => None,
+    };
+    if placed.is_some_and(|(segments, levels)| segments + levels > MAX_STATE_DEPTH) {
+        return Err(format!(
+            "the patched state would nest deeper than {MAX_STATE_DEPTH} levels"
+        ));
+    }
+    json_patch::patch_unsafe(doc, std::slice::from_ref(&op)).map_err(|error| {
+        format!(
+            "operation {} at {:?}: {}",
+            error.operation,
+            error.path.as_str(),
+            error.kind
+        )
+    })
+}
+
+fn merge_metadata(message: &mut Value, event: &Value) {
+    let Some(Value::Object(extra)) = event.field("metadata") else {
+        return;
+    };
+    let Some(object) = message.as_object_mut() else {
+        return;
+    };
+    let slot = object
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !slot.is_object() {
+        *slot = Value::Object(Map::new());
+    }
+    if let Some(map) = slot.as_object_mut() {
+        for (key, value) in extra {
+            map.insert(key.clone(), value.clone());
+        }
+    }
+}
+
+impl Thread {
+    /// Applies one journal event. `value` is `None` for a record that is not JSON.
+    pub fn apply(&mut self, at: At, value: Option<&Value>) -> StepReport {
+        let mut report = StepReport::default();
+        let Some(event) = value.filter(|v| v.is_object()) else {
+            return report;
+        };
+        let Some(kind) = str_field(event, "type") else {
+            return report;
+        };
+        if !super::reader::is_known_type(kind) {
+            return report;
+        }
+        self.check_order(at, kind, &mut report);
+        for expanded in self.expand(at, event, kind, &mut report) {
+            self.dispatch(at, &expanded, &mut report);
+        }
+        report
+    }
+
+    /// What the journal's end says about the thread, given its last event, each diagnostic
+    /// with the seq of the record it is said at: reasoning still open there never ended (said
+    /// at its REASONING_START, where a reader looks for it), a run still running there was
+    /// never terminated, and a state only deltas built was never established (both said at the
+    /// last event). Provisional: a journal that grows may settle any of them.
+    pub fn at_end(&self, last: At) -> Vec<(u64, Diagnostic)> {
+        let mut out = Vec::new();
+        let mut open: Vec<(&String, &At)> = self.open_reasoning.iter().collect();
+        open.sort_by_key(|(_, started)| started.seq);
+        for (id, started) in open {
+            out.push((
+                started.seq,
+                Diagnostic::warning(
+                    started.line,
+                    Some(started.offset),
+                    "reasoning-never-ended",
+                    format!("reasoning {id:?} starts here and the journal ends without its REASONING_END"),
+                ),
+            ));
+        }
+        if self.run.status == RunStatus::Running {
+            out.push((
+                last.seq,
+                Diagnostic::warning(
+                    last.line,
+                    Some(last.offset),
+                    "run-never-finished",
+                    format!(
+                        "the journal ends while run {:?} is running: no RUN_FINISHED or RUN_ERROR",
+                        self.run.run_id.as_deref().unwrap_or("")
+                    ),
+                ),
+            ));
+        }
+        if self.state_only_from_deltas {
+            out.push((
+                last.seq,
+                Diagnostic::info(
+                    last.line,
+                    Some(last.offset),
+                    "state-never-established",
+                    "the journal ends without a STATE_SNAPSHOT or run input state: the shared state is only what deltas built on `{}`",
+                ),
+            ));
+        }
+        out
+    }
+
+    fn warn(report: &mut StepReport, at: At, code: &str, message: impl Into<String>) {
+        report
+            .diagnostics
+            .push(Diagnostic::warning(at.line, Some(at.offset), code, message));
+    }
+
+    fn info(report: &mut StepReport, at: At, code: &str, message: impl Into<String>) {
+        report
+            .diagnostics
+            .push(Diagnostic::info(at.line, Some(at.offset), code, message));
+    }
+
+    fn error(report: &mut StepReport, at: At, code: &str, message: impl Into<String>) {
+        report
+            .diagnostics
+            .push(Diagnostic::error(at.line, Some(at.offset), code, message));
+    }
+
+    fn check_order(&mut self, at: At, kind: &str, report: &mut StepReport) {
+        let first = !self.seen_event;
+        self.seen_event = true;
+        if kind == "RUN_STARTED" {
+            return;
+        }
+        if first {
+            Self::warn(
+                report,
+                at,
+                "first-event-not-run-started",
+                format!("the stream opens with {kind}, not RUN_STARTED"),
+            );
+        } else if !self.halted_by_patch
+            && matches!(
+                (self.run.status, kind),
+                (RunStatus::Finished | RunStatus::Interrupted, "RUN_ERROR")
+                    | (RunStatus::Error, "RUN_FINISHED")
+            )
+        {
+            Self::warn(
+                report,
+                at,
+                "run-finished-and-failed",
+                format!(
+                    "{kind} after the run already ended ({}): a run ends with RUN_FINISHED or RUN_ERROR, not both",
+                    status_word(self.run.status)
+                ),
+            );
+        } else if !self.halted_by_patch
+            && matches!(
+                self.run.status,
+                RunStatus::Finished | RunStatus::Interrupted | RunStatus::Error
+            )
+        {
+            Self::warn(
+                report,
+                at,
+                "event-after-run-end",
+                format!(
+                    "{kind} after the run ended ({}) and before a new RUN_STARTED",
+                    status_word(self.run.status)
+                ),
+            );
+        }
+    }
+
+    /// Turns `*_CHUNK` events into start/content/end events as the client's chunk transform
+    /// does: a chunk opens its message or tool call when none is open with that id, and any
+    /// other event first closes what a chunk left open.
+    fn expand(&mut self, at: At, event: &Value, kind: &str, report: &mut StepReport) -> Vec<Value> {
+        let mut out = Vec::new();
+        match kind {
+            "TEXT_MESSAGE_CHUNK" | "REASONING_MESSAGE_CHUNK" => {
+                let text = kind == "TEXT_MESSAGE_CHUNK";
+                let id = str_field(event, "messageId").filter(|id| !id.is_empty());
+                let current = match &self.chunk {
+                    Some(ChunkMode::Text(open)) if text => Some(open.clone()),
+                    Some(ChunkMode::Reasoning(open)) if !text => Some(open.clone()),
+                    _ => None,
+                };
+                let continues =
+                    current.is_some() && id.is_none_or(|id| Some(id) == current.as_deref());
+                let message_id = if continues {
+                    current.unwrap_or_default()
+                } else {
+                    out.extend(self.close_chunk());
+                    let Some(id) = id else {
+                        Self::error(
+                            report,
+                            at,
+                            "chunk-without-id",
+                            format!("the first {kind} of a message needs a messageId: a consumer stops here"),
+                        );
+                        return out;
+                    };
+                    if text {
+                        let mut start = json!({
+                            "type": "TEXT_MESSAGE_START",
+                            "messageId": id,
+                            "role": str_field(event, "role").unwrap_or("assistant"),
+                        });
+                        if let (Some(name), Some(map)) =
+                            (event.field("name"), start.as_object_mut())
+                        {
+                            map.insert("name".into(), name.clone());
+                        }
+                        out.push(start);
+                        self.chunk = Some(ChunkMode::Text(id.to_string()));
+                    } else {
+                        out.push(json!({"type": "REASONING_MESSAGE_START", "messageId": id}));
+                        self.chunk = Some(ChunkMode::Reasoning(id.to_string()));
+                    }
+                    id.to_string()
+                };
+                if let Some(delta) = event.field("delta").filter(|d| !d.is_null()) {
+                    let content = if text {
+                        "TEXT_MESSAGE_CONTENT"
+                    } else {
+                        "REASONING_MESSAGE_CONTENT"
+                    };
+                    out.push(json!({"type": content, "messageId": message_id, "delta": delta}));
+                }
+            }
+            "TOOL_CALL_CHUNK" => {
+                let id = str_field(event, "toolCallId").filter(|id| !id.is_empty());
+                let current = match &self.chunk {
+                    Some(ChunkMode::Tool(open)) => Some(open.clone()),
+                    _ => None,
+                };
+                let continues =
+                    current.is_some() && id.is_none_or(|id| Some(id) == current.as_deref());
+                let tool_call_id = if continues {
+                    current.unwrap_or_default()
+                } else {
+                    out.extend(self.close_chunk());
+                    let (Some(id), Some(name)) = (id, str_field(event, "toolCallName")) else {
+                        Self::error(
+                            report,
+                            at,
+                            "chunk-without-id",
+                            "the first TOOL_CALL_CHUNK of a call needs toolCallId and toolCallName: a consumer stops here",
+                        );
+                        return out;
+                    };
+                    let mut start =
+                        json!({"type": "TOOL_CALL_START", "toolCallId": id, "toolCallName": name});
+                    if let (Some(parent), Some(map)) =
+                        (event.field("parentMessageId"), start.as_object_mut())
+                    {
+                        map.insert("parentMessageId".into(), parent.clone());
+                    }
+                    out.push(start);
+                    self.chunk = Some(ChunkMode::Tool(id.to_string()));
+                    id.to_string()
+                };
+                if let Some(delta) = event.field("delta").filter(|d| !d.is_null()) {
+                    out.push(json!({"type": "TOOL_CALL_ARGS", "toolCallId": tool_call_id, "delta": delta}));
+                }
+            }
+            // These pass through the client's transform without closing a chunked message.
+            "RAW" | "ACTIVITY_SNAPSHOT" | "ACTIVITY_DELTA" | "REASONING_ENCRYPTED_VALUE" => {
+                out.push(event.clone());
+            }
+            _ => {
+                out.extend(self.close_chunk());
+                out.push(event.clone());
+            }
+        }
+        out
+    }
+
+    fn close_chunk(&mut self) -> Option<Value> {
+        match self.chunk.take()? {
+            ChunkMode::Text(id) => Some(json!({"type": "TEXT_MESSAGE_END", "messageId": id})),
+            ChunkMode::Tool(id) => Some(json!({"type": "TOOL_CALL_END", "toolCallId": id})),
+            ChunkMode::Reasoning(id) => {
+                Some(json!({"type": "REASONING_MESSAGE_END", "messageId": id}))
+            }
+        }
+    }
+
+    /// Changes the first message with `id`, if there is one.
+    fn edit_message<R>(&mut self, id: &str, change: impl FnOnce(&mut Value) -> R) -> Option<R> {
+        let index = self.messages.position(id)?;
+        Some(self.messages.edit(index, change))
+    }
+
+    /// Changes the tool call `tool_call_id` in the first message holding it, if any.
+    fn edit_tool_call<R>(
+        &mut self,
+        tool_call_id: &str,
+        change: impl FnOnce(&mut Value) -> R,
+    ) -> Option<R> {
+        let owner = self.messages.call_owner(tool_call_id)?;
+        self.messages.edit(owner, |message| {
+            message
+                .get_mut("toolCalls")
+                .and_then(Value::as_array_mut)?
+                .iter_mut()
+                .find(|c| id_of(c) == Some(tool_call_id))
+                .map(change)
+        })
+    }
+
+    fn dispatch(&mut self, at: At, event: &Value, report: &mut StepReport) {
+        let kind = str_field(event, "type").unwrap_or("");
+        match kind {
+            "RUN_STARTED" => self.run_started(at, event, report),
+            "RUN_FINISHED" => {
+                self.check_open(at, report);
+                self.check_run_id(at, event, "RUN_FINISHED", report);
+                self.check_steps(at, report);
+                self.run.status = ended_status(event);
+                let interrupted = self.run.status == RunStatus::Interrupted;
+                self.steps.clear();
+                let run_id = str_field(event, "runId").unwrap_or("");
+                let note = if interrupted {
+                    format!("run {run_id} interrupted")
+                } else {
+                    format!("run {run_id} finished")
+                };
+                report.marks.push(("run-end".into(), note));
+            }
+            "RUN_ERROR" => {
+                self.check_run_id(at, event, "RUN_ERROR", report);
+                self.run.status = ended_status(event);
+                self.open_messages.clear();
+                self.open_tool_calls.clear();
+                self.steps.clear();
+                let message = str_field(event, "message").unwrap_or("");
+                report.marks.push(("run-error".into(), short(message)));
+            }
+            "STEP_STARTED" => {
+                if let Some(name) = str_field(event, "stepName") {
+                    self.steps.push(name.to_string());
+                }
+            }
+            "STEP_FINISHED" => {
+                if let Some(name) = str_field(event, "stepName") {
+                    match self.steps.iter().rposition(|s| s == name) {
+                        Some(index) => {
+                            self.steps.remove(index);
+                        }
+                        None => Self::warn(
+                            report,
+                            at,
+                            "step-not-started",
+                            format!("step {name:?} finishes but never started"),
+                        ),
+                    }
+                }
+            }
+            "TEXT_MESSAGE_START" | "REASONING_MESSAGE_START" => {
+                let Some(id) = str_field(event, "messageId") else {
+                    return;
+                };
+                if self.open_messages.contains(id) {
+                    Self::error(
+                        report,
+                        at,
+                        "message-id-reused",
+                        format!("{kind} for message {id:?}, which is still open: two messages under one id"),
+                    );
+                } else if self.ended_messages.contains(id) {
+                    Self::error(
+                        report,
+                        at,
+                        "message-id-reused-after-end",
+                        format!("{kind} for message {id:?}, which already ended: message ids are unique, and a consumer adds what follows to the ended message"),
+                    );
+                }
+                if self.messages.position(id).is_none() {
+                    let mut message = if kind == "TEXT_MESSAGE_START" {
+                        let mut m = json!({
+                            "id": id,
+                            "role": str_field(event, "role").unwrap_or("assistant"),
+                            "content": "",
+                        });
+                        if let (Some(name), Some(map)) = (event.field("name"), m.as_object_mut()) {
+                            map.insert("name".into(), name.clone());
+                        }
+                        m
+                    } else {
+                        json!({"id": id, "role": "reasoning", "content": ""})
+                    };
+                    merge_metadata(&mut message, event);
+                    self.messages.push(message);
+                } else {
+                    self.edit_message(id, |message| merge_metadata(message, event));
+                }
+                self.open_messages.insert(id.to_string());
+            }
+            "TEXT_MESSAGE_CONTENT" | "REASONING_MESSAGE_CONTENT" => {
+                let (Some(id), Some(delta)) =
+                    (str_field(event, "messageId"), str_field(event, "delta"))
+                else {
+                    return;
+                };
+                if delta.is_empty() {
+                    Self::error(
+                        report,
+                        at,
+                        "empty-delta",
+                        format!("{kind} for message {id:?} with an empty delta"),
+                    );
+                }
+                if !self.open_messages.contains(id) && self.ended_messages.contains(id) {
+                    Self::warn(
+                        report,
+                        at,
+                        "message-already-ended",
+                        format!("{kind} for message {id:?}, which already ended: a consumer appends it to the ended message"),
+                    );
+                }
+                let appended = self.edit_message(id, |message| {
+                    // In place: a message streamed in thousands of deltas is not copied for
+                    // each of them.
+                    match message.get_mut("content") {
+                        Some(Value::String(content)) => content.push_str(delta),
+                        _ => {
+                            if let Some(map) = message.as_object_mut() {
+                                map.insert("content".into(), Value::String(delta.to_string()));
+                            }
+                        }
+                    }
+                    merge_metadata(message, event);
+                });
+                match appended {
+                    Some(()) => {}
+                    None => Self::warn(
+                        report,
+                        at,
+                        "message-not-started",
+                        format!("{kind} for message {id:?}, which was never started: ignored"),
+                    ),
+                }
+            }
+            "TEXT_MESSAGE_END" | "REASONING_MESSAGE_END" => {
+                let Some(id) = str_field(event, "messageId") else {
+                    return;
+                };
+                let held = self
+                    .edit_message(id, |message| merge_metadata(message, event))
+                    .is_some();
+                let was_open = self.open_messages.remove(id);
+                if !was_open && self.ended_messages.contains(id) {
+                    Self::warn(
+                        report,
+                        at,
+                        "message-already-ended",
+                        format!("{kind} for message {id:?}, which already ended"),
+                    );
+                } else if !held {
+                    Self::warn(
+                        report,
+                        at,
+                        "message-not-started",
+                        format!("{kind} for message {id:?}, which was never started"),
+                    );
+                }
+                if was_open {
+                    self.ended_messages.insert(id);
+                }
+            }
+            "REASONING_START" => {
+                if let Some(id) = str_field(event, "messageId") {
+                    // A second start of reasoning still open starts nothing new: the journal's
+                    // end points at where it first started.
+                    self.open_reasoning.entry(id.to_string()).or_insert(at);
+                }
+            }
+            "REASONING_END" => {
+                if let Some(id) = str_field(event, "messageId") {
+                    self.open_reasoning.remove(id);
+                }
+            }
+            "TOOL_CALL_START" => {
+                if let Some(id) = str_field(event, "toolCallId") {
+                    if !self.started_tool_calls.insert(id) {
+                        Self::warn(
+                            report,
+                            at,
+                            "tool-call-id-reused",
+                            format!("TOOL_CALL_START for tool call {id:?}, which was started before: tool call ids are unique to a thread"),
+                        );
+                    }
+                }
+                self.tool_call_start(at, event, report)
+            }
+            "TOOL_CALL_ARGS" => {
+                let (Some(id), Some(delta)) =
+                    (str_field(event, "toolCallId"), str_field(event, "delta"))
+                else {
+                    return;
+                };
+                let appended = self.edit_tool_call(id, |call| {
+                    let Some(function) = call.get_mut("function").and_then(Value::as_object_mut)
+                    else {
+                        return;
+                    };
+                    match function.get_mut("arguments") {
+                        Some(Value::String(arguments)) => arguments.push_str(delta),
+                        _ => {
+                            function.insert("arguments".into(), Value::String(delta.to_string()));
+                        }
+                    }
+                });
+                match appended {
+                    Some(()) => {}
+                    None => Self::warn(
+                        report,
+                        at,
+                        "tool-call-not-started",
+                        format!(
+                            "TOOL_CALL_ARGS for tool call {id:?}, which was never started: ignored"
+                        ),
+                    ),
+                }
+            }
+            "TOOL_CALL_END" => {
+                let Some(id) = str_field(event, "toolCallId") else {
+                    return;
+                };
+                if self.messages.call_owner(id).is_none() {
+                    Self::warn(
+                        report,
+                        at,
+                        "tool-call-not-started",
+                        format!("TOOL_CALL_END for tool call {id:?}, which was never started"),
+                    );
+                } else if self.open_tool_calls.contains(id) {
+                    let arguments = self
+                        .edit_tool_call(id, |call| {
+                            call.pointer("/function/arguments")
+                                .and_then(Value::as_str)
+                                .map(str::to_string)
+                        })
+                        .flatten()
+                        .unwrap_or_default();
+                    if !arguments.trim().is_empty()
+                        && serde_json::from_str::<serde::de::IgnoredAny>(&arguments).is_err()
+                    {
+                        Self::warn(
+                            report,
+                            at,
+                            "tool-call-args-not-json",
+                            format!(
+                                "tool call {id:?} ends with arguments that are not JSON: {}",
+                                short(&arguments)
+                            ),
+                        );
+                    }
+                }
+                self.open_tool_calls.remove(id);
+            }
+            "TOOL_CALL_RESULT" => self.tool_call_result(at, event, report),
+            "STATE_SNAPSHOT" => {
+                if let Some(snapshot) = event.field("snapshot") {
+                    if self.deltas_since_snapshot > 0 && self.run.status == RunStatus::Running {
+                        Self::info(
+                            report,
+                            at,
+                            "state-deltas-superseded",
+                            format!(
+                                "STATE_SNAPSHOT replaces the state that {} STATE_DELTA{} of this run built",
+                                self.deltas_since_snapshot,
+                                if self.deltas_since_snapshot == 1 { "" } else { "s" }
+                            ),
+                        );
+                    }
+                    self.deltas_since_snapshot = 0;
+                    self.state_only_from_deltas = false;
+                    self.state = snapshot.clone();
+                    self.state_established = true;
+                    report.marks.push((
+                        "state-snapshot".into(),
+                        format!("state replaced: {}", shape(snapshot)),
+                    ));
+                }
+            }
+            "STATE_DELTA" => self.state_delta(at, event, report),
+            "MESSAGES_SNAPSHOT" => self.messages_snapshot(at, event, report),
+            "ACTIVITY_SNAPSHOT" => self.activity_snapshot(event),
+            "ACTIVITY_DELTA" => self.activity_delta(at, event, report),
+            "REASONING_ENCRYPTED_VALUE" => self.encrypted_value(event),
+            _ => {}
+        }
+    }
+
+    fn run_started(&mut self, at: At, event: &Value, report: &mut StepReport) {
+        if self.run.status == RunStatus::Running {
+            self.check_open(at, report);
+            Self::warn(
+                report,
+                at,
+                "run-not-finished",
+                format!(
+                    "RUN_STARTED while run {:?} is still running",
+                    self.run.run_id.as_deref().unwrap_or("")
+                ),
+            );
+        }
+        self.open_messages.clear();
+        self.open_tool_calls.clear();
+        self.steps.clear();
+        self.run = started_run(event);
+        self.runs_started += 1;
+        self.halted_by_patch = false;
+        self.deltas_since_snapshot = 0;
+        let input = event.field("input");
+        if let Some(baseline) = input.and_then(|i| i.field("state")) {
+            self.state_established = true;
+            self.state_only_from_deltas = false;
+            if self.runs_started > 1 && *baseline != self.state {
+                Self::warn(
+                    report,
+                    at,
+                    "baseline-differs",
+                    "the run's input.state differs from the state carried over from the previous run: the input wins",
+                );
+            }
+            self.state = baseline.clone();
+        }
+        if let Some(messages) = input
+            .and_then(|i| i.field("messages"))
+            .and_then(Value::as_array)
+        {
+            for message in messages {
+                let seen = id_of(message).is_some_and(|id| self.messages.position(id).is_some());
+                if !seen {
+                    self.messages.push(message.clone());
+                }
+            }
+        }
+        report.marks.push((
+            "run-start".into(),
+            format!("run {}", self.run.run_id.as_deref().unwrap_or("")),
+        ));
+    }
+
+    /// A run ends under the id it started with (LangGraph finishes under another: a warning).
+    fn check_run_id(&self, at: At, event: &Value, kind: &str, report: &mut StepReport) {
+        let (Some(ended), Some(started)) = (str_field(event, "runId"), self.run.run_id.as_deref())
+        else {
+            return;
+        };
+        if self.run.status == RunStatus::Running && ended != started {
+            Self::warn(
+                report,
+                at,
+                "run-id-changed",
+                format!("{kind} names run {ended:?}, but run {started:?} is the one running"),
+            );
+        }
+    }
+
+    fn check_steps(&self, at: At, report: &mut StepReport) {
+        if !self.steps.is_empty() {
+            Self::warn(
+                report,
+                at,
+                "step-not-finished",
+                format!(
+                    "the run ends while steps are still open: {}",
+                    self.steps.join(", ")
+                ),
+            );
+        }
+    }
+
+    fn check_open(&mut self, at: At, report: &mut StepReport) {
+        if !self.open_messages.is_empty() {
+            let ids: Vec<&str> = self.open_messages.iter().map(String::as_str).collect();
+            Self::warn(
+                report,
+                at,
+                "run-ends-with-open-messages",
+                format!(
+                    "the run ends while messages are still open: {}",
+                    ids.join(", ")
+                ),
+            );
+        }
+        if !self.open_tool_calls.is_empty() {
+            let ids: Vec<&str> = self.open_tool_calls.iter().map(String::as_str).collect();
+            Self::warn(
+                report,
+                at,
+                "run-ends-with-open-tool-calls",
+                format!(
+                    "the run ends while tool calls are still open: {}",
+                    ids.join(", ")
+                ),
+            );
+        }
+        self.open_messages.clear();
+        self.open_tool_calls.clear();
+    }
+
+    fn tool_call_start(&mut self, at: At, event: &Value, report: &mut StepReport) {
+        let (Some(id), Some(name)) = (
+            str_field(event, "toolCallId"),
+            str_field(event, "toolCallName"),
+        ) else {
+            return;
+        };
+        self.open_tool_calls.insert(id.to_string());
+        // A start for a tool call the thread already holds only renames it.
+        let renamed = self.edit_tool_call(id, |call| {
+            if let Some(function) = call.get_mut("function").and_then(Value::as_object_mut) {
+                function.insert("name".into(), Value::String(name.to_string()));
+            }
+        });
+        if renamed.is_some() {
+            return;
+        }
+        let parent = str_field(event, "parentMessageId").filter(|p| !p.is_empty());
+        let existing = parent.and_then(|p| self.messages.position(p));
+        let index = match (parent, existing) {
+            (Some(_), Some(index)) if role_of(&self.messages[index]) == "assistant" => index,
+            // A parent id taken by a non-assistant message falls back to the tool call id.
+            (Some(_), Some(_)) | (None, _) => {
+                self.messages
+                    .push(json!({"id": id, "role": "assistant", "toolCalls": []}));
+                self.messages.len() - 1
+            }
+            (Some(parent), None) => {
+                Self::info(
+                    report,
+                    at,
+                    "tool-call-unknown-parent",
+                    format!("TOOL_CALL_START names parent message {parent:?}, which the thread does not hold: the call opens a new assistant message under that id"),
+                );
+                self.messages
+                    .push(json!({"id": parent, "role": "assistant", "toolCalls": []}));
+                self.messages.len() - 1
+            }
+        };
+        self.messages.edit(index, |message| {
+            let Some(message) = message.as_object_mut() else {
+                return;
+            };
+            let calls = message
+                .entry("toolCalls")
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if !calls.is_array() {
+                *calls = Value::Array(Vec::new());
+            }
+            if let Some(calls) = calls.as_array_mut() {
+                calls.push(json!({
+                    "id": id,
+                    "type": "function",
+                    "function": {"name": name, "arguments": ""},
+                }));
+            }
+        });
+    }
+
+    fn tool_call_result(&mut self, at: At, event: &Value, report: &mut StepReport) {
+        let (Some(message_id), Some(tool_call_id)) = (
+            str_field(event, "messageId"),
+            str_field(event, "toolCallId"),
+        ) else {
+            return;
+        };
+        if self.open_tool_calls.contains(tool_call_id) {
+            Self::warn(
+                report,
+                at,
+                "tool-result-before-call-ended",
+                format!("a result for tool call {tool_call_id:?} arrives before its TOOL_CALL_END"),
+            );
+        }
+        let mut message = json!({
+            "id": message_id,
+            "toolCallId": tool_call_id,
+            "role": str_field(event, "role").filter(|r| !r.is_empty()).unwrap_or("tool"),
+            "content": event.field("content").cloned().unwrap_or(Value::Null),
+        });
+        merge_metadata(&mut message, event);
+        let holds_call = |m: &Value| {
+            role_of(m) == "assistant"
+                && m.field("toolCalls")
+                    .and_then(Value::as_array)
+                    .is_some_and(|calls| calls.iter().any(|c| id_of(c) == Some(tool_call_id)))
+        };
+        let owner = match self.messages.call_owner(tool_call_id) {
+            Some(first) if role_of(&self.messages[first]) == "assistant" => Some(first),
+            // The first holder is not an assistant message (a snapshot can say anything): a
+            // later one may be.
+            Some(_) => self.messages.iter().position(holds_call),
+            None => None,
+        };
+        match owner {
+            Some(owner) => {
+                // After the owner and any results already recorded for it, so parallel results
+                // keep their order and the call is directly followed by its results.
+                let mut insert_at = owner + 1;
+                while insert_at < self.messages.len()
+                    && role_of(&self.messages[insert_at]) == "tool"
+                {
+                    insert_at += 1;
+                }
+                self.messages.insert(insert_at, message);
+            }
+            None => {
+                Self::warn(
+                    report,
+                    at,
+                    "tool-result-unknown-call",
+                    format!("result for tool call {tool_call_id:?}, which no assistant message holds: appended"),
+                );
+                self.messages.push(message);
+            }
+        }
+    }
+
+    fn state_delta(&mut self, at: At, event: &Value, report: &mut StepReport) {
+        let Some(delta) = event.field("delta") else {
+            return;
+        };
+        if !self.state_established {
+            // Said once: from here the thread's state is whatever the deltas built on `{}`.
+            self.state_established = true;
+            self.state_only_from_deltas = true;
+            Self::warn(
+                report,
+                at,
+                "state-delta-before-snapshot",
+                "STATE_DELTA before any STATE_SNAPSHOT or run input state: it patches the empty state `{}`",
+            );
+        }
+        if let Some(reason) = malformed(delta) {
+            Self::error(
+                report,
+                at,
+                "malformed-patch",
+                format!(
+                    "STATE_DELTA is not a JSON Patch ({reason}): a consumer stops this run here"
+                ),
+            );
+            self.run.status = RunStatus::Error;
+            self.halted_by_patch = true;
+            report
+                .marks
+                .push(("patch-failed".into(), format!("malformed: {reason}")));
+            report.patch_failure = Some(format!("malformed: {reason}"));
+            return;
+        }
+        match patch_in_place(&mut self.state, delta) {
+            Ok(()) => {
+                self.deltas_since_snapshot += 1;
+                let count = delta.as_array().map_or(0, Vec::len);
+                report
+                    .marks
+                    .push(("state-delta".into(), format!("{count} operations applied")));
+            }
+            Err(reason) => {
+                Self::warn(
+                    report,
+                    at,
+                    "patch-failed",
+                    format!("STATE_DELTA does not apply ({reason}): state left unchanged"),
+                );
+                report.marks.push(("patch-failed".into(), short(&reason)));
+                report.patch_failure = Some(reason);
+            }
+        }
+    }
+
+    fn messages_snapshot(&mut self, at: At, event: &Value, report: &mut StepReport) {
+        let Some(snapshot) = event.field("messages").and_then(Value::as_array) else {
+            return;
+        };
+        let has_activity = snapshot.iter().any(|m| role_of(m) == "activity");
+        let has_reasoning = snapshot.iter().any(|m| role_of(m) == "reasoning");
+        // Client-only material survives unless the snapshot itself carries that role, which
+        // declares the complete set for it.
+        let preserved = |m: &Value| {
+            (role_of(m) == "activity" && !has_activity)
+                || (role_of(m) == "reasoning" && !has_reasoning)
+        };
+        let mut by_id: HashMap<&str, &Value> = HashMap::new();
+        for message in snapshot {
+            match id_of(message) {
+                Some(id) => {
+                    by_id.insert(id, message);
+                }
+                None => Self::warn(
+                    report,
+                    at,
+                    "message-without-id",
+                    "a MESSAGES_SNAPSHOT message has no string id: it is appended",
+                ),
+            }
+        }
+        let mut next = Vec::with_capacity(snapshot.len());
+        let mut fates = Vec::new();
+        let record =
+            |message: &Value, fate: MessageFate, fates: &mut Vec<MessageReconciliation>| {
+                fates.push(MessageReconciliation {
+                    message_id: id_of(message).unwrap_or("").to_string(),
+                    role: role_of(message).to_string(),
+                    fate,
+                });
+            };
+        for held in self.messages.iter() {
+            if preserved(held) {
+                record(held, MessageFate::KeptClientOnly, &mut fates);
+                next.push(held.clone());
+            } else if let Some(replacement) = id_of(held).and_then(|id| by_id.get(id)) {
+                record(replacement, MessageFate::Replaced, &mut fates);
+                next.push((*replacement).clone());
+            } else {
+                record(held, MessageFate::Dropped, &mut fates);
+            }
+        }
+        let existing: HashSet<String> = next.iter().filter_map(id_of).map(str::to_string).collect();
+        for message in snapshot {
+            if !id_of(message).is_some_and(|id| existing.contains(id)) {
+                record(message, MessageFate::Appended, &mut fates);
+                next.push(message.clone());
+            }
+        }
+        self.messages.replace(next);
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for fate in &fates {
+            let word = match fate.fate {
+                MessageFate::Replaced => "replaced",
+                MessageFate::Appended => "appended",
+                MessageFate::Dropped => "dropped",
+                MessageFate::KeptClientOnly => "kept",
+            };
+            *counts.entry(word).or_default() += 1;
+        }
+        let note: Vec<String> = ["replaced", "appended", "dropped", "kept"]
+            .iter()
+            .filter_map(|w| counts.get(w).map(|n| format!("{n} {w}")))
+            .collect();
+        let note = if note.is_empty() {
+            "no messages".to_string()
+        } else {
+            note.join(", ")
+        };
+        report.marks.push(("messages-snapshot".into(), note));
+        report.reconciliation = fates;
+    }
+
+    fn activity_snapshot(&mut self, event: &Value) {
+        let (Some(id), Some(activity_type)) = (
+            str_field(event, "messageId"),
+            str_field(event, "activityType"),
+        ) else {
+            return;
+        };
+        let content = event.field("content").cloned().unwrap_or(json!({}));
+        let replace = event
+            .field("replace")
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
+        let mut fresh = json!({"id": id, "role": "activity", "activityType": activity_type, "content": content});
+        merge_metadata(&mut fresh, event);
+        match self.messages.position(id) {
+            None => self.messages.push(fresh),
+            Some(index) if role_of(&self.messages[index]) == "activity" => {
+                if replace {
+                    self.messages.edit(index, |message| {
+                        if let Some(map) = message.as_object_mut() {
+                            map.insert(
+                                "activityType".into(),
+                                Value::String(activity_type.to_string()),
+                            );
+                            map.insert("content".into(), content);
+                        }
+                        merge_metadata(message, event);
+                    });
+                }
+            }
+            Some(index) => {
+                if replace {
+                    self.messages.set(index, fresh);
+                }
+            }
+        }
+    }
+
+    fn activity_delta(&mut self, at: At, event: &Value, report: &mut StepReport) {
+        let (Some(id), Some(activity_type), Some(patch)) = (
+            str_field(event, "messageId"),
+            str_field(event, "activityType"),
+            event.field("patch"),
+        ) else {
+            return;
+        };
+        let Some(index) = self.messages.position(id) else {
+            Self::warn(
+                report,
+                at,
+                "activity-not-started",
+                format!("ACTIVITY_DELTA for {id:?}, which no ACTIVITY_SNAPSHOT created: ignored"),
+            );
+            return;
+        };
+        if role_of(&self.messages[index]) != "activity" {
+            Self::warn(
+                report,
+                at,
+                "activity-not-started",
+                format!("ACTIVITY_DELTA for {id:?}, which is not an activity message: ignored"),
+            );
+            return;
+        }
+        let base = self.messages[index]
+            .field("content")
+            .cloned()
+            .unwrap_or(json!({}));
+        let result = match malformed(patch) {
+            Some(reason) => Err(format!("malformed: {reason}")),
+            None => apply_patch(&base, patch),
+        };
+        match result {
+            Ok(content) => self.messages.edit(index, |message| {
+                if let Some(map) = message.as_object_mut() {
+                    map.insert("content".into(), content);
+                    map.insert(
+                        "activityType".into(),
+                        Value::String(activity_type.to_string()),
+                    );
+                }
+            }),
+            Err(reason) => Self::warn(
+                report,
+                at,
+                "activity-patch-failed",
+                format!(
+                    "ACTIVITY_DELTA for {id:?} does not apply ({reason}): content left unchanged"
+                ),
+            ),
+        }
+    }
+
+    fn encrypted_value(&mut self, event: &Value) {
+        let (Some(entity), Some(value)) =
+            (str_field(event, "entityId"), event.field("encryptedValue"))
+        else {
+            return;
+        };
+        if str_field(event, "subtype") == Some("tool-call") {
+            self.edit_tool_call(entity, |call| {
+                if let Some(call) = call.as_object_mut() {
+                    call.insert("encryptedValue".into(), value.clone());
+                }
+            });
+        } else {
+            self.edit_message(entity, |message| {
+                if role_of(message) != "activity" {
+                    if let Some(map) = message.as_object_mut() {
+                        map.insert("encryptedValue".into(), value.clone());
+                    }
+                }
+            });
+        }
+    }
+}
+
+fn status_word(status: RunStatus) -> &'static str {
+    match status {
+        RunStatus::Idle => "idle",
+        RunStatus::Running => "running",
+        RunStatus::Finished => "finished",
+        RunStatus::Interrupted => "interrupted",
+        RunStatus::Error => "error",
+    }
+}
+
+pub(crate) fn status_text(status: RunStatus) -> &'static str {
+    status_word(status)
+}
+
+fn shape(value: &Value) -> String {
+    match value {
+        Value::Object(map) => format!("object with {} keys", map.len()),
+        Value::Array(items) => format!("array of {}", items.len()),
+        other => type_name(other).to_string(),
+    }
+}
+
+fn short(text: &str) -> String {
+    if text.chars().count() > 80 {
+        let cut: String = text.chars().take(80).collect();
+        format!("{cut}…")
+    } else {
+        text.to_string()
+    }
+}

@@ -1,0 +1,81 @@
+//! Finding Claude Code's sessions: `~/.claude/projects/<project>/<session>.jsonl` (or
+//! `$CLAUDE_CONFIG_DIR/projects`), each described from its first lines: the directory the agent
+//! worked in and the first thing the user asked. Subagents' transcripts beside them belong to
+//! their sessions and are not listed.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use journalscope_shapes::record_json::Field;
+use journalscope_store::derived::Dialect;
+use journalscope_transcript::transcript::{one_line, Session};
+
+/// Where Claude Code keeps its projects' transcripts.
+pub fn root() -> Option<PathBuf> {
+    match std::env::var_os("CLAUDE_CONFIG_DIR") {
+        Some(dir) => Some(PathBuf::from(dir).join("projects")),
+        None => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".claude/projects")),
+    }
+}
+
+/// Every session under the root.
+pub fn list(now: SystemTime) -> Vec<Session> {
+    let Some(root) = root() else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for project in entries(&root).into_iter().filter(|p| p.is_dir()) {
+        for file in entries(&project) {
+            let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let Some(id) = name.strip_suffix(".jsonl") else {
+                continue;
+            };
+            if id.starts_with("agent-") {
+                continue;
+            }
+            if let Some(mut session) = Session::of_file(&file, Dialect::ClaudeCode, id.into(), now)
+            {
+                session.read_head(read_line);
+                found.push(session);
+            }
+        }
+    }
+    found
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    paths
+}
+
+/// Takes what a line says of its session; true once the project and the first prompt are known.
+fn read_line(session: &mut Session, value: &Value) -> bool {
+    if session.project.is_none() {
+        session.project = value
+            .field("cwd")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    let prompt = value.field("type").and_then(Value::as_str) == Some("user")
+        && value.field("isMeta").and_then(Value::as_bool) != Some(true)
+        && value.field("isSidechain").and_then(Value::as_bool) != Some(true);
+    if session.first_prompt.is_none() && prompt {
+        let text = match value.field("message").and_then(|m| m.field("content")) {
+            Some(Value::String(text)) => Some(text.as_str()),
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .find(|b| b.field("type").and_then(Value::as_str) == Some("text"))
+                .and_then(|b| b.field("text"))
+                .and_then(Value::as_str),
+            _ => None,
+        };
+        session.first_prompt = text.map(|text| one_line(text, 100));
+    }
+    session.project.is_some() && session.first_prompt.is_some()
+}

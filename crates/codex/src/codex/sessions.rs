@@ -1,0 +1,83 @@
+//! Finding Codex's sessions: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl` (or
+//! `$CODEX_HOME/sessions`), each described from its first lines: the directory it worked in
+//! and the first thing the user asked. The uuid in the name is the session's id.
+
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use journalscope_shapes::record_json::Field;
+use journalscope_store::derived::Dialect;
+use journalscope_transcript::transcript::{one_line, Session};
+
+/// Where Codex keeps its rollouts.
+pub fn root() -> Option<PathBuf> {
+    match std::env::var_os("CODEX_HOME") {
+        Some(dir) => Some(PathBuf::from(dir).join("sessions")),
+        None => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".codex/sessions")),
+    }
+}
+
+/// Every rollout under the root, in any folder below it.
+pub fn list(now: SystemTime) -> Vec<Session> {
+    let Some(root) = root() else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let mut pending = vec![root];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for path in entries.flatten().map(|e| e.path()) {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let Some(stem) = name
+                .strip_prefix("rollout-")
+                .and_then(|rest| rest.strip_suffix(".jsonl"))
+            else {
+                continue;
+            };
+            let id = stem
+                .get(stem.len().saturating_sub(36)..)
+                .filter(|uuid| uuid.len() == 36 && uuid.matches('-').count() == 4)
+                .unwrap_or(stem)
+                .to_string();
+            if let Some(mut session) = Session::of_file(&path, Dialect::Codex, id, now) {
+                session.read_head(read_line);
+                found.push(session);
+            }
+        }
+    }
+    found
+}
+
+/// Takes what a line says of its session; true once the project and the first prompt are known.
+fn read_line(session: &mut Session, value: &Value) -> bool {
+    let Some(payload) = value.field("payload") else {
+        return false;
+    };
+    match value.field("type").and_then(Value::as_str) {
+        Some("session_meta") => {
+            session.project = payload
+                .field("cwd")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+        Some("event_msg")
+            if session.first_prompt.is_none()
+                && payload.field("type").and_then(Value::as_str) == Some("user_message") =>
+        {
+            session.first_prompt = payload
+                .field("message")
+                .and_then(Value::as_str)
+                .map(|text| one_line(text, 100));
+        }
+        _ => {}
+    }
+    session.project.is_some() && session.first_prompt.is_some()
+}

@@ -1,0 +1,1639 @@
+//! Request diff and cache-prefix stability: how two rendered requests compare (longest common
+//! prefix in bytes and in messages, the first message that differs, a structural and a
+//! character-level diff from there), why the prefix broke, and a per-journal report of how many
+//! prefix bytes each request loses against the ideal.
+//!
+//! The ideal: a request's messages are the protocol message, the items, and a timestamp that is
+//! always last. Published items are never rewritten and new items are appended, so the ideal
+//! prefix a later request shares with an earlier one is *every message of the earlier request
+//! but its timestamp* (in bytes: the earlier body up to where its timestamp message starts). A
+//! shorter shared prefix is a break. Legitimate causes, found in the journal between the two
+//! requests: a compaction, a system-lane item added after publication (rendered before all of
+//! history), a published keyed slot republished with `updates=@N` in the system lane, a model
+//! change (a provider's cache is per model, so nothing is reused), a transport change (roles
+//! map differently). Anything else is a rewrite of published content, which the projection
+//! rules forbid: it is reported as unexpected.
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::checkpoint;
+use super::event::{self, EventKind, Role};
+use super::projection::{Lane, Projection, Rules};
+use super::render::{Message, RequestSnapshot};
+use super::roles::Transport;
+use super::view::{IterateError, IterateJournal};
+use journalscope_store::store::{Store, StoreError};
+
+/// Records a diff read from the store folds at a time.
+const READ_SLICE: u64 = 4_096;
+
+/// Edit distance past which a diff gives up on finding the shortest script and reports the
+/// differing middle as one removal and one insertion: memory grows with its square.
+const MAX_EDIT_DISTANCE: usize = 1000;
+/// Characters on each side (after the common head and tail are trimmed) past which the
+/// character diff is coarse.
+const MAX_CHARACTER_DIFF: usize = 20_000;
+
+/// One request as a side of a diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RequestSide {
+    #[ts(type = "number")]
+    pub request_offset: i64,
+    pub transport: Transport,
+    pub model: Option<String>,
+    #[ts(type = "number")]
+    pub messages: u64,
+    #[ts(type = "number")]
+    pub body_bytes: u64,
+}
+
+/// Why a prefix broke. Offsets are journal coordinates the desktop links to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(
+    tag = "kind",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
+#[ts(export)]
+pub enum BreakCause {
+    /// A compaction replaced history through `cutoff` with its summary at `offset`, and
+    /// dropped or collapsed the listed items.
+    Compaction {
+        #[ts(type = "number")]
+        offset: i64,
+        #[ts(type = "number")]
+        cutoff: i64,
+        #[ts(type = "number[]")]
+        removed: Vec<i64>,
+    },
+    /// A new system-lane item added after publication: the system lane renders before all of
+    /// history, so it lands inside the published prefix.
+    SystemLaneUpdate {
+        #[ts(type = "number")]
+        offset: i64,
+        key: Option<String>,
+    },
+    /// A published keyed slot republished (`updates=@N`) in the system lane.
+    KeyedSlotRepublished {
+        #[ts(type = "number")]
+        offset: i64,
+        key: String,
+        #[ts(type = "number")]
+        updates: i64,
+        lane: String,
+    },
+    /// Provider caches are per model: nothing is reused.
+    ModelChange {
+        from: Option<String>,
+        to: Option<String>,
+    },
+    /// The two requests are rendered for different transports, whose roles differ.
+    TransportChange { from: Transport, to: Transport },
+    /// A sections-contract `context-rewritten` replaced or deleted sections the earlier
+    /// request sent (or, for `*`, the whole list).
+    ContextRewritten {
+        #[ts(type = "number")]
+        offset: i64,
+        op: String,
+        key: Option<String>,
+        #[ts(type = "number[]")]
+        removed: Vec<i64>,
+    },
+    /// A sections-contract section appended after a send, superseding the sent one: it leaves
+    /// the prefix as it was and adds the new text after it.
+    SectionSuperseded {
+        #[ts(type = "number")]
+        offset: i64,
+        key: String,
+        #[ts(type = "number")]
+        supersedes: i64,
+    },
+    /// No cause in the journal explains the first differing message: published content was
+    /// rewritten, which the projection rules forbid.
+    Unexpected {
+        #[ts(type = "number")]
+        message: u64,
+        explanation: String,
+    },
+}
+
+impl BreakCause {
+    /// One line for people.
+    pub fn explain(&self) -> String {
+        match self {
+            BreakCause::Compaction {
+                offset,
+                cutoff,
+                removed,
+            } => format!(
+                "compaction @{offset} replaced history ≤ @{cutoff} ({} item(s) removed)",
+                removed.len()
+            ),
+            BreakCause::SystemLaneUpdate { offset, key } => match key {
+                Some(key) => format!(
+                    "system-lane item @{offset} key={key:?} added after publication, before history"
+                ),
+                None => {
+                    format!("system-lane item @{offset} added after publication, before history")
+                }
+            },
+            BreakCause::KeyedSlotRepublished {
+                offset,
+                key,
+                updates,
+                lane,
+            } => format!(
+                "{lane}-lane slot key={key:?} republished at @{offset} (updates=@{updates})"
+            ),
+            BreakCause::ModelChange { from, to } => format!(
+                "model changed from {} to {}: the provider cache is per model",
+                from.as_deref().unwrap_or("(none)"),
+                to.as_deref().unwrap_or("(none)")
+            ),
+            BreakCause::TransportChange { from, to } => format!(
+                "transport changed from {} to {}: roles map differently",
+                from.as_str(),
+                to.as_str()
+            ),
+            BreakCause::ContextRewritten {
+                offset,
+                op,
+                key,
+                removed,
+            } => format!(
+                "context-rewritten @{offset} ({op}{}) removed {} item(s) from the list",
+                key.as_deref()
+                    .map(|k| format!(" key={k:?}"))
+                    .unwrap_or_default(),
+                removed.len()
+            ),
+            BreakCause::SectionSuperseded {
+                offset,
+                key,
+                supersedes,
+            } => format!(
+                "section key={key:?} superseded at @{offset} (supersedes=\"@{supersedes}\")"
+            ),
+            BreakCause::Unexpected {
+                message,
+                explanation,
+            } => format!("unexpected break at message {message}: {explanation}"),
+        }
+    }
+}
+
+/// A prefix shorter than the ideal, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct PrefixBreak {
+    /// Index of the first message that differs (the message count of the common prefix).
+    #[ts(type = "number")]
+    pub at_message: u64,
+    /// The item the earlier request has there, when it is an item.
+    #[ts(type = "number | null")]
+    pub earlier_item: Option<i64>,
+    /// The item the later request has there, when it is an item.
+    #[ts(type = "number | null")]
+    pub later_item: Option<i64>,
+    /// Ideal prefix bytes minus the bytes a provider cache can reuse.
+    #[ts(type = "number")]
+    pub lost_bytes: u64,
+    /// The cause that explains the first differing message first, then any other change
+    /// between the two requests that breaks a cache on its own.
+    pub causes: Vec<BreakCause>,
+    /// False when the break is unexpected.
+    pub expected: bool,
+    pub explanation: String,
+    /// Agent loop: where the first differing input items differ (`content[0].text`, `type`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub field: Option<String>,
+    /// Agent loop: the index of the earlier request's input item that carries its
+    /// `prompt_cache_breakpoint`, when one does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub breakpoint: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(export)]
+pub enum DiffOp {
+    Same,
+    Changed,
+    Removed,
+    Added,
+}
+
+/// One message of one side of a structural diff row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct DiffMessage {
+    #[ts(type = "number")]
+    pub index: u64,
+    pub role: Role,
+    /// The item's offset; none for the protocol and timestamp messages.
+    #[ts(type = "number | null")]
+    pub item: Option<i64>,
+    pub content: String,
+    /// An agent-loop input item's type (`message`, `function_call`, `function_call_output`,
+    /// `reasoning`); absent for a chat message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub kind: Option<String>,
+}
+
+/// One row of the side-by-side diff, from the first differing message on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct DiffRow {
+    pub op: DiffOp,
+    pub from: Option<DiffMessage>,
+    pub to: Option<DiffMessage>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct TextSegment {
+    pub op: DiffOp,
+    pub text: String,
+}
+
+/// The character-level diff of the first differing pair of messages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct CharacterDiff {
+    #[ts(type = "number")]
+    pub message: u64,
+    pub from_role: Role,
+    pub to_role: Role,
+    /// `same`, `removed` and `added` segments of the content, in order.
+    pub segments: Vec<TextSegment>,
+    /// The differing middle was too large for a shortest edit script: shown as one removal
+    /// and one insertion.
+    pub coarse: bool,
+}
+
+/// Two rendered requests compared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RequestDiff {
+    pub from: RequestSide,
+    pub to: RequestSide,
+    /// Longest common prefix of the two provider bodies, in bytes.
+    #[ts(type = "number")]
+    pub common_prefix_bytes: u64,
+    /// Leading messages identical in role and content.
+    #[ts(type = "number")]
+    pub common_prefix_messages: u64,
+    /// The earlier request's messages but its timestamp.
+    #[ts(type = "number")]
+    pub ideal_prefix_messages: u64,
+    /// The earlier request's body up to where its timestamp message starts.
+    #[ts(type = "number")]
+    pub ideal_prefix_bytes: u64,
+    /// What a provider cache can reuse: the common prefix up to the ideal, none across a
+    /// model change.
+    #[ts(type = "number")]
+    pub reused_prefix_bytes: u64,
+    /// The first message that differs, when one does.
+    #[ts(type = "number | null")]
+    pub first_difference: Option<u64>,
+    pub rows: Vec<DiffRow>,
+    pub characters: Option<CharacterDiff>,
+    pub prefix_break: Option<PrefixBreak>,
+    /// Agent loop: the body's top-level fields besides `input`, compared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<BodyField>>", optional)]
+    pub body_fields: Vec<BodyField>,
+}
+
+/// One top-level field of an agent-loop request body besides its input, on both sides.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct BodyField {
+    pub name: String,
+    pub op: DiffOp,
+    /// The field's value as compact JSON; none where the side has no such field.
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
+/// What happened in the journal between two requests that may break a prefix.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    pub compactions: Vec<BreakCause>,
+    /// Items of the later request's system lane added after the earlier request.
+    pub system_additions: Vec<BreakCause>,
+}
+
+impl Changes {
+    /// Folds the events between the earlier request `lo` and the later `hi` onto the
+    /// projection at `lo`, collecting compactions, and reads the system items added since.
+    fn between(journal: &IterateJournal, lo: i64, hi: i64) -> Changes {
+        let mut projection: Projection = journal.projection_at(lo);
+        let mut changes = Changes::default();
+        for event in journal
+            .events
+            .iter()
+            .filter(|e| e.offset > lo && e.offset <= hi)
+        {
+            projection.apply(event);
+            changes.note_compaction(&projection);
+        }
+        changes.note_system_additions(&projection, lo);
+        changes
+    }
+
+    /// `between`, read from the store: the projection at `lo` from the checkpoint before it,
+    /// then the stored records with an offset above `lo` and up to `hi`, in file order.
+    fn between_stored(
+        store: &Store,
+        journal_id: i64,
+        lo: i64,
+        hi: i64,
+    ) -> Result<Changes, StoreError> {
+        let mut projection = checkpoint::projection_through(store, journal_id, lo)?;
+        let seqs = store.seqs_with_offsets_between(journal_id, lo, hi)?;
+        let mut changes = Changes::default();
+        for slice in store.records_at(journal_id, &seqs, READ_SLICE as usize) {
+            for record in &slice? {
+                let Some(value) = record.json() else {
+                    continue;
+                };
+                if let (Some(event), _) = event::parse_owned(record.seq, record.line, value) {
+                    projection.apply(&event);
+                    changes.note_compaction(&projection);
+                }
+            }
+        }
+        changes.note_system_additions(&projection, lo);
+        Ok(changes)
+    }
+
+    /// The compaction or rewrite the event just folded applied, if any.
+    pub(crate) fn note_compaction(&mut self, projection: &Projection) {
+        // A replace that only appended changes nothing already sent.
+        if let Some(rewrite) = projection
+            .last_rewrite
+            .as_ref()
+            .filter(|r| !r.removed.is_empty())
+        {
+            self.compactions.push(BreakCause::ContextRewritten {
+                offset: rewrite.offset,
+                op: rewrite.op.to_string(),
+                key: rewrite.key.clone(),
+                removed: rewrite.removed.clone(),
+            });
+        }
+        if let Some(applied) = &projection.last_compaction {
+            let mut removed = applied.dropped.clone();
+            removed.extend(&applied.collapsed);
+            removed.sort_unstable();
+            self.compactions.push(BreakCause::Compaction {
+                offset: applied.offset,
+                cutoff: applied.cutoff,
+                removed,
+            });
+        }
+    }
+
+    /// The system items added after `lo`; under the sections contract, the sections that
+    /// superseded a sent one.
+    fn note_system_additions(&mut self, projection: &Projection, lo: i64) {
+        if projection.rules != Rules::Seed {
+            for item in &projection.history {
+                if let (Some(key), Some(supersedes), true) =
+                    (&item.key, item.updates_offset, item.is_section())
+                {
+                    if item.offset > lo {
+                        self.system_additions.push(BreakCause::SectionSuperseded {
+                            offset: item.offset,
+                            key: key.clone(),
+                            supersedes,
+                        });
+                    }
+                }
+            }
+            return;
+        }
+        for item in projection.lane(Lane::System) {
+            if item.offset <= lo {
+                continue;
+            }
+            self.system_additions
+                .push(match (&item.key, item.updates_offset) {
+                    (Some(key), Some(updates)) => BreakCause::KeyedSlotRepublished {
+                        offset: item.offset,
+                        key: key.clone(),
+                        updates,
+                        lane: Lane::System.as_str().to_string(),
+                    },
+                    (key, _) => BreakCause::SystemLaneUpdate {
+                        offset: item.offset,
+                        key: key.clone(),
+                    },
+                });
+        }
+    }
+}
+
+/// Where each message starts in the provider body, and where the body ends: the body is
+/// `{"model":…,"messages":[m0,m1,…]}` in compact JSON, so each message is its own
+/// serialization plus a comma.
+pub fn message_starts(snapshot: &RequestSnapshot) -> Vec<u64> {
+    let model = serde_json::to_string(&snapshot.model).unwrap_or_default();
+    let mut at = format!("{{\"model\":{model},\"messages\":[").len() as u64;
+    let mut starts = Vec::with_capacity(snapshot.messages.len());
+    for message in &snapshot.messages {
+        starts.push(at);
+        at += serde_json::to_vec(message).map_or(0, |b| b.len() as u64) + 1;
+    }
+    starts
+}
+
+pub(crate) fn common_prefix<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+fn item_at(snapshot: &RequestSnapshot, message: usize) -> Option<i64> {
+    // messages[i] is items[i - 1] for 1 ≤ i ≤ items; 0 is the protocol, the last the time.
+    message
+        .checked_sub(1)
+        .and_then(|i| snapshot.items.get(i))
+        .map(|item| item.offset)
+}
+
+fn side(snapshot: &RequestSnapshot, body_bytes: usize) -> RequestSide {
+    RequestSide {
+        request_offset: snapshot.request_offset,
+        transport: snapshot.transport,
+        model: snapshot.model.clone(),
+        messages: snapshot.messages.len() as u64,
+        body_bytes: body_bytes as u64,
+    }
+}
+
+/// Compares two rendered requests. `changes` is what the journal did between them (empty for
+/// snapshots that come from no journal): it is how a break is explained. The earlier of the two
+/// (by request offset) sets the ideal; `from` and `to` may come in either order.
+pub fn diff_snapshots(
+    from: &RequestSnapshot,
+    to: &RequestSnapshot,
+    changes: &Changes,
+) -> RequestDiff {
+    if from.responses_body.is_some() && to.responses_body.is_some() {
+        return super::agent_loop::diff::diff(from, to, changes);
+    }
+    let from_body = from.body();
+    let to_body = to.body();
+    let common_bytes = common_prefix(&from_body, &to_body);
+    let common_messages = common_prefix(&from.messages, &to.messages);
+    let (earlier, later) = if from.request_offset <= to.request_offset {
+        (from, to)
+    } else {
+        (to, from)
+    };
+    // The protocol and every item: the seed contract's last message, the request's time, is
+    // never reused, while a sections request ends with its stamp, which every later one keeps.
+    let sections = !earlier.items.is_empty() && earlier.items.len() + 1 == earlier.messages.len();
+    let ideal_messages = if sections {
+        earlier.messages.len()
+    } else {
+        earlier.messages.len().saturating_sub(1)
+    };
+    let earlier_body = if earlier.request_offset == from.request_offset {
+        &from_body
+    } else {
+        &to_body
+    };
+    let ideal_bytes = match message_starts(earlier).get(ideal_messages) {
+        Some(start) => *start,
+        // Every message: the body up to its closing `]}`.
+        None if ideal_messages > 0 => earlier_body.len().saturating_sub(2) as u64,
+        None => 0,
+    };
+    let model_changed = from.model != to.model;
+    let reused = if model_changed {
+        0
+    } else {
+        (common_bytes as u64).min(ideal_bytes)
+    };
+    let differs = common_messages < from.messages.len().max(to.messages.len());
+    let first_difference = differs.then_some(common_messages as u64);
+    let rows = if differs {
+        rows_from(from, to, common_messages)
+    } else {
+        Vec::new()
+    };
+    let characters = match (
+        from.messages.get(common_messages),
+        to.messages.get(common_messages),
+    ) {
+        (Some(a), Some(b)) => Some(character_diff(common_messages as u64, a, b)),
+        _ => None,
+    };
+    let broken = common_messages < ideal_messages || model_changed;
+    let prefix_break = broken.then(|| {
+        let causes = classify(earlier, later, common_messages, ideal_messages, changes);
+        let expected = !causes
+            .iter()
+            .any(|c| matches!(c, BreakCause::Unexpected { .. }));
+        let explanation = causes
+            .iter()
+            .map(BreakCause::explain)
+            .collect::<Vec<_>>()
+            .join("; ");
+        PrefixBreak {
+            at_message: common_messages as u64,
+            earlier_item: item_at(earlier, common_messages),
+            later_item: item_at(later, common_messages),
+            lost_bytes: ideal_bytes.saturating_sub(reused),
+            causes,
+            expected,
+            explanation,
+            field: None,
+            breakpoint: None,
+        }
+    });
+    RequestDiff {
+        from: side(from, from_body.len()),
+        to: side(to, to_body.len()),
+        common_prefix_bytes: common_bytes as u64,
+        common_prefix_messages: common_messages as u64,
+        ideal_prefix_messages: ideal_messages as u64,
+        ideal_prefix_bytes: ideal_bytes,
+        reused_prefix_bytes: reused,
+        first_difference,
+        rows,
+        characters,
+        prefix_break,
+        body_fields: Vec::new(),
+    }
+}
+
+/// Which change explains the first differing message `at`, then the other changes that break a
+/// cache by themselves.
+fn classify(
+    earlier: &RequestSnapshot,
+    later: &RequestSnapshot,
+    at: usize,
+    ideal: usize,
+    changes: &Changes,
+) -> Vec<BreakCause> {
+    let mut whole = Vec::new();
+    if earlier.model != later.model {
+        whole.push(BreakCause::ModelChange {
+            from: earlier.model.clone(),
+            to: later.model.clone(),
+        });
+    }
+    if earlier.transport != later.transport {
+        whole.push(BreakCause::TransportChange {
+            from: earlier.transport,
+            to: later.transport,
+        });
+    }
+    if at >= ideal {
+        return whole;
+    }
+    let earlier_item = item_at(earlier, at);
+    let later_item = if at <= later.items.len() {
+        item_at(later, at)
+    } else {
+        None
+    };
+    let same_text = later
+        .messages
+        .get(at)
+        .is_some_and(|m| m.content == earlier.messages[at].content);
+    let offset_of = |cause: &BreakCause| match cause {
+        BreakCause::Compaction { offset, .. }
+        | BreakCause::ContextRewritten { offset, .. }
+        | BreakCause::SectionSuperseded { offset, .. }
+        | BreakCause::SystemLaneUpdate { offset, .. }
+        | BreakCause::KeyedSlotRepublished { offset, .. } => Some(*offset),
+        _ => None,
+    };
+    let mut found: Option<BreakCause> = None;
+    if same_text && earlier.transport != later.transport {
+        // Only the role moved: the transport maps this item differently.
+        found = whole
+            .iter()
+            .find(|c| matches!(c, BreakCause::TransportChange { .. }))
+            .cloned();
+    }
+    if found.is_none() {
+        // Something new sits where the earlier request had an older message.
+        if let Some(new) = later_item.filter(|o| *o > earlier.request_offset) {
+            found = changes
+                .compactions
+                .iter()
+                .chain(&changes.system_additions)
+                .find(|c| offset_of(c) == Some(new))
+                .cloned();
+        }
+    }
+    if found.is_none() {
+        // The earlier request's message is gone: a compaction removed it.
+        if let Some(old) = earlier_item {
+            let still_there = later.items.iter().any(|i| i.offset == old);
+            if !still_there {
+                found = changes
+                    .compactions
+                    .iter()
+                    .find(|c| matches!(c,
+                        BreakCause::Compaction { removed, .. } | BreakCause::ContextRewritten { removed, .. }
+                        if removed.contains(&old)))
+                    .cloned();
+            }
+        }
+    }
+    if found.is_none() {
+        // The sections contract's standing document is one message of many sections: a
+        // rewrite of any of them changes it.
+        found = changes
+            .compactions
+            .iter()
+            .find(|c| matches!(c, BreakCause::ContextRewritten { .. }))
+            .cloned();
+    }
+    let mut causes = Vec::new();
+    match found {
+        Some(cause) => causes.push(cause),
+        None => causes.push(BreakCause::Unexpected {
+            message: at as u64,
+            explanation: unexpected_reason(earlier, later, at, earlier_item, later_item),
+        }),
+    }
+    let first = causes[0].clone();
+    for cause in whole
+        .into_iter()
+        .chain(changes.compactions.iter().cloned())
+        .chain(changes.system_additions.iter().cloned())
+    {
+        if cause != first {
+            causes.push(cause);
+        }
+    }
+    causes
+}
+
+fn unexpected_reason(
+    earlier: &RequestSnapshot,
+    later: &RequestSnapshot,
+    at: usize,
+    earlier_item: Option<i64>,
+    later_item: Option<i64>,
+) -> String {
+    let name = |snapshot: &RequestSnapshot, item: Option<i64>| match item {
+        Some(offset) => format!("item @{offset}"),
+        None if at == 0 => "the protocol message".to_string(),
+        None if at + 1 == snapshot.messages.len() => "the timestamp".to_string(),
+        None => "nothing".to_string(),
+    };
+    if earlier_item.is_some() && earlier_item == later_item {
+        return format!(
+            "published item @{} was rewritten between request @{} and request @{}",
+            earlier_item.unwrap_or_default(),
+            earlier.request_offset,
+            later.request_offset
+        );
+    }
+    format!(
+        "request @{} has {} where request @{} had {}, and no compaction, system-lane update, model or transport change explains it",
+        later.request_offset,
+        name(later, later_item),
+        earlier.request_offset,
+        name(earlier, earlier_item)
+    )
+}
+
+fn diff_message(snapshot: &RequestSnapshot, index: usize, message: &Message) -> DiffMessage {
+    DiffMessage {
+        index: index as u64,
+        role: message.role,
+        item: item_at(snapshot, index),
+        content: message.content.clone(),
+        kind: None,
+    }
+}
+
+/// The side-by-side rows from message `start` on: a shortest edit script over whole messages,
+/// adjacent removals and additions paired as changes.
+fn rows_from(from: &RequestSnapshot, to: &RequestSnapshot, start: usize) -> Vec<DiffRow> {
+    rows_with(
+        (&from.messages, &to.messages),
+        start,
+        |at| diff_message(from, at, &from.messages[at]),
+        |at| diff_message(to, at, &to.messages[at]),
+    )
+}
+
+/// The side-by-side rows of two sequences from index `start` on: a shortest edit script over
+/// their elements, adjacent removals and additions paired as changes; `left` and `right` show
+/// the element at an index of each side.
+pub(crate) fn rows_with<T: PartialEq>(
+    (from, to): (&[T], &[T]),
+    start: usize,
+    left: impl Fn(usize) -> DiffMessage,
+    right: impl Fn(usize) -> DiffMessage,
+) -> Vec<DiffRow> {
+    let a = &from[start.min(from.len())..];
+    let b = &to[start.min(to.len())..];
+    let (edits, _) = edit_script(a, b);
+    let mut rows = Vec::new();
+    let (mut i, mut j) = (0usize, 0usize);
+    let mut removed: Vec<usize> = Vec::new();
+    let mut added: Vec<usize> = Vec::new();
+    let flush = |removed: &mut Vec<usize>, added: &mut Vec<usize>, rows: &mut Vec<DiffRow>| {
+        let pairs = removed.len().max(added.len());
+        for k in 0..pairs {
+            let from = removed.get(k).map(|&x| left(start + x));
+            let to = added.get(k).map(|&y| right(start + y));
+            let op = match (&from, &to) {
+                (Some(_), Some(_)) => DiffOp::Changed,
+                (Some(_), None) => DiffOp::Removed,
+                _ => DiffOp::Added,
+            };
+            rows.push(DiffRow { op, from, to });
+        }
+        removed.clear();
+        added.clear();
+    };
+    for edit in edits {
+        match edit {
+            Edit::Same => {
+                flush(&mut removed, &mut added, &mut rows);
+                rows.push(DiffRow {
+                    op: DiffOp::Same,
+                    from: Some(left(start + i)),
+                    to: Some(right(start + j)),
+                });
+                i += 1;
+                j += 1;
+            }
+            Edit::Delete => {
+                removed.push(i);
+                i += 1;
+            }
+            Edit::Insert => {
+                added.push(j);
+                j += 1;
+            }
+        }
+    }
+    flush(&mut removed, &mut added, &mut rows);
+    rows
+}
+
+pub(crate) fn character_diff(message: u64, a: &Message, b: &Message) -> CharacterDiff {
+    let left: Vec<char> = a.content.chars().collect();
+    let right: Vec<char> = b.content.chars().collect();
+    let head = common_prefix(&left, &right);
+    let tail = left[head..]
+        .iter()
+        .rev()
+        .zip(right[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let middle_a = &left[head..left.len() - tail];
+    let middle_b = &right[head..right.len() - tail];
+    let mut segments: Vec<TextSegment> = Vec::new();
+    let mut push = |op: DiffOp, c: &[char]| {
+        if c.is_empty() {
+            return;
+        }
+        match segments.last_mut() {
+            Some(last) if last.op == op => last.text.extend(c),
+            _ => segments.push(TextSegment {
+                op,
+                text: c.iter().collect(),
+            }),
+        }
+    };
+    push(DiffOp::Same, &left[..head]);
+    let coarse = if middle_a.len().max(middle_b.len()) > MAX_CHARACTER_DIFF {
+        push(DiffOp::Removed, middle_a);
+        push(DiffOp::Added, middle_b);
+        true
+    } else {
+        let (edits, coarse) = edit_script(middle_a, middle_b);
+        let (mut i, mut j) = (0usize, 0usize);
+        for edit in edits {
+            match edit {
+                Edit::Same => {
+                    push(DiffOp::Same, &middle_a[i..=i]);
+                    i += 1;
+                    j += 1;
+                }
+                Edit::Delete => {
+                    push(DiffOp::Removed, &middle_a[i..=i]);
+                    i += 1;
+                }
+                Edit::Insert => {
+                    push(DiffOp::Added, &middle_b[j..=j]);
+                    j += 1;
+                }
+            }
+        }
+        coarse
+    };
+    push(DiffOp::Same, &left[left.len() - tail..]);
+    CharacterDiff {
+        message,
+        from_role: a.role,
+        to_role: b.role,
+        segments,
+        coarse,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Edit {
+    Same,
+    Delete,
+    Insert,
+}
+
+/// A shortest edit script (Myers), or, past `MAX_EDIT_DISTANCE`, every element of `a`
+/// removed and every element of `b` added; the flag says which.
+fn edit_script<T: PartialEq>(a: &[T], b: &[T]) -> (Vec<Edit>, bool) {
+    match myers(a, b, MAX_EDIT_DISTANCE) {
+        Some(edits) => (edits, false),
+        None => {
+            let mut edits = vec![Edit::Delete; a.len()];
+            edits.extend(std::iter::repeat_n(Edit::Insert, b.len()));
+            (edits, true)
+        }
+    }
+}
+
+/// Myers' O((N+M)·D) shortest edit script, or none when it needs more than `max_d` edits. Each
+/// round keeps only the diagonals it can reach (`-d-1 ..= d+1`) for the walk back.
+fn myers<T: PartialEq>(a: &[T], b: &[T], max_d: usize) -> Option<Vec<Edit>> {
+    let (n, m) = (a.len() as i64, b.len() as i64);
+    let limit = ((n + m) as usize).min(max_d) as i64;
+    let centre = limit + 1;
+    let mut v = vec![0i64; (2 * limit + 3) as usize];
+    let mut trace: Vec<Vec<i64>> = Vec::new();
+    let at = |v: &[i64], k: i64| v[(k + centre) as usize];
+    for d in 0..=limit {
+        let lo = (centre - d - 1) as usize;
+        let hi = (centre + d + 1) as usize;
+        trace.push(v[lo..=hi].to_vec());
+        let mut k = -d;
+        while k <= d {
+            let mut x = if k == -d || (k != d && at(&v, k - 1) < at(&v, k + 1)) {
+                at(&v, k + 1)
+            } else {
+                at(&v, k - 1) + 1
+            };
+            let mut y = x - k;
+            while x < n && y < m && a[x as usize] == b[y as usize] {
+                x += 1;
+                y += 1;
+            }
+            v[(k + centre) as usize] = x;
+            if x >= n && y >= m {
+                return Some(walk_back(&trace, d, n, m));
+            }
+            k += 2;
+        }
+    }
+    None
+}
+
+fn walk_back(trace: &[Vec<i64>], last: i64, n: i64, m: i64) -> Vec<Edit> {
+    let mut edits = Vec::new();
+    let (mut x, mut y) = (n, m);
+    for d in (0..=last).rev() {
+        let v = &trace[d as usize];
+        // trace[d] holds diagonals -d-1 ..= d+1 as they were before round d.
+        let at = |k: i64| v[(k + d + 1) as usize];
+        let k = x - y;
+        let previous_k = if k == -d || (k != d && at(k - 1) < at(k + 1)) {
+            k + 1
+        } else {
+            k - 1
+        };
+        let previous_x = at(previous_k);
+        let previous_y = previous_x - previous_k;
+        while x > previous_x && y > previous_y {
+            edits.push(Edit::Same);
+            x -= 1;
+            y -= 1;
+        }
+        if d > 0 {
+            edits.push(if x == previous_x {
+                Edit::Insert
+            } else {
+                Edit::Delete
+            });
+        }
+        x = previous_x;
+        y = previous_y;
+    }
+    edits.reverse();
+    edits
+}
+
+/// One request in the cache report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct CacheEntry {
+    #[ts(type = "number")]
+    pub request_offset: i64,
+    #[ts(type = "number | null")]
+    pub previous_request: Option<i64>,
+    pub model: Option<String>,
+    #[ts(type = "number")]
+    pub body_bytes: u64,
+    #[ts(type = "number")]
+    pub messages: u64,
+    /// Bytes a provider cache can reuse from the previous request.
+    #[ts(type = "number")]
+    pub reused_prefix_bytes: u64,
+    #[ts(type = "number")]
+    pub common_prefix_messages: u64,
+    /// The previous request's body up to its timestamp message (0 for the first request).
+    #[ts(type = "number")]
+    pub ideal_prefix_bytes: u64,
+    /// Bytes sent again that the ideal would have reused.
+    #[ts(type = "number")]
+    pub lost_bytes: u64,
+    /// Bytes not covered by the reused prefix.
+    #[ts(type = "number")]
+    pub resent_bytes: u64,
+    pub prefix_break: Option<PrefixBreak>,
+    /// The body's input tokens, framing included.
+    #[ts(type = "number")]
+    pub tokens: u64,
+    /// Tokens of the messages shared from the first with the previous request: the cacheable
+    /// prefix a provider can serve.
+    #[ts(type = "number")]
+    pub reused_prefix_tokens: u64,
+    /// Tokens of the previous request up to its timestamp message.
+    #[ts(type = "number")]
+    pub ideal_prefix_tokens: u64,
+    /// Tokens sent again that the ideal would have reused: what a prefix break cost.
+    #[ts(type = "number")]
+    pub lost_tokens: u64,
+    /// The cached input the journal reports for this request, when it does.
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub reported_cached: Option<u64>,
+}
+
+/// Prefix stability across every request of a journal, each against the one before it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct CacheReport {
+    pub transport: Transport,
+    pub requests: Vec<CacheEntry>,
+    #[ts(type = "number")]
+    pub total_body_bytes: u64,
+    #[ts(type = "number")]
+    pub total_reused_bytes: u64,
+    #[ts(type = "number")]
+    pub total_ideal_bytes: u64,
+    #[ts(type = "number")]
+    pub total_lost_bytes: u64,
+    #[ts(type = "number")]
+    pub breaks: u64,
+    #[ts(type = "number")]
+    pub unexpected_breaks: u64,
+    #[ts(type = "number")]
+    pub total_tokens: u64,
+    #[ts(type = "number")]
+    pub total_reused_tokens: u64,
+    #[ts(type = "number")]
+    pub total_lost_tokens: u64,
+}
+
+impl CacheReport {
+    /// Sets each request's reported cached input, from the usage the journal reports by
+    /// request offset.
+    pub fn with_reported(
+        mut self,
+        reported: &std::collections::HashMap<i64, super::event::Usage>,
+    ) -> CacheReport {
+        for entry in &mut self.requests {
+            entry.reported_cached = reported
+                .get(&entry.request_offset)
+                .and_then(|usage| usage.cached_input);
+        }
+        self
+    }
+}
+
+impl IterateJournal {
+    /// Request offsets in file order.
+    pub fn request_offsets(&self) -> Vec<i64> {
+        self.events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::RequestRequested { .. }))
+            .map(|e| e.offset)
+            .collect()
+    }
+
+    /// The request before `offset` in file order.
+    pub fn request_before(&self, offset: i64) -> Option<i64> {
+        let offsets = self.request_offsets();
+        let index = offsets.iter().position(|o| *o == offset)?;
+        index.checked_sub(1).map(|i| offsets[i])
+    }
+
+    /// Diffs two requests of this journal and explains a break from the events between them.
+    pub fn request_diff(
+        &self,
+        from: (i64, Transport),
+        to: (i64, Transport),
+    ) -> Result<RequestDiff, IterateError> {
+        let a = self.request(from.0, from.1)?;
+        let b = self.request(to.0, to.1)?;
+        let changes = Changes::between(self, from.0.min(to.0), from.0.max(to.0));
+        Ok(diff_snapshots(&a, &b, &changes))
+    }
+
+    /// Every request against the one before it, on one transport.
+    pub fn cache_report(&self, transport: Transport) -> Result<CacheReport, IterateError> {
+        let mut report = CacheReportBuilder::default();
+        let mut previous: Option<RequestSnapshot> = None;
+        for offset in self.request_offsets() {
+            let snapshot = match self.request(offset, transport) {
+                Ok(snapshot) => snapshot,
+                // A request that sent nothing has no prefix to compare.
+                Err(IterateError::NotSent(..)) => continue,
+                Err(error) => return Err(error),
+            };
+            let changes = previous
+                .as_ref()
+                .map(|before| Changes::between(self, before.request_offset, offset));
+            report.add(previous.as_ref().zip(changes.as_ref()), &snapshot);
+            previous = Some(snapshot);
+        }
+        let reported = self
+            .requests()
+            .into_iter()
+            .filter_map(|row| Some((row.offset, row.reported?)))
+            .collect();
+        Ok(report.finish(transport).with_reported(&reported))
+    }
+}
+
+/// A cache report as its requests come in file order.
+#[derive(Default)]
+struct CacheReportBuilder {
+    entries: Vec<CacheEntry>,
+}
+
+impl CacheReportBuilder {
+    /// `snapshot`, against the request before it and what happened between them, if any.
+    fn add(&mut self, before: Option<(&RequestSnapshot, &Changes)>, snapshot: &RequestSnapshot) {
+        let body_bytes = snapshot.body().len() as u64;
+        let offset = snapshot.request_offset;
+        let entry = match before {
+            None => CacheEntry {
+                request_offset: offset,
+                previous_request: None,
+                model: snapshot.model.clone(),
+                body_bytes,
+                messages: snapshot.messages.len() as u64,
+                reused_prefix_bytes: 0,
+                common_prefix_messages: 0,
+                ideal_prefix_bytes: 0,
+                lost_bytes: 0,
+                resent_bytes: body_bytes,
+                prefix_break: None,
+                tokens: snapshot.tokens.total,
+                reused_prefix_tokens: 0,
+                ideal_prefix_tokens: 0,
+                lost_tokens: 0,
+                reported_cached: None,
+            },
+            Some((before, changes)) => {
+                let diff = diff_snapshots(before, snapshot, changes);
+                let reused_prefix_tokens =
+                    snapshot.prefix_tokens(diff.common_prefix_messages as usize);
+                // An agent-loop request's every input item is kept by the next; a chat
+                // request's last message, its time, is not.
+                let ideal_messages = if before.responses_body.is_some() {
+                    diff.ideal_prefix_messages as usize
+                } else {
+                    before.messages.len().saturating_sub(1)
+                };
+                let ideal_prefix_tokens = before.prefix_tokens(ideal_messages);
+                CacheEntry {
+                    request_offset: offset,
+                    previous_request: Some(before.request_offset),
+                    model: snapshot.model.clone(),
+                    body_bytes,
+                    messages: snapshot.messages.len() as u64,
+                    reused_prefix_bytes: diff.reused_prefix_bytes,
+                    common_prefix_messages: diff.common_prefix_messages,
+                    ideal_prefix_bytes: diff.ideal_prefix_bytes,
+                    lost_bytes: diff.ideal_prefix_bytes - diff.reused_prefix_bytes,
+                    resent_bytes: body_bytes - diff.reused_prefix_bytes,
+                    prefix_break: diff.prefix_break,
+                    tokens: snapshot.tokens.total,
+                    reused_prefix_tokens,
+                    ideal_prefix_tokens,
+                    lost_tokens: ideal_prefix_tokens.saturating_sub(reused_prefix_tokens),
+                    reported_cached: None,
+                }
+            }
+        };
+        self.entries.push(entry);
+    }
+
+    fn finish(self, transport: Transport) -> CacheReport {
+        let entries = self.entries;
+        let sum = |f: fn(&CacheEntry) -> u64| entries.iter().map(f).sum::<u64>();
+        CacheReport {
+            transport,
+            total_body_bytes: sum(|e| e.body_bytes),
+            total_reused_bytes: sum(|e| e.reused_prefix_bytes),
+            total_ideal_bytes: sum(|e| e.ideal_prefix_bytes),
+            total_lost_bytes: sum(|e| e.lost_bytes),
+            breaks: sum(|e| u64::from(e.prefix_break.is_some())),
+            unexpected_breaks: sum(|e| {
+                u64::from(e.prefix_break.as_ref().is_some_and(|b| !b.expected))
+            }),
+            total_tokens: sum(|e| e.tokens),
+            total_reused_tokens: sum(|e| e.reused_prefix_tokens),
+            total_lost_tokens: sum(|e| e.lost_tokens),
+            requests: entries,
+        }
+    }
+}
+
+/// `IterateJournal::cache_report`, read from the store in one pass, for the requests with an
+/// offset in `range` (either end open): the stored records from the request before the first
+/// of them are folded slice by slice, each request rendered as the fold reaches it and set
+/// against the one before, so memory holds a slice, two requests and the report. Where
+/// offsets go back, or under the agent loop (whose request is whole only with the sections
+/// item written after it), each request is rendered from its own checkpoint instead.
+pub fn cache_report_stored(
+    store: &Store,
+    journal_id: i64,
+    transport: Transport,
+    range: (Option<i64>, Option<i64>),
+) -> Result<CacheReport, StoreError> {
+    let agent_loop = super::contract::of_journal(store, journal_id)?.name
+        == super::contract::ContractName::AgentLoop;
+    if agent_loop || store.has_late_records(journal_id)? {
+        return cache_report_by_request(store, journal_id, transport, range);
+    }
+    let mut report = CacheReportBuilder::default();
+    let mut previous: Option<RequestSnapshot> = None;
+    let mut changes = Changes::default();
+    let inside = |offset: i64| {
+        range.0.is_none_or(|from| offset >= from) && range.1.is_none_or(|to| offset <= to)
+    };
+    super::stored::fold_range(store, journal_id, range, |projection, event| {
+        changes.note_compaction(projection);
+        let EventKind::RequestRequested { model } = &event.kind else {
+            return;
+        };
+        if super::view::check_sent(projection, event.offset).is_err() {
+            return;
+        }
+        let snapshot = super::render::render(
+            projection,
+            event.offset,
+            model.clone(),
+            event.created_at.as_deref(),
+            transport,
+        );
+        let mut between = std::mem::take(&mut changes);
+        if let Some(before) = &previous {
+            between.note_system_additions(projection, before.request_offset);
+        }
+        if inside(event.offset) {
+            report.add(
+                previous.as_ref().map(|before| (before, &between)),
+                &snapshot,
+            );
+        }
+        previous = Some(snapshot);
+    })?;
+    Ok(report.finish(transport))
+}
+
+/// [`cache_report_stored`] of a journal whose offsets go back: each request in file order is
+/// rendered from the records at or below its offset before it, and set against the request
+/// before it that sent something, with what happened between their offsets.
+fn cache_report_by_request(
+    store: &Store,
+    journal_id: i64,
+    transport: Transport,
+    range: (Option<i64>, Option<i64>),
+) -> Result<CacheReport, StoreError> {
+    let mut report = CacheReportBuilder::default();
+    let mut previous: Option<RequestSnapshot> = None;
+    for (offset, wanted) in super::stored::requests_to_walk(store, journal_id, range)? {
+        let snapshot = match checkpoint::request_at(store, journal_id, offset, transport)? {
+            Ok(snapshot) => snapshot,
+            // A request that sent nothing has no prefix to compare.
+            Err(_) => continue,
+        };
+        if wanted {
+            let changes = match &previous {
+                Some(before) => Some(Changes::between_stored(
+                    store,
+                    journal_id,
+                    before.request_offset,
+                    offset,
+                )?),
+                None => None,
+            };
+            report.add(previous.as_ref().zip(changes.as_ref()), &snapshot);
+        }
+        previous = Some(snapshot);
+    }
+    Ok(report.finish(transport))
+}
+
+/// `report`'s entries for the requests with an offset in `range`, and their totals.
+pub fn cache_report_within(report: CacheReport, range: (Option<i64>, Option<i64>)) -> CacheReport {
+    let entries = report
+        .requests
+        .into_iter()
+        .filter(|e| {
+            range.0.is_none_or(|from| e.request_offset >= from)
+                && range.1.is_none_or(|to| e.request_offset <= to)
+        })
+        .collect();
+    CacheReportBuilder { entries }.finish(report.transport)
+}
+
+/// The request before the request at `offset` in file order, read from the store's request
+/// marks; `None` when there is none.
+pub fn request_before_stored(
+    store: &Store,
+    journal_id: i64,
+    offset: i64,
+) -> Result<Option<i64>, StoreError> {
+    let Ok(request) = checkpoint::request_event(store, journal_id, offset)? else {
+        return Ok(None);
+    };
+    match store.next_mark(journal_id, "request", Some(request.seq), false)? {
+        Some(before) => store.offset_at_or_before_seq(journal_id, before),
+        None => Ok(None),
+    }
+}
+
+/// `IterateJournal::request_diff`, read from the store: each request rendered from the
+/// checkpoint before it, and the events between them folded from the checkpoint at the
+/// earlier one.
+pub fn request_diff_stored(
+    store: &Store,
+    journal_id: i64,
+    from: (i64, Transport),
+    to: (i64, Transport),
+) -> Result<Result<RequestDiff, IterateError>, StoreError> {
+    let rendered = |(offset, transport): (i64, Transport)| {
+        checkpoint::request_at(store, journal_id, offset, transport)
+    };
+    let (a, b) = match (rendered(from)?, rendered(to)?) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(error), _) | (_, Err(error)) => return Ok(Err(error)),
+    };
+    let (lo, hi) = (from.0.min(to.0), from.0.max(to.0));
+    let changes = Changes::between_stored(store, journal_id, lo, hi)?;
+    Ok(Ok(diff_snapshots(&a, &b, &changes)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iterate::render::RenderedItem;
+    use crate::iterate::roles::Rule;
+
+    fn apply(a: &[char], b: &[char], edits: &[Edit]) -> (Vec<char>, Vec<char>) {
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        let (mut i, mut j) = (0, 0);
+        for edit in edits {
+            match edit {
+                Edit::Same => {
+                    assert_eq!(a[i], b[j], "a `same` edit pairs equal elements");
+                    left.push(a[i]);
+                    right.push(b[j]);
+                    i += 1;
+                    j += 1;
+                }
+                Edit::Delete => {
+                    left.push(a[i]);
+                    i += 1;
+                }
+                Edit::Insert => {
+                    right.push(b[j]);
+                    j += 1;
+                }
+            }
+        }
+        (left, right)
+    }
+
+    fn chars(text: &str) -> Vec<char> {
+        text.chars().collect()
+    }
+
+    #[test]
+    fn given_two_strings_when_diffed_then_the_script_rebuilds_both_with_the_fewest_edits() {
+        for (a, b, distance) in [
+            ("ABCABBA", "CBABAC", 5),
+            ("", "abc", 3),
+            ("abc", "", 3),
+            ("same", "same", 0),
+            ("kitten", "sitting", 5),
+        ] {
+            let (a, b) = (chars(a), chars(b));
+            let edits = myers(&a, &b, 100).expect("within the bound");
+            let (left, right) = apply(&a, &b, &edits);
+            assert_eq!(
+                (left, right),
+                (a.clone(), b.clone()),
+                "the script must rebuild both sides"
+            );
+            let edited = edits.iter().filter(|e| **e != Edit::Same).count();
+            assert_eq!(
+                edited, distance,
+                "Myers finds a shortest script for {a:?} → {b:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn given_a_distance_past_the_bound_when_diffed_then_the_script_is_coarse_but_complete() {
+        let a: Vec<u32> = (0..50).collect();
+        let b: Vec<u32> = (100..150).collect();
+        assert!(
+            myers(&a, &b, 10).is_none(),
+            "100 edits exceed a bound of 10"
+        );
+        let (edits, coarse) = edit_script(&a, &b);
+        assert!(!coarse, "the default bound covers 100 edits");
+        assert_eq!(edits.len(), 100, "every element removed or added");
+    }
+
+    fn message(role: Role, content: &str) -> Message {
+        Message {
+            role,
+            content: content.to_string(),
+        }
+    }
+
+    fn item(offset: i64, lane: &str, role: Role) -> RenderedItem {
+        RenderedItem {
+            offset,
+            lane: lane.to_string(),
+            product_role: role,
+            provider_role: role,
+            rule: Rule::User,
+        }
+    }
+
+    /// A snapshot built by hand: the protocol, `items` as `(offset, lane, text)`, the time.
+    fn snapshot(request: i64, items: &[(i64, &str, &str)], time: &str) -> RequestSnapshot {
+        let mut messages = vec![message(Role::System, "protocol")];
+        let mut rendered = Vec::new();
+        for (offset, lane, text) in items {
+            let role = if *lane == "system" {
+                Role::System
+            } else {
+                Role::User
+            };
+            messages.push(message(role, &format!("@{offset}\n{text}")));
+            rendered.push(item(*offset, lane, role));
+        }
+        messages.push(message(Role::Developer, time));
+        RequestSnapshot {
+            request_offset: request,
+            transport: Transport::Openai,
+            model: Some("m".to_string()),
+            tokens: crate::iterate::tokens::count_messages(Some("m"), &messages),
+            messages,
+            items: rendered,
+            responses_body: None,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn given_a_snapshot_when_its_message_starts_are_computed_then_they_cut_the_body_at_each_message(
+    ) {
+        let s = snapshot(
+            9,
+            &[(1, "system", "sys"), (2, "history", "héllo \"q\"")],
+            "t",
+        );
+        let body = s.body();
+        let starts = message_starts(&s);
+        for (index, start) in starts.iter().enumerate() {
+            let text = serde_json::to_vec(&s.messages[index]).expect("serialises");
+            let start = *start as usize;
+            assert_eq!(
+                &body[start..start + text.len()],
+                &text[..],
+                "message {index} must start where message_starts says"
+            );
+        }
+    }
+
+    #[test]
+    fn given_an_appended_item_when_diffed_then_the_prefix_is_ideal_and_nothing_broke() {
+        let a = snapshot(5, &[(1, "system", "s"), (2, "history", "h")], "t1");
+        let b = snapshot(
+            9,
+            &[
+                (1, "system", "s"),
+                (2, "history", "h"),
+                (7, "history", "new"),
+            ],
+            "t2",
+        );
+        let diff = diff_snapshots(&a, &b, &Changes::default());
+        assert_eq!(
+            diff.common_prefix_messages, 3,
+            "protocol and both items are shared"
+        );
+        assert_eq!(
+            diff.ideal_prefix_messages, 3,
+            "ideal: all of the earlier request but its time"
+        );
+        assert_eq!(
+            diff.reused_prefix_bytes, diff.ideal_prefix_bytes,
+            "nothing lost"
+        );
+        assert!(
+            diff.common_prefix_bytes >= diff.ideal_prefix_bytes,
+            "bodies share the ideal bytes"
+        );
+        assert_eq!(
+            diff.prefix_break, None,
+            "an append does not break the prefix"
+        );
+        assert_eq!(
+            diff.first_difference,
+            Some(3),
+            "the time is the first difference"
+        );
+        assert_eq!(
+            diff.rows[0].op,
+            DiffOp::Changed,
+            "the earlier time pairs with the new item"
+        );
+    }
+
+    #[test]
+    fn given_a_rewritten_published_item_when_diffed_then_the_break_is_unexpected() {
+        // A journal cannot produce this (published items are never rewritten), so the case is
+        // built from two hand-made snapshots.
+        let a = snapshot(
+            5,
+            &[(1, "system", "s"), (2, "history", "hello world")],
+            "t1",
+        );
+        let b = snapshot(
+            9,
+            &[(1, "system", "s"), (2, "history", "hello there world")],
+            "t2",
+        );
+        let diff = diff_snapshots(&a, &b, &Changes::default());
+        let broke = diff.prefix_break.expect("a rewrite breaks the prefix");
+        assert_eq!(
+            broke.at_message, 2,
+            "the rewritten item is the first difference"
+        );
+        assert!(!broke.expected, "no journal change explains a rewrite");
+        assert!(
+            matches!(&broke.causes[0], BreakCause::Unexpected { message: 2, explanation } if explanation.contains("@2 was rewritten")),
+            "the cause names the rewritten item: {:?}",
+            broke.causes
+        );
+        assert!(broke.lost_bytes > 0, "bytes past the rewrite are lost");
+        let characters = diff.characters.expect("both sides have message 2");
+        let added: String = characters
+            .segments
+            .iter()
+            .filter(|s| s.op == DiffOp::Added)
+            .map(|s| s.text.as_str())
+            .collect();
+        assert_eq!(
+            added, "there ",
+            "the character diff shows exactly the inserted word"
+        );
+    }
+
+    #[test]
+    fn given_a_system_item_inserted_without_a_journal_cause_when_diffed_then_it_is_unexpected() {
+        let a = snapshot(5, &[(1, "system", "s"), (2, "history", "h")], "t1");
+        let b = snapshot(
+            9,
+            &[(1, "system", "s"), (7, "system", "x"), (2, "history", "h")],
+            "t2",
+        );
+        let diff = diff_snapshots(&a, &b, &Changes::default());
+        let broke = diff.prefix_break.expect("an insertion breaks the prefix");
+        assert!(
+            !broke.expected,
+            "with no changes given, nothing explains it"
+        );
+        let changes = Changes {
+            compactions: Vec::new(),
+            system_additions: vec![BreakCause::SystemLaneUpdate {
+                offset: 7,
+                key: None,
+            }],
+        };
+        let diff = diff_snapshots(&a, &b, &changes);
+        let broke = diff.prefix_break.expect("still a break");
+        assert!(broke.expected, "the system-lane update explains it");
+        assert_eq!(broke.later_item, Some(7), "the new item sits at the break");
+    }
+
+    #[test]
+    fn given_the_same_request_on_two_transports_when_diffed_then_the_transport_explains_it() {
+        let a = snapshot(5, &[(1, "history", "h")], "t");
+        let mut b = a.clone();
+        b.transport = Transport::WorkersAi;
+        b.messages[1].role = Role::System;
+        let diff = diff_snapshots(&a, &b, &Changes::default());
+        let broke = diff.prefix_break.expect("a role change breaks the prefix");
+        assert_eq!(
+            broke.causes,
+            vec![BreakCause::TransportChange {
+                from: Transport::Openai,
+                to: Transport::WorkersAi
+            }],
+            "the transport change is the cause"
+        );
+        let characters = diff.characters.expect("message 1 on both sides");
+        assert_eq!(
+            (characters.from_role, characters.to_role),
+            (Role::User, Role::System),
+            "the roles are shown"
+        );
+    }
+
+    fn lcs(a: &[u8], b: &[u8]) -> usize {
+        let mut table = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+        for i in 0..a.len() {
+            for j in 0..b.len() {
+                table[i + 1][j + 1] = if a[i] == b[j] {
+                    table[i][j] + 1
+                } else {
+                    table[i][j + 1].max(table[i + 1][j])
+                };
+            }
+        }
+        table[a.len()][b.len()]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_two_sequences_get_a_script_that_rebuilds_them_with_the_fewest_edits(
+            a in proptest::collection::vec(0u8..4, 0..40),
+            b in proptest::collection::vec(0u8..4, 0..40),
+        ) {
+            let edits = myers(&a, &b, 1000).expect("80 elements are within the bound");
+            let (mut left, mut right) = (Vec::new(), Vec::new());
+            let (mut i, mut j) = (0, 0);
+            for edit in &edits {
+                match edit {
+                    Edit::Same => {
+                        proptest::prop_assert_eq!(a[i], b[j], "same pairs equal elements");
+                        left.push(a[i]);
+                        right.push(b[j]);
+                        i += 1;
+                        j += 1;
+                    }
+                    Edit::Delete => {
+                        left.push(a[i]);
+                        i += 1;
+                    }
+                    Edit::Insert => {
+                        right.push(b[j]);
+                        j += 1;
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(&left, &a, "the script walks all of a");
+            proptest::prop_assert_eq!(&right, &b, "the script walks all of b");
+            let edited = edits.iter().filter(|e| **e != Edit::Same).count();
+            proptest::prop_assert_eq!(edited, a.len() + b.len() - 2 * lcs(&a, &b), "a shortest script");
+        }
+    }
+}

@@ -1,0 +1,1764 @@
+//! Views of an iterate journal: the projection at an offset, request snapshots and summaries,
+//! compaction step-debugging, and the whole-journal analysis (fold diagnostics and marks).
+//! These are the shapes the CLI prints and the desktop shows.
+
+use std::ops::ControlFlow;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use super::checkpoint;
+use super::event::{self, EventKind, IterateEvent, Role};
+use super::projection::{compaction_cutoff, fold_through, Item, Lane, Projection, Rules};
+use super::render::{header_line, RequestSnapshot};
+use super::roles::{provider_role, ProviderRole, Rule, Transport};
+use journalscope_shapes::diagnostic::{Diagnostic, Severity};
+use journalscope_shapes::record_json::{Field, Parsed};
+use journalscope_store::derived::{
+    Analysis, CheckpointCover, FoldWatch, Mark, TipRow, WATCH_EVERY,
+};
+use journalscope_store::store::StoredEvent;
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum IterateError {
+    #[error("offset {0} is not an llm-request-requested event")]
+    NotARequest(i64),
+    #[error("offset {0} is not a compaction (a developer context-added with compaction metadata)")]
+    NotACompaction(i64),
+    #[error("request @{0} is the first request: there is no earlier one to diff against")]
+    NoEarlierRequest(i64),
+    #[error("request @{0} sent nothing: {1}")]
+    NotSent(i64, String),
+}
+
+/// Whether the request at `offset` sent what the projection folded through it holds, and why
+/// not: a sections-contract or agent-loop request that opened nothing.
+pub fn check_sent(projection: &Projection, offset: i64) -> Result<(), IterateError> {
+    match projection.rules {
+        Rules::Seed => Ok(()),
+        Rules::Sections if projection.requests.contains(&offset) => Ok(()),
+        Rules::Sections => Err(IterateError::NotSent(
+            offset,
+            "under the sections contract it opened no request (no pending trigger, a request \
+             still open, or the agent paused), so it has no body"
+                .to_string(),
+        )),
+        Rules::AgentLoop if projection.requests.contains(&offset) => Ok(()),
+        Rules::AgentLoop => Err(IterateError::NotSent(
+            offset,
+            "under the agent loop it opened no request (no pending trigger, another request \
+             still open, or a triggerOffset that is not the pending trigger's), so it has no body"
+                .to_string(),
+        )),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct ProviderRoles {
+    pub openai: ProviderRole,
+    #[serde(rename = "workers-ai")]
+    pub workers_ai: ProviderRole,
+}
+
+/// One projection item as the CLI prints it and the desktop shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ItemView {
+    #[ts(type = "number")]
+    pub offset: i64,
+    pub role: Role,
+    #[ts(type = "unknown")]
+    pub actor: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub updates_offset: Option<i64>,
+    #[ts(type = "unknown[]")]
+    pub refs: Vec<Value>,
+    #[ts(type = "unknown[]")]
+    pub files: Vec<Value>,
+    pub content: String,
+    pub published: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "unknown")]
+    pub compaction: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub llm_request_offset: Option<i64>,
+    pub provider_roles: ProviderRoles,
+    /// The exact header line the request carries for this item.
+    pub header: String,
+    /// Offsets this slot replaced in place while unpublished, oldest first.
+    #[ts(type = "number[]")]
+    pub coalesced: Vec<i64>,
+    /// The item's message (header and content) in o200k_base tokens, framing aside.
+    #[serde(default)]
+    pub tokens: u32,
+}
+
+impl ItemView {
+    pub fn of(item: &Item, published_through: Option<i64>, rules: Rules) -> ItemView {
+        ItemView {
+            offset: item.offset,
+            role: item.role,
+            actor: item.actor.clone(),
+            key: item.key.clone(),
+            updates_offset: item.updates_offset,
+            refs: item.refs.clone(),
+            files: item.files.clone(),
+            content: item.content.to_string(),
+            published: item.is_published(published_through),
+            compaction: item.compaction.clone(),
+            llm_request_offset: item.llm_request_offset,
+            provider_roles: ProviderRoles {
+                openai: provider_role(item, Transport::Openai),
+                workers_ai: provider_role(item, Transport::WorkersAi),
+            },
+            header: header_line(item),
+            coalesced: item.coalesced.clone(),
+            tokens: item.tokens(rules),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(export)]
+pub struct Pending {
+    /// Why triggers wait: `waiting-for-system-prompt`.
+    pub reason: String,
+    /// The triggering items that wait.
+    #[ts(type = "number[]")]
+    pub offsets: Vec<i64>,
+}
+
+/// How many diagnostics a view carries: the latest through its offset. A journal can have one
+/// for every event (a type this reader does not know, say), and a view is built and sent to
+/// the window at every step: at 100,000 such events a view listing them all was 25 MB.
+pub const VIEW_DIAGNOSTICS: usize = 100;
+
+/// The projection at an offset: `project --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ProjectionView {
+    #[ts(type = "number")]
+    pub at: i64,
+    #[ts(type = "number | null")]
+    pub published_through: Option<i64>,
+    pub pending: Option<Pending>,
+    /// The contract rules the projection was folded by, when they are not the seed
+    /// contract's: under the sections contract `system` is the standing document and
+    /// `history` the rest of the list; a journal that is not folded has neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub rules: Option<Rules>,
+    pub system: Vec<ItemView>,
+    pub history: Vec<ItemView>,
+    /// The latest diagnostics through `at`, at most [`VIEW_DIAGNOSTICS`], in file order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The agent loop beside its items (which `history` lists): runs, trigger, open request,
+    /// owed answer, pause and counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub agent_loop: Option<super::agent_loop::view::AgentLoopView>,
+    /// Every diagnostic through `at`, those `diagnostics` leaves out included.
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub diagnostic_count: u64,
+    /// How many of those are errors.
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub error_count: u64,
+}
+
+impl ProjectionView {
+    /// The view of a sections-contract journal at an offset before its events showed the
+    /// contract: the seed fold's lanes moved onto the sections list, as the fold moves them
+    /// where the contract shows (which, before the first request, is the list the sections
+    /// fold builds). A view already folded by other rules is returned as it is.
+    pub fn under_sections(self) -> ProjectionView {
+        if self.rules.is_some() {
+            return self;
+        }
+        let item = |view: ItemView| Item {
+            offset: view.offset,
+            seq: 0,
+            role: view.role,
+            actor: view.actor,
+            key: view.key,
+            updates_offset: view.updates_offset,
+            refs: view.refs,
+            files: view.files,
+            content: view.content.into(),
+            compaction: view.compaction,
+            llm_request_offset: view.llm_request_offset,
+            coalesced: view.coalesced,
+            stamp: false,
+            tokens: Default::default(),
+        };
+        let mut projection = Projection {
+            system: self.system.into_iter().map(item).collect(),
+            history: self.history.into_iter().map(item).collect(),
+            published_through: self.published_through,
+            ..Projection::default()
+        };
+        projection.move_onto_sections();
+        view_of(
+            &projection,
+            self.at,
+            ViewDiagnostics {
+                latest: self.diagnostics,
+                count: self.diagnostic_count,
+                errors: self.error_count,
+            },
+        )
+    }
+
+    /// The view of an agent-loop journal at an offset before its events showed the loop: no
+    /// lanes (the loop's items are its own), its diagnostics kept. A view folded by the loop's
+    /// rules is returned as it is.
+    pub fn under_agent_loop(self) -> ProjectionView {
+        if self.rules == Some(Rules::AgentLoop) {
+            return self;
+        }
+        ProjectionView {
+            rules: Some(Rules::AgentLoop),
+            published_through: None,
+            pending: None,
+            system: Vec::new(),
+            history: Vec::new(),
+            ..self
+        }
+    }
+
+    /// A view kept before the counts existed (a stored tip) lists every diagnostic and counts
+    /// none: counts them, then keeps the latest.
+    pub fn fit_diagnostics(&mut self) {
+        if self.diagnostic_count < self.diagnostics.len() as u64 {
+            let fitted = ViewDiagnostics::of(self.diagnostics.iter());
+            self.diagnostics = fitted.latest;
+            self.diagnostic_count = fitted.count;
+            self.error_count = fitted.errors;
+        }
+    }
+}
+
+/// The read diagnostics of a journal as its tip's view needs them: counted, the latest kept.
+/// The tip is at or past every offset, so every record's diagnostic with an offset is in it;
+/// keeping them all made an import's memory grow with them (190 MB for 500,000).
+#[derive(Debug, Default)]
+pub(super) struct DiagnosticTail {
+    pub count: u64,
+    pub errors: u64,
+    /// The latest [`VIEW_DIAGNOSTICS`], in file order.
+    pub latest: std::collections::VecDeque<Diagnostic>,
+}
+
+impl DiagnosticTail {
+    /// Takes one record's diagnostic, in file order. One without an offset shows in no view.
+    fn note(&mut self, offset: Option<i64>, diagnostic: &Diagnostic) {
+        if offset.is_none() {
+            return;
+        }
+        self.count += 1;
+        self.errors += u64::from(diagnostic.severity == Severity::Error);
+        if self.latest.len() == VIEW_DIAGNOSTICS {
+            self.latest.pop_front();
+        }
+        self.latest.push_back(diagnostic.clone());
+    }
+
+    /// The view's diagnostics: these and the fold's. The latest of both together are among
+    /// the latest read ones and the fold's, so the result is what every diagnostic would give.
+    fn with_fold(&self, fold: &[Diagnostic]) -> ViewDiagnostics {
+        let kept = ViewDiagnostics::of(self.latest.iter().chain(fold));
+        let left_out = self.count - self.latest.len() as u64;
+        let errors_left_out = self.errors
+            - self
+                .latest
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .count() as u64;
+        ViewDiagnostics {
+            latest: kept.latest,
+            count: kept.count + left_out,
+            errors: kept.errors + errors_left_out,
+        }
+    }
+}
+
+/// A view's diagnostics: the latest few, and how many there are.
+struct ViewDiagnostics {
+    latest: Vec<Diagnostic>,
+    count: u64,
+    errors: u64,
+}
+
+impl ViewDiagnostics {
+    /// Orders `all` by line (stable, so one record's keep their order) and keeps the last
+    /// [`VIEW_DIAGNOSTICS`]; only those are cloned.
+    fn of<'a>(all: impl IntoIterator<Item = &'a Diagnostic>) -> ViewDiagnostics {
+        let mut all: Vec<&Diagnostic> = all.into_iter().collect();
+        all.sort_by_key(|d| d.line);
+        let errors = all.iter().filter(|d| d.severity == Severity::Error).count() as u64;
+        let skip = all.len().saturating_sub(VIEW_DIAGNOSTICS);
+        ViewDiagnostics {
+            count: all.len() as u64,
+            errors,
+            latest: all[skip..].iter().map(|d| (*d).clone()).collect(),
+        }
+    }
+}
+
+/// The projection after a journal's last event, as an analysis leaves it: what the window
+/// shows at the end of a journal before the journal is loaded for stepping. Valid at every
+/// offset from `through` on, where no event and no record's diagnostic is left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tip {
+    /// Records the analysis read: a tip describes that many events and no other count.
+    pub events: u64,
+    /// The highest offset of an event or of a record with a diagnostic (`i64::MIN` when none
+    /// has one): past it, the view changes only its `at`.
+    pub through: i64,
+    pub view: ProjectionView,
+}
+
+impl Tip {
+    /// The tip as the store keeps it.
+    pub fn row(&self) -> TipRow {
+        TipRow {
+            events: self.events,
+            through: self.through,
+            // Serialising plain data into a string does not fail.
+            view: serde_json::to_string(&self.view).unwrap_or_default(),
+        }
+    }
+
+    /// A tip the store kept; `None` when its view no longer reads (it is derived, and a view
+    /// then folds the journal instead). A view kept before the counts existed is fitted.
+    pub fn from_row(row: &TipRow) -> Option<Tip> {
+        let mut view: ProjectionView = serde_json::from_str(&row.view).ok()?;
+        view.fit_diagnostics();
+        Some(Tip {
+            events: row.events,
+            through: row.through,
+            view,
+        })
+    }
+
+    /// The view at `at`, when the tip holds it: `at` at or past every offset.
+    pub fn view_at(&self, at: i64) -> Option<ProjectionView> {
+        (at >= self.through).then(|| ProjectionView {
+            at,
+            ..self.view.clone()
+        })
+    }
+}
+
+/// One request in `requests`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RequestSummary {
+    #[ts(type = "number")]
+    pub offset: i64,
+    pub model: Option<String>,
+    pub created_at: Option<String>,
+    #[ts(type = "number")]
+    pub published_through: i64,
+    /// Items this request published that no earlier request had.
+    #[ts(type = "number")]
+    pub newly_published: u64,
+    /// Valid compactions folded in since the previous request.
+    #[ts(type = "number")]
+    pub compactions_before: u64,
+    /// Items in the request body.
+    #[ts(type = "number")]
+    pub items: u64,
+    /// Input tokens the body costs, framing included, on the openai transport.
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub tokens: Option<u64>,
+    /// Whether `tokens` is counted with the model's own encoding (else an estimate).
+    #[serde(default)]
+    pub tokens_exact: bool,
+    /// What the journal reports the request cost, once it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reported: Option<super::event::Usage>,
+}
+
+impl RequestSummary {
+    /// The request's count set against its reported input, once both are known.
+    pub fn reconciliation(&self) -> Option<journalscope_shapes::tokens::Reconciliation> {
+        let reported = self.reported.and_then(|usage| usage.input)?;
+        Some(journalscope_shapes::tokens::Reconciliation::of(
+            self.tokens?,
+            reported,
+            self.tokens_exact,
+        ))
+    }
+}
+
+/// One item whose provider role differs from its product role on a transport.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Downgrade {
+    #[ts(type = "number")]
+    pub offset: i64,
+    pub product_role: Role,
+    pub provider_role: Role,
+    pub rule: Rule,
+    pub explanation: String,
+}
+
+/// A request as the desktop shows it: the snapshot, its exact body, and its publication
+/// boundary.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct RequestView {
+    pub snapshot: RequestSnapshot,
+    /// The provider body, byte for byte what `request -o` writes.
+    pub body: String,
+    #[ts(type = "number | null")]
+    pub previous_request: Option<i64>,
+    /// Items first published by this request.
+    #[ts(type = "number[]")]
+    pub newly_published: Vec<i64>,
+    /// Items in this request that an earlier request had already published.
+    #[ts(type = "number[]")]
+    pub earlier_published: Vec<i64>,
+    /// Items that arrived after this request and are not yet published by the end of the
+    /// journal.
+    #[ts(type = "number[]")]
+    pub unpublished: Vec<i64>,
+    pub downgrades: Vec<Downgrade>,
+    /// What the journal reports this request cost, when it does.
+    pub reported: Option<super::event::Usage>,
+    /// The request's count (on the openai transport) set against the reported input.
+    pub reconciliation: Option<journalscope_shapes::tokens::Reconciliation>,
+}
+
+/// Step-debugging one compaction.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct CompactionView {
+    #[ts(type = "number")]
+    pub offset: i64,
+    #[ts(type = "number | null")]
+    pub cutoff: Option<i64>,
+    pub valid: bool,
+    pub invalid_reason: Option<String>,
+    pub summary: Option<ItemView>,
+    #[ts(type = "unknown")]
+    pub usage: Option<Value>,
+    pub before: ProjectionView,
+    pub after: ProjectionView,
+    #[ts(type = "number[]")]
+    pub dropped: Vec<i64>,
+    #[ts(type = "number[]")]
+    pub kept: Vec<i64>,
+    #[ts(type = "number[]")]
+    pub collapsed: Vec<i64>,
+    #[ts(type = "number | null")]
+    pub request_at_cutoff: Option<i64>,
+    pub tokens: CompactionTokens,
+}
+
+/// A compaction in tokens: the request whose usage crossed the threshold, what it cost, and
+/// what the context costs once compacted.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct CompactionTokens {
+    pub tokenizer: journalscope_shapes::tokens::Tokenizer,
+    /// The request at the cutoff, counted (framing included) and as its provider reported it.
+    #[ts(type = "number | null")]
+    pub before_counted: Option<u64>,
+    #[ts(type = "number | null")]
+    pub before_reported: Option<u64>,
+    /// The context window the provider reported for that request.
+    #[ts(type = "number | null")]
+    pub max_context: Option<u64>,
+    /// The share of the window that triggers a compaction, as the agent was configured.
+    pub trigger_fraction: Option<f64>,
+    /// `trigger_fraction × max_context`, rounded down.
+    #[ts(type = "number | null")]
+    pub threshold: Option<u64>,
+    /// Whether the request's input (reported, else counted) reached the threshold.
+    pub crossed: Option<bool>,
+    /// What a request right after the compaction costs: the projection it leaves.
+    #[ts(type = "number")]
+    pub after: u64,
+    /// The summary's own message.
+    #[ts(type = "number | null")]
+    pub summary: Option<u64>,
+}
+
+impl CompactionTokens {
+    /// One line: the input before against the threshold, what is left, what the summary
+    /// costs, e.g. `578 reported ≥ threshold 512 (0.8 × 640) · 326 after · summary 88`.
+    pub fn line(&self) -> String {
+        let mut parts = Vec::new();
+        let used = match (self.before_reported, self.before_counted) {
+            (Some(reported), _) => Some((reported, "reported")),
+            (None, Some(counted)) => Some((counted, "counted")),
+            (None, None) => None,
+        };
+        if let Some((used, how)) = used {
+            match (self.threshold, self.max_context, self.trigger_fraction) {
+                (Some(threshold), Some(window), Some(fraction)) => parts.push(format!(
+                    "{used} {how} {} threshold {threshold} ({fraction} × {window})",
+                    if self.crossed == Some(true) {
+                        "≥"
+                    } else {
+                        "<"
+                    }
+                )),
+                _ => parts.push(format!("{used} {how} before")),
+            }
+        }
+        parts.push(format!("{} after", self.after));
+        if let Some(summary) = self.summary {
+            parts.push(format!("summary {summary}"));
+        }
+        parts.join(" · ")
+    }
+}
+
+/// What the journal says of a compaction's trigger: the request at its cutoff as the fold
+/// counted it, the usage reported for it, and the configured trigger fraction.
+#[derive(Debug, Default, Clone)]
+pub(super) struct TriggerFacts {
+    pub counted: Option<u64>,
+    pub model: Option<String>,
+    pub usage: Option<super::event::Usage>,
+    pub fraction: Option<f64>,
+}
+
+impl TriggerFacts {
+    /// The trigger fraction an agent's `configured` payload sets, if it does.
+    pub(super) fn fraction_of(value: &Value) -> Option<f64> {
+        let kind = value.field("type")?.as_str()?;
+        if super::reader::short_type(kind) != Some("configured") {
+            return None;
+        }
+        value
+            .field("payload")?
+            .field("config")?
+            .field("compactionTriggerFraction")?
+            .as_f64()
+    }
+
+    fn tokens(&self, after: &Projection, summary: Option<&Item>) -> CompactionTokens {
+        let counted_after =
+            super::tokens::count_request(after, self.model.as_deref(), None, Transport::Openai);
+        let max_context = self.usage.and_then(|u| u.max_context);
+        let threshold = match (self.fraction, max_context) {
+            (Some(fraction), Some(max)) => Some((fraction * max as f64).floor() as u64),
+            _ => None,
+        };
+        let before_reported = self.usage.and_then(|u| u.input);
+        CompactionTokens {
+            tokenizer: counted_after.tokenizer,
+            before_counted: self.counted,
+            before_reported,
+            max_context,
+            trigger_fraction: self.fraction,
+            threshold,
+            crossed: threshold
+                .zip(before_reported.or(self.counted))
+                .map(|(threshold, used)| used >= threshold),
+            after: counted_after.total,
+            summary: summary.map(|item| u64::from(item.tokens(after.rules))),
+        }
+    }
+}
+
+/// An iterate journal parsed whole and folded from its first event for every view: the plain
+/// fold the store's checkpointed views are checked against, and a fold of a few records that
+/// only exist in memory. Its views are those of the store (`checkpoint`, `stored`, `diff`),
+/// folded the simplest way.
+#[derive(Debug, Clone, Default)]
+pub struct IterateJournal {
+    pub events: Vec<IterateEvent>,
+    read_diagnostics: Vec<(Option<i64>, Diagnostic)>,
+    /// What parsing a payload found odd (an unknown role, no payload), by seq: the fold
+    /// ignores such items, so without these they would vanish silently.
+    parse_diagnostics: Vec<(u64, Diagnostic)>,
+    /// Records read, events or not: the count an analysis's tip describes.
+    records: u64,
+    /// The compaction trigger fraction each record that sets one sets, by seq.
+    fraction: Vec<(u64, Option<f64>)>,
+}
+
+impl IterateJournal {
+    pub fn from_stored(stored: &[StoredEvent]) -> IterateJournal {
+        let mut unwatched = |_: u64| ControlFlow::Continue(());
+        IterateJournal::parse(stored, &mut unwatched).unwrap_or_default()
+    }
+
+    /// Parses every record, telling `watch` how many were parsed; no checkpoints (only views
+    /// need them). `None` when the watch abandoned it.
+    fn parse(stored: &[StoredEvent], watch: FoldWatch<'_>) -> Option<IterateJournal> {
+        let mut journal = IterateJournal::default();
+        for (index, chunk) in stored.chunks(WATCH_EVERY).enumerate() {
+            if watch((index * WATCH_EVERY) as u64).is_break() {
+                return None;
+            }
+            journal.take(parse_records(chunk));
+        }
+        if watch(stored.len() as u64).is_break() {
+            return None;
+        }
+        Some(journal)
+    }
+
+    /// Appends what parsing the records after this journal's found.
+    fn take(&mut self, parsed: IterateJournal) {
+        self.events.extend(parsed.events);
+        self.read_diagnostics.extend(parsed.read_diagnostics);
+        self.parse_diagnostics.extend(parsed.parse_diagnostics);
+        self.records += parsed.records;
+        self.fraction.extend(parsed.fraction);
+    }
+
+    /// Records read into this journal, events or not.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// The fold of every event with offset `<= at`, in file order.
+    pub fn projection_at(&self, at: i64) -> Projection {
+        fold_through(&self.events, at)
+    }
+
+    pub fn projection_view(&self, at: i64) -> ProjectionView {
+        let projection = self.projection_at(at);
+        let diagnostics = diagnostics_through(&self.read_diagnostics, &projection, at);
+        view_of(&projection, at, diagnostics)
+    }
+
+    fn request_event(&self, offset: i64) -> Option<&IterateEvent> {
+        self.events
+            .iter()
+            .find(|e| e.offset == offset && matches!(e.kind, EventKind::RequestRequested { .. }))
+    }
+
+    /// What the request saw: events at or before its offset that precede it in the file. An
+    /// event appended later with a lower (non-increasing) offset must not change a request
+    /// that was already sent, or a retry would render different bytes.
+    fn projection_for_request(&self, request: &IterateEvent) -> Projection {
+        let mut projection = Projection::default();
+        for event in self
+            .events
+            .iter()
+            .filter(|e| e.seq <= request.seq && e.offset <= request.offset)
+        {
+            projection.apply(event);
+        }
+        projection
+    }
+
+    /// The request snapshot at `request_offset`, folding only events at or before it.
+    pub fn request(
+        &self,
+        request_offset: i64,
+        transport: Transport,
+    ) -> Result<RequestSnapshot, IterateError> {
+        let event = self
+            .request_event(request_offset)
+            .ok_or(IterateError::NotARequest(request_offset))?;
+        let EventKind::RequestRequested { model } = &event.kind else {
+            return Err(IterateError::NotARequest(request_offset));
+        };
+        let projection = self.projection_for_request(event);
+        let later = self.sections_item_after(&projection, event);
+        checkpoint::render_request(&projection, event, model.clone(), transport, later)
+    }
+
+    /// The sections item the agent loop wrote for the request `event` after it, as
+    /// [`checkpoint::sections_item_after`] finds it in the store.
+    fn sections_item_after(
+        &self,
+        projection: &Projection,
+        event: &IterateEvent,
+    ) -> Option<&IterateEvent> {
+        if projection.rules != Rules::AgentLoop {
+            return None;
+        }
+        self.events
+            .iter()
+            .filter(|later| later.seq > event.seq)
+            .take_while(|later| !matches!(later.kind, EventKind::RequestRequested { .. }))
+            .find(|later| super::agent_loop::append_only::is_sections_item_of(later, event.offset))
+    }
+
+    pub fn request_view(
+        &self,
+        request_offset: i64,
+        transport: Transport,
+    ) -> Result<RequestView, IterateError> {
+        let snapshot = self.request(request_offset, transport)?;
+        let previous_request = self
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(e.kind, EventKind::RequestRequested { .. }) && e.offset < request_offset
+            })
+            .map(|e| e.offset)
+            .max();
+        let earlier_through =
+            previous_request.and_then(|p| self.projection_at(p).published_through);
+        let projection = match self.request_event(request_offset) {
+            Some(event) => self.projection_for_request(event),
+            None => self.projection_at(request_offset),
+        };
+        let end = self.events.iter().map(|e| e.offset).max().unwrap_or(0);
+        Ok(request_view_of(
+            snapshot,
+            previous_request,
+            earlier_through,
+            &projection,
+            &self.projection_at(end),
+        ))
+    }
+
+    /// Every request in file order, from one pass over the journal.
+    pub fn requests(&self) -> Vec<RequestSummary> {
+        // Where offsets increase, a request publishes every item folded so far, so the items
+        // it newly publishes are those added since the last request: counted as they come
+        // instead of rescanning the projection at every request.
+        let monotonic = self.events.windows(2).all(|w| w[1].offset > w[0].offset);
+        let mut projection = Projection::default();
+        let mut summaries = Vec::new();
+        let mut compactions = 0u64;
+        let mut added_since = 0u64;
+        for event in &self.events {
+            let before = projection.published_through;
+            let size = projection.system.len() + projection.history.len();
+            projection.apply(event);
+            if projection.last_compaction.is_some() {
+                compactions += 1;
+                added_since = projection
+                    .items()
+                    .filter(|(_, item)| !item.is_published(projection.published_through))
+                    .count() as u64;
+            } else if projection.system.len() + projection.history.len() > size {
+                added_since += 1;
+            }
+            let agent_loop = projection.rules == Rules::AgentLoop;
+            // As the fold: a request intent the agent loop did not open is no request.
+            let opened = !agent_loop || projection.requests.contains(&event.offset);
+            if let (EventKind::RequestRequested { model }, true) = (&event.kind, opened) {
+                let newly = if monotonic {
+                    added_since
+                } else {
+                    projection
+                        .items()
+                        .filter(|(_, item)| !item.is_published(before))
+                        .count() as u64
+                };
+                added_since = 0;
+                // The loop's own list, counted by scanning it: the plain way.
+                let (items, newly) = match projection.agent.as_deref() {
+                    Some(agent) if agent_loop => (
+                        agent.state.items.len() as u64,
+                        agent
+                            .state
+                            .items
+                            .iter()
+                            .filter(|item| before.is_none_or(|p| item.offset > p))
+                            .count() as u64,
+                    ),
+                    _ => (
+                        (projection.system.len() + projection.history.len()) as u64,
+                        newly,
+                    ),
+                };
+                // Counted afresh from the rendered text: the plain way the fold's kept counts
+                // are checked against. An agent-loop row has none, as the fold's.
+                let rendered = super::render::render(
+                    &projection,
+                    event.offset,
+                    model.clone(),
+                    event.created_at.as_deref(),
+                    Transport::Openai,
+                );
+                let tokens = super::tokens::count_messages(model.as_deref(), &rendered.messages);
+                summaries.push(RequestSummary {
+                    offset: event.offset,
+                    model: model.clone(),
+                    created_at: event.created_at.clone(),
+                    published_through: projection.published_through.unwrap_or(event.offset),
+                    newly_published: newly,
+                    compactions_before: compactions,
+                    items,
+                    tokens: (!agent_loop).then_some(tokens.total),
+                    tokens_exact: !agent_loop && tokens.tokenizer.exact,
+                    reported: None,
+                });
+                compactions = 0;
+            }
+            // As the fold does: a report reaches the row of one of the latest requests.
+            if let EventKind::UsageReported(usage) = &event.kind {
+                if let Some(summary) = summaries
+                    .iter_mut()
+                    .rev()
+                    .take(COUNTED_KEPT)
+                    .find(|summary| Some(summary.offset) == usage.request)
+                {
+                    summary.reported = Some(*usage);
+                }
+            }
+        }
+        summaries
+    }
+
+    pub fn compaction(&self, offset: i64) -> Result<CompactionView, IterateError> {
+        let event = self
+            .events
+            .iter()
+            .find(|e| e.offset == offset)
+            .ok_or(IterateError::NotACompaction(offset))?;
+        let mut before = Projection::default();
+        for e in self
+            .events
+            .iter()
+            .filter(|e| e.offset <= offset && e.seq < event.seq)
+        {
+            before.apply(e);
+        }
+        let mut after = before.clone();
+        after.apply(event);
+        let at_before = before.at.unwrap_or(offset);
+        // Each side shows what reading the records folded into it found: those before the
+        // compaction in the file, and the compaction's own.
+        let read_before: Vec<_> = self
+            .read_diagnostics
+            .iter()
+            .filter(|(_, d)| d.line < event.line)
+            .cloned()
+            .collect();
+        let read_after: Vec<_> = self
+            .read_diagnostics
+            .iter()
+            .filter(|(_, d)| d.line <= event.line)
+            .cloned()
+            .collect();
+        compaction_view_of(
+            event,
+            CompactionSides {
+                before: view_of(
+                    &before,
+                    at_before,
+                    diagnostics_through(&read_before, &before, at_before),
+                ),
+                after: view_of(
+                    &after,
+                    offset,
+                    diagnostics_through(&read_after, &after, offset),
+                ),
+                projection_after: &after,
+                trigger: self.trigger_facts(event),
+            },
+            |cutoff| self.request_event(cutoff).is_some(),
+        )
+    }
+
+    /// The trigger of the compaction `event`, from the events in memory: the request's row as
+    /// the plain fold builds it (its count taken afresh from its rendered text).
+    fn trigger_facts(&self, event: &IterateEvent) -> TriggerFacts {
+        let Some(request) = cutoff_of(event).and_then(|cutoff| self.request_event(cutoff)) else {
+            return TriggerFacts::default();
+        };
+        let Some(row) = self
+            .requests()
+            .into_iter()
+            .find(|row| row.offset == request.offset)
+        else {
+            return TriggerFacts::default();
+        };
+        TriggerFacts {
+            counted: row.tokens,
+            usage: row.reported,
+            model: row.model,
+            fraction: self
+                .fraction
+                .iter()
+                .rev()
+                .find(|(seq, _)| *seq < event.seq)
+                .and_then(|(_, f)| *f),
+        }
+    }
+
+    /// One pass over the whole journal: fold diagnostics and the marks behind badges and the
+    /// timeline.
+    pub fn analyse(&self) -> Analysis {
+        let mut unwatched = |_: u64| ControlFlow::Continue(());
+        self.analyse_watched(&mut unwatched).unwrap_or_default()
+    }
+
+    fn analyse_watched(&self, watch: FoldWatch<'_>) -> Option<Analysis> {
+        let mut analyser = Analyser {
+            analysis: Analysis {
+                diagnostics: self.parse_diagnostics.clone(),
+                ..Analysis::default()
+            },
+            read_tail: self.read_diagnostics.iter().fold(
+                DiagnosticTail::default(),
+                |mut tail, (offset, d)| {
+                    tail.note(*offset, d);
+                    tail
+                },
+            ),
+            through: self
+                .read_diagnostics
+                .iter()
+                .filter_map(|(offset, _)| *offset)
+                .max(),
+            records: self.records,
+            ..Analyser::default()
+        };
+        for (index, event) in self.events.iter().enumerate() {
+            if index % WATCH_EVERY == 0 && watch(index as u64).is_break() {
+                return None;
+            }
+            analyser.feed(event);
+        }
+        let analysis = analyser.finish();
+        if watch(self.events.len() as u64).is_break() {
+            return None;
+        }
+        Some(analysis)
+    }
+}
+
+/// The request pane from what folds gave: the request's snapshot, the request before it and
+/// how far that one had published, the projection the request saw, and the one at the end of
+/// the journal.
+pub(super) fn request_view_of(
+    snapshot: RequestSnapshot,
+    previous_request: Option<i64>,
+    earlier_through: Option<i64>,
+    projection: &Projection,
+    latest: &Projection,
+) -> RequestView {
+    let request_offset = snapshot.request_offset;
+    let (mut newly_published, mut earlier_published) = (Vec::new(), Vec::new());
+    for (_, item) in projection.items() {
+        if item.is_published(earlier_through) {
+            earlier_published.push(item.offset);
+        } else {
+            newly_published.push(item.offset);
+        }
+    }
+    let unpublished = latest
+        .items()
+        .filter(|(_, item)| {
+            item.offset > request_offset && !item.is_published(latest.published_through)
+        })
+        .map(|(_, item)| item.offset)
+        .collect();
+    let downgrades = snapshot
+        .items
+        .iter()
+        .filter(|i| i.provider_role != i.product_role)
+        .map(|i| Downgrade {
+            offset: i.offset,
+            product_role: i.product_role,
+            provider_role: i.provider_role,
+            rule: i.rule,
+            explanation: i.rule.explain().to_string(),
+        })
+        .collect();
+    RequestView {
+        body: String::from_utf8_lossy(&snapshot.body()).into_owned(),
+        snapshot,
+        previous_request,
+        newly_published,
+        earlier_published,
+        unpublished,
+        downgrades,
+        // The journal's layer reads these from the request's row.
+        reported: None,
+        reconciliation: None,
+    }
+}
+
+/// The offset a compaction event says it replaces history through, if it says one.
+pub(super) fn cutoff_of(event: &IterateEvent) -> Option<i64> {
+    let EventKind::ContextAdded(context) = &event.kind else {
+        return None;
+    };
+    context
+        .compaction
+        .as_ref()
+        .filter(|_| context.role == Role::Developer)?
+        .field("replacesHistoryThrough")
+        .and_then(Value::as_i64)
+}
+
+/// The two sides of a compaction, as views, and the projection after it.
+pub(super) struct CompactionSides<'a> {
+    pub before: ProjectionView,
+    pub after: ProjectionView,
+    pub projection_after: &'a Projection,
+    pub trigger: TriggerFacts,
+}
+
+/// The compaction pane for the event `event`, from the views on either side of it;
+/// `is_request` says whether a request sits at an offset.
+pub(super) fn compaction_view_of(
+    event: &IterateEvent,
+    sides: CompactionSides<'_>,
+    is_request: impl Fn(i64) -> bool,
+) -> Result<CompactionView, IterateError> {
+    let offset = event.offset;
+    let EventKind::ContextAdded(context) = &event.kind else {
+        return Err(IterateError::NotACompaction(offset));
+    };
+    let Some(compaction) = context
+        .compaction
+        .as_ref()
+        .filter(|_| context.role == Role::Developer)
+    else {
+        return Err(IterateError::NotACompaction(offset));
+    };
+    let after = sides.projection_after;
+    let cutoff = cutoff_of(event);
+    let validity = compaction_cutoff(offset, compaction);
+    let applied = after.last_compaction.clone();
+    let summary_item = after
+        .history
+        .first()
+        .filter(|item| item.offset == offset && applied.is_some());
+    let summary = summary_item.map(|item| ItemView::of(item, after.published_through, after.rules));
+    let tokens = sides.trigger.tokens(after, summary_item);
+    let request_at_cutoff = cutoff.filter(|c| is_request(*c));
+    Ok(CompactionView {
+        offset,
+        cutoff,
+        valid: validity.is_ok(),
+        invalid_reason: validity.err(),
+        summary,
+        usage: compaction.field("usage").cloned(),
+        before: sides.before,
+        after: sides.after,
+        dropped: applied
+            .as_ref()
+            .map(|a| a.dropped.clone())
+            .unwrap_or_default(),
+        kept: applied.as_ref().map(|a| a.kept.clone()).unwrap_or_default(),
+        collapsed: applied.map(|a| a.collapsed).unwrap_or_default(),
+        request_at_cutoff,
+        tokens,
+    })
+}
+
+/// The whole-journal analysis built one event at a time, so that an import can analyse records
+/// as it stores them instead of reading the journal back and parsing it again.
+#[derive(Debug, Default)]
+pub struct Analyser {
+    pub(super) projection: Projection,
+    pub(super) analysis: Analysis,
+    /// What reading the records found, as much as the tip's view needs of it.
+    pub(super) read_tail: DiagnosticTail,
+    /// The highest offset that shows in the tip's view: of an event, or of a record with a
+    /// diagnostic.
+    pub(super) through: Option<i64>,
+    pub(super) records: u64,
+    /// Fold diagnostics a checkpoint counted without keeping them (it keeps the latest).
+    pub(super) fold_left_out: LeftOut,
+    pub(super) checkpointing: Checkpointing,
+    /// What the next request's row counts since the request before it.
+    pub(super) since_request: SinceRequest,
+    /// What the events so far showed of the journal's contract.
+    pub(super) contract: super::contract::ContractSeen,
+    /// The latest requests' counted input, for the usage reported after them.
+    pub(super) counted: CountedRequests,
+    /// The lanes' counts so far, which each request's total adds to.
+    pub(super) running_total: super::tokens::RunningTotal,
+    /// Totals the import already counted, by the request's seq: a fold again over stored
+    /// records takes them rather than counting (and loading an encoding) again.
+    pub(super) stored_totals: std::collections::HashMap<u64, (u64, bool)>,
+    /// The newest record whose item's count is stored (in `analysis.record_tokens`).
+    pub(super) tokens_stored_through: Option<u64>,
+    /// A view's fold of records already stored: the import counted their items, and what this
+    /// fold finds is not stored, so it counts none.
+    pub(super) replay: bool,
+}
+
+/// How many requests back a reported usage is set against its request's count: reports come
+/// right after their request's settlement, so a few suffice.
+const COUNTED_KEPT: usize = 64;
+
+/// The latest requests' rows, newest last, with the seq of each request's record.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct CountedRequests(std::collections::VecDeque<(u64, RequestSummary)>);
+
+impl CountedRequests {
+    fn note(&mut self, seq: u64, request: RequestSummary) {
+        if self.0.len() == COUNTED_KEPT {
+            self.0.pop_front();
+        }
+        self.0.push_back((seq, request));
+    }
+
+    /// Where the row of the request at `offset` is, newest first: a report follows its
+    /// request closely.
+    fn position(&self, offset: i64) -> Option<usize> {
+        self.0.iter().rposition(|(_, r)| r.offset == offset)
+    }
+
+    fn of(&mut self, offset: i64) -> Option<&mut (u64, RequestSummary)> {
+        let at = self.position(offset)?;
+        self.0.get_mut(at)
+    }
+
+    fn get(&self, offset: i64) -> Option<&RequestSummary> {
+        Some(&self.0.get(self.position(offset)?)?.1)
+    }
+}
+
+/// Counted for a request's row since the request before it.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct SinceRequest {
+    /// Valid compactions folded.
+    pub compactions: u64,
+    /// Items the next request will publish that no request has, while offsets increase.
+    pub added: u64,
+}
+
+/// Diagnostics counted but no longer listed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct LeftOut {
+    pub count: u64,
+    pub errors: u64,
+}
+
+/// When the next checkpoint is due, and whether offsets have increased so far.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Checkpointing {
+    /// Records since the last checkpoint.
+    pub since: u64,
+    /// The last record's offset, among those that have one.
+    pub last_offset: Option<i64>,
+    /// An offset did not increase: the records at or before an offset are not a prefix of
+    /// the file, so no view can start from a checkpoint.
+    pub unseekable: bool,
+    /// Sealed request blocks already handed out for storage.
+    pub blocks: u64,
+}
+
+impl Analyser {
+    /// Parses one record's JSON (already parsed by the reader) and folds it in; the value's
+    /// content moves into the fold. `offset` is the one the reader found for the record.
+    /// Then [`Analyser::note_read`] takes what the reader said about it.
+    pub fn feed_record(&mut self, seq: u64, line: u64, offset: Option<i64>, value: Value) {
+        self.feed_read(seq, offset, event::parse_owned(seq, line, value));
+    }
+
+    /// Folds what parsing a record found: its event, and what was odd about it.
+    fn feed_read(
+        &mut self,
+        seq: u64,
+        offset: Option<i64>,
+        (parsed, found): (Option<IterateEvent>, Vec<Diagnostic>),
+    ) {
+        for d in found {
+            self.read_tail.note(offset, &d);
+            self.analysis.diagnostics.push((seq, d));
+            self.through = self.through.max(offset);
+        }
+        if let Some(event) = parsed {
+            self.feed(&event);
+        }
+    }
+
+    /// Takes what reading a record (parsed or not) found: it counts, and its diagnostics show
+    /// in the tip's view as in a loaded journal's.
+    /// This ends the record: a checkpoint that is due is taken after it.
+    pub fn note_read(&mut self, offset: Option<i64>, diagnostics: &[Diagnostic]) {
+        self.records += 1;
+        if !diagnostics.is_empty() {
+            self.through = self.through.max(offset);
+        }
+        for d in diagnostics {
+            self.read_tail.note(offset, d);
+        }
+        let checkpointing = &mut self.checkpointing;
+        if let Some(offset) = offset {
+            if checkpointing.last_offset.is_some_and(|last| offset <= last) {
+                checkpointing.unseekable = true;
+            }
+            checkpointing.last_offset = Some(offset);
+        }
+        checkpointing.since += 1;
+        if checkpointing.since >= checkpoint::spacing(&self.projection) {
+            checkpointing.since = 0;
+            let (state, blocks) = checkpoint::encode(self);
+            self.analysis.checkpoints.push((self.records, state));
+            self.analysis.checkpoint_blocks.extend(blocks);
+        }
+    }
+
+    /// Folds one stored record in, as an import folds it when it reads it.
+    pub fn feed_stored(&mut self, record: &StoredEvent) {
+        if let Some(value) = record.json() {
+            self.feed_record(record.seq, record.line, record.offset, value);
+        }
+        self.note_read(record.offset, &record.diagnostics);
+    }
+
+    /// The projection view at `at`, this analyser having folded exactly the records at or
+    /// before it.
+    pub fn view_at(&self, at: i64) -> ProjectionView {
+        view_of(&self.projection, at, self.view_diagnostics())
+    }
+
+    fn view_diagnostics(&self) -> ViewDiagnostics {
+        let mut diagnostics = self.read_tail.with_fold(&self.projection.diagnostics);
+        diagnostics.count += self.fold_left_out.count;
+        diagnostics.errors += self.fold_left_out.errors;
+        diagnostics
+    }
+
+    /// Counts the loop item the record at `seq` put in the list (every item when the loop just
+    /// took over), for the store: a view in a process of its own reads the count rather than
+    /// loading the encoding.
+    fn count_loop_items(&mut self, seq: u64, took_over: bool) {
+        use super::agent_loop::view::{added_by, counted, TOKEN_VARIANT};
+        let Some(agent) = self.projection.agent.as_deref() else {
+            return;
+        };
+        let tokens = &mut self.analysis.record_tokens;
+        if took_over {
+            for item in agent
+                .state
+                .items
+                .iter()
+                .filter(|item| !item.content.is_empty())
+            {
+                tokens.push((item.seq, TOKEN_VARIANT, counted(item)));
+            }
+        } else if let Some(item) =
+            added_by(&agent.state, seq, self.projection.last_compaction.is_some())
+        {
+            tokens.push((seq, TOKEN_VARIANT, counted(item)));
+        }
+    }
+
+    /// The input tokens of the request `event` opens, and whether the count is exact: the total
+    /// an import stored when this fold replays its records, else the running total, which
+    /// stores each item's count at the first request that sums it (records come in seq order):
+    /// views that fold its record again read it there.
+    fn request_tokens(&mut self, event: &IterateEvent, model: Option<&str>) -> (u64, bool) {
+        if let Some(&stored) = self.stored_totals.get(&event.seq) {
+            return stored;
+        }
+        let projection = &self.projection;
+        let record_tokens = &mut self.analysis.record_tokens;
+        let stored_through = self.tokens_stored_through;
+        let mut newest = stored_through;
+        let rules = projection.rules;
+        let counted =
+            self.running_total
+                .request(projection, model, event.created_at.as_deref(), |item| {
+                    if stored_through.is_none_or(|through| item.seq > through) {
+                        if let Some(variant) = item.token_variant(rules) {
+                            record_tokens.push((item.seq, variant, item.tokens(rules)));
+                        }
+                        newest = newest.max(Some(item.seq));
+                    }
+                });
+        self.tokens_stored_through = newest;
+        // Every test build checks the running total against rendering the request whole.
+        debug_assert_eq!(
+            counted.0,
+            super::tokens::count_request(
+                projection,
+                model,
+                event.created_at.as_deref(),
+                Transport::Openai,
+            )
+            .total,
+            "the running total of the request at {}",
+            event.offset
+        );
+        counted
+    }
+
+    pub fn feed(&mut self, event: &IterateEvent) {
+        self.through = self.through.max(Some(event.offset));
+        let known = self.projection.diagnostics.len();
+        let published_before = self.projection.published_through;
+        let items_before = self.projection.system.len() + self.projection.history.len();
+        let rules_before = self.projection.rules;
+        self.projection.apply(event);
+        if !self.replay && self.projection.rules == Rules::AgentLoop {
+            self.count_loop_items(event.seq, rules_before != Rules::AgentLoop);
+        }
+        let items = self.projection.system.len() + self.projection.history.len();
+        if self.projection.last_compaction.is_some() {
+            self.since_request.compactions += 1;
+            self.since_request.added = self
+                .projection
+                .items()
+                .filter(|(_, item)| !item.is_published(self.projection.published_through))
+                .count() as u64;
+        } else if items > items_before {
+            self.since_request.added += 1;
+        }
+        let agent_loop = self.projection.rules == Rules::AgentLoop;
+        // A request intent the agent loop did not open sent nothing: it is no request.
+        let opened = !agent_loop || self.projection.requests.contains(&event.offset);
+        if let (EventKind::RequestRequested { model }, true) = (&event.kind, opened) {
+            // An agent-loop request's input is whole only once the loop writes its sections
+            // item after it: its row carries no count.
+            let (tokens, tokens_exact) = if agent_loop {
+                (0, false)
+            } else {
+                self.request_tokens(event, model.as_deref())
+            };
+            let projection = &self.projection;
+            // While offsets increase, a request publishes every item folded so far, so what it
+            // newly publishes is what was added since the request before: counted as it comes,
+            // where a scan of the projection at every request was a tenth of an import.
+            let increasing = !self.checkpointing.unseekable
+                && self
+                    .checkpointing
+                    .last_offset
+                    .is_none_or(|last| event.offset > last);
+            let newly_published = if increasing {
+                self.since_request.added
+            } else {
+                projection
+                    .items()
+                    .filter(|(_, item)| !item.is_published(published_before))
+                    .count() as u64
+            };
+            // The loop's items are its own list, which the seed and sections lists leave empty.
+            let (items, newly_published) = match projection.agent.as_deref() {
+                Some(agent) if agent_loop => (
+                    agent.state.items.len() as u64,
+                    agent
+                        .state
+                        .items
+                        .iter()
+                        .filter(|item| published_before.is_none_or(|p| item.offset > p))
+                        .count() as u64,
+                ),
+                _ => (
+                    (projection.system.len() + projection.history.len()) as u64,
+                    newly_published,
+                ),
+            };
+            let summary = RequestSummary {
+                offset: event.offset,
+                model: model.clone(),
+                created_at: event.created_at.clone(),
+                published_through: projection.published_through.unwrap_or(event.offset),
+                newly_published,
+                compactions_before: self.since_request.compactions,
+                items,
+                tokens: (!agent_loop).then_some(tokens),
+                tokens_exact,
+                reported: None,
+            };
+            self.since_request = SinceRequest::default();
+            if let Ok(row) = serde_json::to_string(&summary) {
+                self.analysis.requests.push((event.seq, row));
+            }
+            self.counted.note(event.seq, summary);
+        }
+        for d in &self.projection.diagnostics[known..] {
+            self.analysis.diagnostics.push((event.seq, d.clone()));
+        }
+        let mark = |kind: &str, note: String| Mark {
+            seq: event.seq,
+            kind: kind.to_string(),
+            note,
+        };
+        let processor = event.agent.as_ref().and_then(|e| e.processor.as_ref());
+        let stamped = processor
+            .filter(|p| p.slug.as_deref() == Some("agent"))
+            .and_then(|p| p.version.as_deref());
+        let is_request = matches!(event.kind, EventKind::RequestRequested { .. });
+        let shown_before = self.contract.contract();
+        let step = self.contract.note_at(
+            event.contract.as_ref(),
+            is_request,
+            Some(event.offset),
+            stamped,
+        );
+        if let Some((agent, sections)) = step.disagree {
+            self.analysis.diagnostics.push((
+                event.seq,
+                super::contract::disagreement_diagnostic(event, agent, sections),
+            ));
+        }
+        if let Some((before, now)) = &step.now {
+            self.analysis.marks.push(mark("contract", now.label()));
+            // Said once per family: a version seen later changes the mark, not the warning.
+            if before.name != now.name {
+                if let Some(d) = super::contract::folding_diagnostic(event, now) {
+                    self.analysis.diagnostics.push((event.seq, d));
+                }
+            }
+        }
+        // The loop's version is judged at its first request, and again at each new version a
+        // stamp shows.
+        let now = self.contract.contract();
+        if now.name == super::contract::ContractName::AgentLoop {
+            let first_request = is_request && !self.contract.agent_request_seen();
+            let new_version = stamped.is_some()
+                && shown_before.name == now.name
+                && shown_before.version != now.version;
+            if first_request || new_version {
+                self.contract.see_agent_request();
+                if let Some(d) =
+                    super::contract::agent_version_diagnostic(event, now.version.as_deref())
+                {
+                    self.analysis.diagnostics.push((event.seq, d));
+                }
+            }
+        }
+        if let Some((before, now)) = step.changed {
+            self.analysis.diagnostics.push((
+                event.seq,
+                super::contract::change_diagnostic(event, &before, &now),
+            ));
+        }
+        match &event.kind {
+            EventKind::RequestRequested { model } if opened => self.analysis.marks.push(mark(
+                "request",
+                format!("request {}", model.as_deref().unwrap_or("(no model)")),
+            )),
+            EventKind::UsageReported(usage) => self.reconcile(event, usage),
+            EventKind::ContextAdded(context) => {
+                if let Some(compaction) = context
+                    .compaction
+                    .as_ref()
+                    .filter(|_| context.role == Role::Developer)
+                {
+                    let note = match (
+                        &self.projection.last_compaction,
+                        compaction_cutoff(event.offset, compaction),
+                    ) {
+                        (Some(applied), _) => {
+                            format!("compaction of history ≤ @{}", applied.cutoff)
+                        }
+                        (None, Err(reason)) => format!("ignored compaction: {reason}"),
+                        (None, Ok(_)) => "ignored compaction".to_string(),
+                    };
+                    self.analysis.marks.push(mark("compaction", note));
+                }
+                let lane = Lane::of(context.role);
+                if let Some(item) = self
+                    .projection
+                    .last_item
+                    .filter(|(touched, _)| *touched == lane)
+                    .and_then(|(_, index)| self.projection.lane(lane).get(index))
+                    .filter(|item| item.seq == event.seq)
+                {
+                    for transport in Transport::ALL {
+                        let role = provider_role(item, transport);
+                        if role.rule.is_downgrade() {
+                            self.analysis.marks.push(mark(
+                                "downgrade",
+                                format!(
+                                    "{} ⇣ {} ({})",
+                                    item.role.as_str(),
+                                    role.role.as_str(),
+                                    role.rule.as_str()
+                                ),
+                            ));
+                            break;
+                        }
+                    }
+                    if !item.coalesced.is_empty() {
+                        self.analysis.marks.push(mark(
+                            "coalesced",
+                            format!(
+                                "replaced unpublished @{}",
+                                item.coalesced[item.coalesced.len() - 1]
+                            ),
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The input tokens counted for the request at `offset`, among the latest requests.
+    pub fn counted_input(&self, offset: i64) -> Option<u64> {
+        self.counted.get(offset).and_then(|r| r.tokens)
+    }
+
+    /// Sets a reported usage against its request's count: the request's row takes the usage,
+    /// and a difference beyond the tolerance is said.
+    fn reconcile(&mut self, event: &IterateEvent, usage: &super::event::Usage) {
+        let Some((request_seq, request)) = usage.request.and_then(|offset| self.counted.of(offset))
+        else {
+            return;
+        };
+        let request_seq = *request_seq;
+        request.reported = Some(*usage);
+        if let Ok(row) = serde_json::to_string(&request) {
+            self.analysis.requests.push((request_seq, row));
+        }
+        let (offset, exact) = (request.offset, request.tokens_exact);
+        let Some(check) = request.reconciliation() else {
+            return;
+        };
+        let (counted, reported) = (check.counted, check.reported);
+        if !check.within {
+            let (how, way) = match (exact, check.difference < 0) {
+                (true, true) => ("exact", "fewer"),
+                (true, false) => ("exact", "more"),
+                (false, true) => ("an estimate", "fewer"),
+                (false, false) => ("an estimate", "more"),
+            };
+            self.analysis.diagnostics.push((
+                event.seq,
+                Diagnostic::warning(
+                    event.line,
+                    Some(event.offset),
+                    "token-count-differs",
+                    format!(
+                        "request @{} counts {} input tokens ({how}); its provider reported {}: {} {way}, beyond the tolerance of {}",
+                        offset,
+                        counted,
+                        reported,
+                        check.difference.unsigned_abs(),
+                        check.tolerance
+                    ),
+                ),
+            ));
+        }
+    }
+
+    /// Takes the marks and diagnostics found so far, which later events never change: a
+    /// streaming import stores them as it goes. [`Analyser::finish`] gives the rest.
+    pub fn take_found(&mut self) -> Analysis {
+        Analysis {
+            diagnostics: std::mem::take(&mut self.analysis.diagnostics),
+            marks: std::mem::take(&mut self.analysis.marks),
+            checkpoints: std::mem::take(&mut self.analysis.checkpoints),
+            checkpoint_blocks: std::mem::take(&mut self.analysis.checkpoint_blocks),
+            requests: std::mem::take(&mut self.analysis.requests),
+            record_tokens: std::mem::take(&mut self.analysis.record_tokens),
+            ..Analysis::default()
+        }
+    }
+
+    /// Everything not handed out yet, and what the fold says of the journal's end: the items
+    /// no request has published (marks that replace those an earlier end gave), the view at
+    /// the end, and how far the checkpoints reach. The fold can go on after it.
+    pub fn end(&mut self) -> Analysis {
+        let mut analysis = self.take_found();
+        for (_, item) in self.projection.items() {
+            if !item.is_published(self.projection.published_through) {
+                analysis.marks.push(Mark {
+                    seq: item.seq,
+                    kind: "unpublished".to_string(),
+                    note: "no request has published this item yet".to_string(),
+                });
+            }
+        }
+        analysis.marks.sort_by_key(|m| m.seq);
+        analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
+        let through = self.through.unwrap_or(i64::MIN);
+        let diagnostics = self.view_diagnostics();
+        analysis.provisional_kinds = vec!["unpublished"];
+        analysis.cover = Some(CheckpointCover {
+            records: self.records,
+            format: checkpoint::FORMAT,
+            seekable: !self.checkpointing.unseekable,
+        });
+        analysis.tip = Some(
+            Tip {
+                events: self.records,
+                through,
+                view: view_of(&self.projection, through, diagnostics),
+            }
+            .row(),
+        );
+        analysis
+    }
+
+    /// What the whole fold found: [`Analyser::take_found`] and [`Analyser::end`] together.
+    pub fn finish(mut self) -> Analysis {
+        let mut analysis = std::mem::take(&mut self.analysis);
+        analysis.absorb(self.end());
+        analysis.marks.sort_by_key(|m| m.seq);
+        analysis.diagnostics.sort_by_key(|(seq, _)| *seq);
+        analysis
+    }
+}
+
+impl journalscope_seam::interpreter::Fold for Analyser {
+    fn feed(
+        &mut self,
+        record: journalscope_seam::interpreter::FoldRecord<'_>,
+        parsed: Option<Parsed<'_>>,
+    ) {
+        let read = match parsed {
+            Some(Parsed::Tree(tree)) => Some(event::parse_tree(record.seq, record.line, tree)),
+            Some(Parsed::Value(value)) => Some(event::parse_owned(record.seq, record.line, value)),
+            None => None,
+        };
+        if let Some(read) = read {
+            self.feed_read(record.seq, record.offset, read);
+        }
+        self.note_read(record.offset, record.diagnostics);
+    }
+
+    fn take_found(&mut self) -> Analysis {
+        Analyser::take_found(self)
+    }
+
+    fn end(&mut self) -> Analysis {
+        Analyser::end(self)
+    }
+
+    fn records(&self) -> u64 {
+        self.records
+    }
+}
+
+/// Parses a run of records into events and diagnostics, without folding.
+fn parse_records(stored: &[StoredEvent]) -> IterateJournal {
+    let mut parsed = IterateJournal {
+        records: stored.len() as u64,
+        ..IterateJournal::default()
+    };
+    for record in stored {
+        let event = record.json().and_then(|value| {
+            if let Some(fraction) = TriggerFacts::fraction_of(&value) {
+                parsed.fraction.push((record.seq, Some(fraction)));
+            }
+            let (event, found) = event::parse_owned(record.seq, record.line, value);
+            for d in found {
+                parsed.read_diagnostics.push((record.offset, d.clone()));
+                parsed.parse_diagnostics.push((record.seq, d));
+            }
+            event
+        });
+        for d in &record.diagnostics {
+            parsed.read_diagnostics.push((record.offset, d.clone()));
+        }
+        if let Some(event) = event {
+            parsed.events.push(event);
+        }
+    }
+    parsed
+}
+
+/// A view's diagnostics: what reading the records at or before `at` found, then the fold's,
+/// in line order.
+fn diagnostics_through(
+    read: &[(Option<i64>, Diagnostic)],
+    projection: &Projection,
+    at: i64,
+) -> ViewDiagnostics {
+    ViewDiagnostics::of(
+        read.iter()
+            .filter(|(offset, _)| offset.is_some_and(|o| o <= at))
+            .map(|(_, d)| d)
+            .chain(&projection.diagnostics),
+    )
+}
+
+fn view_of(projection: &Projection, at: i64, diagnostics: ViewDiagnostics) -> ProjectionView {
+    let through = projection.published_through;
+    // The loop's items are its own: they are the list, in the loop's order.
+    let agent = projection
+        .agent
+        .as_deref()
+        .filter(|_| projection.rules == Rules::AgentLoop);
+    let (system, history): (&[Item], &[Item]) = match projection.rules {
+        Rules::Seed => (&projection.system, &projection.history),
+        Rules::Sections | Rules::AgentLoop => {
+            projection.history.split_at(projection.standing_len())
+        }
+    };
+    let item_view = |item: &Item| {
+        let mut view = ItemView::of(item, through, projection.rules);
+        if projection.rules != Rules::Seed {
+            view.header = super::section_text::item_header(item);
+            let wire = |transport| {
+                let (role, rule) = super::section_text::wire_role(item, transport);
+                ProviderRole { role, rule }
+            };
+            view.provider_roles = ProviderRoles {
+                openai: wire(Transport::Openai),
+                workers_ai: wire(Transport::WorkersAi),
+            };
+        }
+        view
+    };
+    ProjectionView {
+        at,
+        published_through: through,
+        pending: (!projection.waiting_for_system_prompt.is_empty()).then(|| Pending {
+            reason: "waiting-for-system-prompt".to_string(),
+            offsets: projection.waiting_for_system_prompt.clone(),
+        }),
+        rules: (projection.rules != Rules::Seed).then_some(projection.rules),
+        system: system.iter().map(item_view).collect(),
+        history: match agent {
+            Some(agent) => super::agent_loop::view::items(&agent.state, through),
+            None => history.iter().map(item_view).collect(),
+        },
+        agent_loop: agent.map(|agent| super::agent_loop::view::AgentLoopView::of(&agent.state)),
+        diagnostics: diagnostics.latest,
+        diagnostic_count: diagnostics.count,
+        error_count: diagnostics.errors,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn given_an_old_kept_view_when_fitted_then_it_counts_all_and_keeps_the_latest() {
+        // Protects tips stored before views carried counts: they list every diagnostic.
+        let mut all = vec![Diagnostic::error(1, Some(1), "bad", "an early error")];
+        all.extend((2..=150).map(|n| Diagnostic::warning(n, Some(n as i64), "odd", "a warning")));
+        let mut view = ProjectionView {
+            at: 150,
+            published_through: None,
+            pending: None,
+            rules: None,
+            system: Vec::new(),
+            history: Vec::new(),
+            agent_loop: None,
+            diagnostics: all.clone(),
+            diagnostic_count: 0,
+            error_count: 0,
+        };
+        view.fit_diagnostics();
+        assert_eq!(view.diagnostic_count, 150, "every listed diagnostic counts");
+        assert_eq!(view.error_count, 1, "the error left out still counts");
+        assert_eq!(
+            view.diagnostics,
+            all[50..].to_vec(),
+            "the latest {VIEW_DIAGNOSTICS} are kept, in order"
+        );
+        let fitted = view.clone();
+        view.fit_diagnostics();
+        assert_eq!(view, fitted, "a fitted view stays as it is");
+    }
+}
