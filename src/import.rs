@@ -962,13 +962,13 @@ mod tests {
 
     fn write(path: &Path, dialect: Dialect, events: u64) {
         let mut bytes = Vec::new();
-        let options = crate::gen::GenOptions {
+        let options = journalscope_gen::GenOptions {
             dialect,
             events,
             seed: 3,
-            contract: crate::gen::ContractName::Seed,
+            contract: journalscope_gen::ContractName::Seed,
         };
-        crate::gen::write_journal(&mut bytes, &options).unwrap();
+        journalscope_gen::write_journal(&mut bytes, &options).unwrap();
         fs::write(path, bytes).unwrap();
     }
 

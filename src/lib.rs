@@ -5,7 +5,6 @@ pub mod bookmark;
 pub mod breakpoint;
 pub mod console;
 pub mod dialect;
-pub mod gen;
 pub mod import;
 pub mod ingest;
 pub mod journal;

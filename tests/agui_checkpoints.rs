@@ -13,9 +13,9 @@ use journalscope::agui::{
     runs, runs_stored, state_at, state_at_stored, step_view, step_view_stored,
 };
 use journalscope::derived::Analysis;
-use journalscope::gen::{write_journal, GenOptions};
 use journalscope::store::Store;
 use journalscope::{derived::Dialect, store::StoredEvent};
+use journalscope_gen::{write_journal, GenOptions};
 use serde_json::json;
 
 /// Pieces a random journal is made of: every lint fixture (bad lines, failed and malformed
@@ -72,7 +72,7 @@ fn pieces() -> Vec<Vec<String>> {
             dialect: Dialect::AgUi,
             events: 120,
             seed: 9,
-            contract: journalscope::gen::ContractName::Seed,
+            contract: journalscope_gen::ContractName::Seed,
         },
     )
     .expect("generate");
@@ -183,7 +183,7 @@ fn given_a_long_thread_when_checkpointed_then_checkpoints_share_blocks_and_stay_
             dialect: Dialect::AgUi,
             events: 30_000,
             seed: 3,
-            contract: journalscope::gen::ContractName::Seed,
+            contract: journalscope_gen::ContractName::Seed,
         },
     )
     .expect("generate");

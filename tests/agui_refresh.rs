@@ -2,9 +2,9 @@
 //! what one fold of every event gives, across the seams between slices.
 
 use journalscope::dialect::{Dialect, Mark};
-use journalscope::gen::{write_journal, GenOptions};
 use journalscope::import::{import_file, ImportControl};
 use journalscope::store::Store;
+use journalscope_gen::{write_journal, GenOptions};
 
 #[test]
 fn given_a_long_ag_ui_journal_when_imported_then_its_marks_and_diagnostics_are_one_whole_fold() {
@@ -17,7 +17,7 @@ fn given_a_long_ag_ui_journal_when_imported_then_its_marks_and_diagnostics_are_o
             dialect: Dialect::AgUi,
             events: 10_000,
             seed: 4,
-            contract: journalscope::gen::ContractName::Seed,
+            contract: journalscope_gen::ContractName::Seed,
         },
     )
     .expect("generate");

@@ -735,7 +735,7 @@ fn project_answers_from_the_store_as_a_plain_fold_does_at_any_offset() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("long.jsonl");
     let mut text = Vec::new();
-    journalscope::gen::write_synthetic(&mut text, 12_000, 5).expect("generate");
+    journalscope_gen::write_synthetic(&mut text, 12_000, 5).expect("generate");
     std::fs::write(&file, text).expect("write");
     let imported = cli.json(&["import", s(&file), "--json"]);
     assert_eq!(imported["events"], 12_000, "import counts every event");
@@ -775,7 +775,7 @@ fn state_shows_any_journal_in_its_own_shape_and_an_iterate_journal_as_its_projec
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("long.jsonl");
     let mut text = Vec::new();
-    journalscope::gen::write_synthetic(&mut text, 3_000, 5).expect("generate");
+    journalscope_gen::write_synthetic(&mut text, 3_000, 5).expect("generate");
     std::fs::write(&file, text).expect("write");
     for at in ["7", "1200", "99999"] {
         assert_eq!(

@@ -8,8 +8,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use journalscope::gen::Rng;
 use journalscope::store::{Store, StoredEvent};
+use journalscope_gen::Rng;
 
 const BIN: &str = env!("CARGO_BIN_EXE_journalscope");
 const PREFIX: &str = "events.iterate.com/agent/";

@@ -7,9 +7,9 @@ mod import_common;
 
 use import_common::{derived, import_quietly as import};
 use journalscope::dialect::Dialect;
-use journalscope::gen::{write_journal, GenOptions};
 use journalscope::ingest::Ingest;
 use journalscope::store::Store;
+use journalscope_gen::{write_journal, GenOptions};
 use std::ops::ControlFlow;
 
 fn generated(dialect: Dialect, events: u64, seed: u64) -> Vec<String> {
@@ -20,7 +20,7 @@ fn generated(dialect: Dialect, events: u64, seed: u64) -> Vec<String> {
             dialect,
             events,
             seed,
-            contract: journalscope::gen::ContractName::Seed,
+            contract: journalscope_gen::ContractName::Seed,
         },
     )
     .expect("generate");

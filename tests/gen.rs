@@ -2,9 +2,9 @@
 //! journal of its dialect that folds without a single diagnostic.
 
 use journalscope::dialect::Dialect;
-use journalscope::gen::{write_journal, ContractName, GenOptions};
 use journalscope::import::ImportControl;
 use journalscope::journal::Journal;
+use journalscope_gen::{write_journal, ContractName, GenOptions};
 
 fn generate(dialect: Dialect, events: u64, seed: u64) -> Vec<u8> {
     generate_contract(dialect, ContractName::Seed, events, seed)

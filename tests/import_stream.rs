@@ -3,9 +3,9 @@
 //! which an unchanged reopen and an appended tail are recognised.
 
 use journalscope::dialect::Dialect;
-use journalscope::gen::{write_journal, GenOptions};
 use journalscope::import::{ImportControl, ImportKind};
 use journalscope::journal::Journal;
+use journalscope_gen::{write_journal, GenOptions};
 
 fn open(path: &std::path::Path, db: &std::path::Path) -> Journal {
     let mut quiet = |_| {};
@@ -33,7 +33,7 @@ fn a_journal_larger_than_one_read_chunk_is_stored_verbatim_and_reopens_unchanged
             dialect: Dialect::Iterate,
             events: 20_000,
             seed: 11,
-            contract: journalscope::gen::ContractName::Seed,
+            contract: journalscope_gen::ContractName::Seed,
         },
     )
     .expect("write to memory");

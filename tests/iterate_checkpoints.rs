@@ -27,7 +27,7 @@ fn a_journal_whose_offsets_go_backwards_still_folds_every_event_at_or_below_the_
 
 fn synthetic(events: u64, seed: u64) -> Vec<String> {
     let mut text = Vec::new();
-    journalscope::gen::write_synthetic(&mut text, events, seed).expect("write to memory");
+    journalscope_gen::write_synthetic(&mut text, events, seed).expect("write to memory");
     String::from_utf8(text)
         .expect("utf-8")
         .lines()

@@ -34,7 +34,7 @@ fn plain(journal: &Journal) -> IterateJournal {
 fn long_journal(dir: &Path, events: u64, compact_every: u64) -> (PathBuf, Journal) {
     let file = dir.join("long.jsonl");
     let mut text = Vec::new();
-    journalscope::gen::write_synthetic(&mut text, events, compact_every).expect("generate");
+    journalscope_gen::write_synthetic(&mut text, events, compact_every).expect("generate");
     std::fs::write(&file, text).expect("write");
     let db = dir.join("journal.sqlite");
     let journal = quiet_open(&file, &db);
@@ -155,7 +155,7 @@ fn given_a_long_journal_when_opened_then_every_view_answers_from_the_store_as_th
 
     let file = dir.path().join("backwards.jsonl");
     let mut text = Vec::new();
-    journalscope::gen::write_synthetic(&mut text, 8_000, 5).expect("generate");
+    journalscope_gen::write_synthetic(&mut text, 8_000, 5).expect("generate");
     text.extend_from_slice(common::user(3, "out of order").as_bytes());
     text.push(b'\n');
     std::fs::write(&file, text).expect("write");
@@ -229,7 +229,7 @@ fn given_an_import_written_batch_by_batch_when_read_back_then_it_is_the_analysis
     let dir = tempfile::tempdir().expect("temp dir");
     let long = dir.path().join("long.jsonl");
     let mut text = Vec::new();
-    journalscope::gen::write_synthetic(&mut text, 23_000, 11).expect("generate");
+    journalscope_gen::write_synthetic(&mut text, 23_000, 11).expect("generate");
     // Odd records among the generated ones: diagnostics in several batches.
     let mut lines: Vec<String> = String::from_utf8(text)
         .expect("utf-8")

@@ -401,7 +401,7 @@ fn every_event_detail_carries_exactly_its_own_marks_and_diagnostics() {
 #[test]
 fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
     use journalscope::dialect::Dialect;
-    use journalscope::gen::{write_journal, GenOptions};
+    use journalscope_gen::{write_journal, GenOptions};
     for dialect in [
         Dialect::Iterate,
         Dialect::AgUi,
@@ -416,7 +416,7 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
                 dialect,
                 events: 3_000,
                 seed: 5,
-                contract: journalscope::gen::ContractName::Seed,
+                contract: journalscope_gen::ContractName::Seed,
             },
         )
         .expect("generate");
@@ -728,13 +728,13 @@ fn agui_messages_come_in_bounded_pages_that_add_up_to_the_thread() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("long.agui.ndjson");
     let mut bytes = Vec::new();
-    journalscope::gen::write_journal(
+    journalscope_gen::write_journal(
         &mut bytes,
-        &journalscope::gen::GenOptions {
+        &journalscope_gen::GenOptions {
             dialect: journalscope::dialect::Dialect::AgUi,
             events: 5_000,
             seed: 7,
-            contract: journalscope::gen::ContractName::Seed,
+            contract: journalscope_gen::ContractName::Seed,
         },
     )
     .expect("generate the journal");

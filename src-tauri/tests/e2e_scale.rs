@@ -7,8 +7,8 @@
 //! asserted is correctness (every step lands, the last offset shows, every view answers)
 //! and that the list stays virtualised (a bounded number of row elements).
 //!
-//! The journals come from `journalscope gen --events N --seed S -o FILE` (the library's
-//! `gen::write_journal`, same bytes, when the CLI binary is not built).
+//! The journals come from `journalscope gen --events N --seed S -o FILE` (the generator
+//! crate's `write_journal`, same bytes, when the CLI binary is not built).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,16 +53,16 @@ fn generate(path: &Path, dialect: &str, events: u64) {
         .output()
         .is_ok_and(|o| o.status.success());
     if !by_cli {
-        let options = journalscope::gen::GenOptions {
+        let options = journalscope_gen::GenOptions {
             dialect: journalscope::dialect::Dialect::parse(dialect)
                 .expect("a dialect the generator writes"),
             events,
             seed: 7,
-            contract: journalscope::gen::ContractName::Seed,
+            contract: journalscope_gen::ContractName::Seed,
         };
         let file = std::fs::File::create(path).expect("create the journal");
         let mut out = std::io::BufWriter::new(file);
-        journalscope::gen::write_journal(&mut out, &options).expect("write the journal");
+        journalscope_gen::write_journal(&mut out, &options).expect("write the journal");
         std::io::Write::flush(&mut out).expect("flush the journal");
     }
     eprintln!(

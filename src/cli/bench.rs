@@ -13,10 +13,10 @@ use std::time::Instant;
 use serde::Serialize;
 
 use journalscope::dialect::{Dialect, View};
-use journalscope::gen::{self, ContractName, GenOptions, Rng};
 use journalscope::import::ImportControl;
 use journalscope::iterate::Transport;
 use journalscope::journal::{EventQuery, Journal, JournalError};
+use journalscope_gen::{self as gen, ContractName, GenOptions, Rng};
 
 #[derive(Debug, Clone)]
 pub struct BenchOptions {

@@ -423,13 +423,13 @@ enum ContractArg {
 fn generated_contract(
     dialect: Dialect,
     contract: Option<ContractArg>,
-) -> Result<journalscope::gen::ContractName> {
-    use journalscope::gen::ContractName;
+) -> Result<journalscope_gen::ContractName> {
+    use journalscope_gen::ContractName;
     let asked = contract.map(|contract| match contract {
         ContractArg::Seed => ContractName::Seed,
         ContractArg::AgentLoop => ContractName::AgentLoop,
     });
-    journalscope::gen::contract_for(dialect, asked).with_context(|| {
+    journalscope_gen::contract_for(dialect, asked).with_context(|| {
         format!(
             "--contract chooses one of iterate's contracts; {} journals have one shape",
             dialect.as_str()
@@ -693,19 +693,19 @@ pub fn run(cli: Cli) -> Result<()> {
             contract,
             output: file,
         } => {
-            let options = journalscope::gen::GenOptions {
+            let options = journalscope_gen::GenOptions {
                 dialect,
                 events,
                 seed,
                 contract: generated_contract(dialect, contract)?,
             };
             if file.as_os_str() == "-" {
-                journalscope::gen::write_journal(&mut out, &options)?;
+                journalscope_gen::write_journal(&mut out, &options)?;
             } else {
                 let handle = std::fs::File::create(&file)
                     .with_context(|| format!("cannot create {}", file.display()))?;
                 let mut writer = std::io::BufWriter::with_capacity(1 << 20, handle);
-                let summary = journalscope::gen::write_journal(&mut writer, &options)
+                let summary = journalscope_gen::write_journal(&mut writer, &options)
                     .and_then(|summary| writer.flush().map(|()| summary))
                     .with_context(|| format!("cannot write {}", file.display()))?;
                 writeln!(

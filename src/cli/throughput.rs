@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use journalscope::dialect::Dialect;
-use journalscope::gen::ContractName;
+use journalscope_gen::ContractName;
 
 use super::bench::{self, BenchError, BenchOptions, Check};
 

@@ -10,9 +10,9 @@ use std::io::Write;
 
 use serde_json::json;
 
-use crate::dialect::Dialect;
-pub use crate::iterate::contract::ContractName;
+pub use journalscope_iterate::iterate::contract::ContractName;
 pub use journalscope_shapes::rng::Rng;
+use journalscope_store::derived::Dialect;
 
 /// What `gen` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -265,7 +265,7 @@ struct IterateStream<'s, 'a> {
     path: String,
     /// The journal folded as it is written, so that a reported usage is what the request it
     /// reports on costs, as a provider would report it.
-    fold: crate::iterate::view::Analyser,
+    fold: journalscope_iterate::iterate::view::Analyser,
 }
 
 impl IterateStream<'_, '_> {
@@ -1111,8 +1111,8 @@ fn agentskit(sink: &mut Sink<'_>, rng: &mut Rng, text: &Text) -> std::io::Result
         let answer = text.cut(rng, size);
         // What the model read, as a provider would count it: the conversation so far, framed,
         // and a few tokens of its own.
-        let prompt = crate::tokens::RequestTokens::of_messages(
-            crate::tokens::tokenizer_for(None),
+        let prompt = journalscope_shapes::tokens::RequestTokens::of_messages(
+            journalscope_shapes::tokens::tokenizer_for(None),
             messages.iter().map(|m| {
                 (
                     m["role"].as_str().unwrap_or_default(),
