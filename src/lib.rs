@@ -4,22 +4,20 @@
 pub mod bookmark;
 pub mod breakpoint;
 pub mod console;
-pub mod dialect;
-pub mod import;
-pub mod ingest;
 pub mod journal;
 pub mod memory;
 pub mod release;
 pub mod report;
 pub mod search;
-pub mod tail;
 
 // The crates below this one, under the names the rest of the core has always used for them.
 pub use journalscope_agentskit::agentskit;
 pub use journalscope_agui::agui;
 pub use journalscope_claude::claude;
 pub use journalscope_codex::codex;
+pub use journalscope_ingest::{import, ingest, tail};
 pub use journalscope_iterate::iterate;
+pub use journalscope_registry::dialect;
 pub use journalscope_seam::interpreter;
 pub use journalscope_shapes::{diagnostic, record_json, redact, rng, source, source_ends, tokens};
 pub use journalscope_store::{derived, store};

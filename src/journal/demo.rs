@@ -6,7 +6,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::JournalError;
-use crate::import;
+use crate::import::cache_dir;
 
 /// The journals bundled with Journalscope, embedded in the binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, Serialize, TS)]
@@ -44,32 +44,6 @@ impl Demo {
             _ => None,
         }
     }
-}
-
-/// Where cached databases and demo files live: `$JOURNALSCOPE_CACHE_DIR`, else the XDG cache
-/// directory.
-pub fn cache_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("JOURNALSCOPE_CACHE_DIR") {
-        return PathBuf::from(dir);
-    }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(dir).join("journalscope");
-    }
-    if let Some(home) = std::env::var_os("HOME") {
-        return PathBuf::from(home).join(".cache").join("journalscope");
-    }
-    std::env::temp_dir().join("journalscope")
-}
-
-/// The cached database of a journal file: one per canonical path.
-pub fn cached_db_path(source: &Path) -> PathBuf {
-    let name = import::source_name(source);
-    let hash = blake3::hash(name.as_bytes()).to_hex();
-    let stem = source
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "journal".to_string());
-    cache_dir().join(format!("{stem}-{}.sqlite", &hash.as_str()[..16]))
 }
 
 pub fn is_database(path: &Path) -> bool {

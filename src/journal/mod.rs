@@ -9,7 +9,8 @@ mod event_list;
 mod stepping;
 mod views;
 
-pub use demo::{cache_dir, cached_db_path, demo_path, is_database, Demo};
+pub use crate::import::{cache_dir, cached_db_path};
+pub use demo::{demo_path, is_database, Demo};
 pub use error::JournalError;
 pub use event_list::{EventDetail, EventPage, EventQuery, EventRow, TypeCount};
 pub use stepping::{StepTarget, Timeline, TIMELINE_MARK_BINS, TIMELINE_MARK_KINDS};

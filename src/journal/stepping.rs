@@ -146,7 +146,7 @@ impl Journal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::Analysis;
+    use crate::dialect::{Analysis, Dialect, View};
     use crate::store::Store;
 
     fn mark(seq: u64, kind: &str) -> Mark {
@@ -209,5 +209,79 @@ mod tests {
             3,
             "a short journal keeps every mark it draws"
         );
+    }
+
+    /// What the window may offer for a journal, whatever its dialect.
+    const BREAKPOINTS: &[&str] = &[
+        "request",
+        "compaction",
+        "downgrade",
+        "key",
+        "diagnostic",
+        "prefix-shrinks",
+        "sql",
+    ];
+
+    #[test]
+    fn every_dialect_describes_only_controls_its_journals_answer() {
+        for name in crate::dialect::names() {
+            let dialect = Dialect::parse(name).expect("the registry names dialects it knows");
+            let interpreter = crate::dialect::interpreter(dialect);
+            let controls = crate::interpreter::controls_of(interpreter);
+            assert_eq!(
+                controls.views,
+                interpreter.offers(),
+                "{dialect:?}: the window is told every view the fold builds"
+            );
+            assert_eq!(
+                controls.item_filters,
+                interpreter.offers().contains(&View::ItemFilters),
+                "{dialect:?}: the item filters show exactly where the fold keeps item facts"
+            );
+            assert!(
+                controls
+                    .breakpoints
+                    .iter()
+                    .all(|b| BREAKPOINTS.contains(&b.as_str())),
+                "{dialect:?}: every breakpoint is one the core runs: {:?}",
+                controls.breakpoints
+            );
+            let breaks_at_requests = controls.breakpoints.iter().any(|b| b == "request");
+            let has_requests = interpreter.offers().contains(&View::Requests)
+                || interpreter.offers().contains(&View::Conversation);
+            assert_eq!(
+                breaks_at_requests, has_requests,
+                "{dialect:?}: a break at the next request only where the dialect has requests"
+            );
+            assert_eq!(
+                controls.transports,
+                interpreter.offers().contains(&View::Requests),
+                "{dialect:?}: the transport switch and size plot only where requests are rendered per transport"
+            );
+            for unit in &controls.steps {
+                let target: StepTarget = serde_json::from_value(serde_json::json!(unit))
+                    .unwrap_or_else(|e| {
+                        panic!("{dialect:?}: {unit} is a unit the core steps by: {e}")
+                    });
+                let marked = match target {
+                    StepTarget::Request => has_requests,
+                    StepTarget::Compaction => {
+                        interpreter.offers().contains(&View::Compactions)
+                            || interpreter.offers().contains(&View::Conversation)
+                    }
+                    StepTarget::Run => interpreter.offers().contains(&View::Thread),
+                    StepTarget::Event | StepTarget::Diagnostic => false,
+                };
+                assert!(
+                    marked,
+                    "{dialect:?}: J/K or c/C step by {unit}, which its journals mark"
+                );
+            }
+            assert!(
+                controls.breakpoints.iter().any(|b| b == "diagnostic")
+                    && controls.breakpoints.iter().any(|b| b == "sql"),
+                "{dialect:?}: every journal has diagnostics and answers SQL"
+            );
+        }
     }
 }

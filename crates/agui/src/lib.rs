@@ -1,5 +1,5 @@
-//! Journalscope's reading of AG-UI event streams: its reader, its pure fold, its checkpoints and its
-//! views, one implementation of the seam. It names the seam, the store and the shapes, never
+//! Journalscope's reading of AG-UI event streams: its reader, its pure fold, its checkpoints and
+//! its views, one implementation of the seam. It names the seam, the store and the shapes, never
 //! another dialect or what is built on them.
 
 pub mod agui;

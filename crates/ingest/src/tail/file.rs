@@ -3,7 +3,7 @@
 //! a file that shrank or whose imported part changed (truncation, rotation, rewrite) starts a
 //! new journal generation, keeping the old one. The file is only ever read.
 
-use crate::dialect::Registered as _;
+use journalscope_registry::dialect::Registered as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -13,12 +13,12 @@ use notify::{RecursiveMode, Watcher};
 use serde_json::Value;
 use tokio::sync::watch;
 
-use crate::dialect::Dialect;
 use crate::import::{self, ImportControl, Landing};
 use crate::ingest::{self, Ingest};
-use crate::source::{self, Framing, Position};
-use crate::source_ends::{self, SourceEnds};
-use crate::store::{JournalRow, NewJournal, Store};
+use journalscope_registry::dialect::Dialect;
+use journalscope_shapes::source::{self, Framing, Position};
+use journalscope_shapes::source_ends::{self, SourceEnds};
+use journalscope_store::store::{JournalRow, NewJournal, Store};
 
 use super::remote::Board;
 use super::update::{GenerationReason, TailStatus, TailUpdate, TailedEvent};
@@ -322,7 +322,7 @@ impl Follower {
             .records
             .iter()
             .take(64)
-            .filter_map(|r| crate::record_json::value(&r.bytes))
+            .filter_map(|r| journalscope_shapes::record_json::value(&r.bytes))
             .collect();
         let dialect = Dialect::detect(values.iter());
         let id = self.store.create_journal(&NewJournal {
@@ -351,7 +351,8 @@ impl Follower {
             return Ok(0);
         };
         let mut quiet = |_| {};
-        let mut landed = |record: &crate::source::RawRecord, read: &crate::derived::ReadEvent| {
+        let mut landed = |record: &journalscope_shapes::source::RawRecord,
+                          read: &journalscope_store::derived::ReadEvent| {
             updates.push(TailUpdate::Event {
                 event: TailedEvent {
                     journal_id: journal.id,

@@ -7,12 +7,12 @@
 
 use std::ops::ControlFlow;
 
-use crate::derived::{Analysis, Dialect, FoldWatch, ReadEvent, WATCH_EVERY};
-use crate::diagnostic::Diagnostic;
-use crate::dialect::{interpreter, Fold, FoldRecord, Interpreter, RecordReader};
-use crate::interpreter::read_record;
-use crate::source::RawRecord;
-use crate::store::{JournalRow, Store, StoreError, StoredEvent};
+use journalscope_registry::dialect::{interpreter, Fold, FoldRecord, Interpreter, RecordReader};
+use journalscope_seam::interpreter::read_record;
+use journalscope_shapes::diagnostic::Diagnostic;
+use journalscope_shapes::source::RawRecord;
+use journalscope_store::derived::{Analysis, Dialect, FoldWatch, ReadEvent, WATCH_EVERY};
+use journalscope_store::store::{JournalRow, Store, StoreError, StoredEvent};
 
 /// Stored records a resumed fold reads at a time.
 const RESUME_SLICE: u64 = 4_096;
@@ -163,7 +163,7 @@ impl Ingest {
 /// Reads the records of a journal of `dialect` as an import stores them, without a store: for
 /// tests and one-shot tools.
 pub fn read_records(dialect: Dialect, records: Vec<RawRecord>) -> Vec<StoredEvent> {
-    crate::interpreter::read_records(interpreter(dialect), records)
+    journalscope_seam::interpreter::read_records(interpreter(dialect), records)
 }
 
 /// Stores read records and what the fold found in them, in the caller's transaction.

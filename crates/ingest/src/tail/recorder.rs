@@ -3,18 +3,18 @@
 //! when the stream is recreated or its offsets start over. Arrivals are held in memory until
 //! the next flush, a few milliseconds later, paused or not.
 
-use crate::dialect::Registered as _;
+use journalscope_registry::dialect::Registered as _;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::dialect::{self, Dialect};
 use crate::ingest::{self, Ingest};
-use crate::source::{Framing, RawRecord};
-use crate::source_ends::{StreamEnds, WINDOW};
-use crate::store::{NewJournal, SourcePosition, Store, StoreError, StoredEvent};
+use journalscope_registry::dialect::{self, Dialect};
+use journalscope_shapes::source::{Framing, RawRecord};
+use journalscope_shapes::source_ends::{StreamEnds, WINDOW};
+use journalscope_store::store::{NewJournal, SourcePosition, Store, StoreError, StoredEvent};
 
 use super::observation::{Attach, Observation};
 use super::target::Transport;
@@ -176,7 +176,7 @@ impl StreamRecorder {
             return Ok(());
         }
         let (data, wrapped_stream) = unwrap_delivery(data);
-        let value: Option<Value> = crate::record_json::value(&data);
+        let value: Option<Value> = journalscope_shapes::record_json::value(&data);
         let offset = value
             .as_ref()
             .and_then(|v| v.get("offset"))
@@ -824,7 +824,8 @@ mod tests {
             let row = rec.store.latest_journal().expect("row").expect("a journal");
             assert_eq!(
                 row.content_hash,
-                crate::source_ends::SourceEnds::whole(&laid_out).hash_at(laid_out.len() as u64),
+                journalscope_shapes::source_ends::SourceEnds::whole(&laid_out)
+                    .hash_at(laid_out.len() as u64),
                 "after sitting {sitting}, the hash of the records as one file"
             );
         }

@@ -14,8 +14,8 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
 use tokio_tungstenite::tungstenite::{self, Message};
 
-use crate::source;
-use crate::store::Store;
+use journalscope_shapes::source;
+use journalscope_store::store::Store;
 
 use super::observation::{self, Arrivals, DatalessFrame, Observation};
 use super::recorder::StreamRecorder;

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use journalscope_shapes::diagnostic::{Diagnostic, Severity};
 
 use super::target::Transport;
 

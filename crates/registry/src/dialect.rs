@@ -5,14 +5,18 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::store::{JournalRow, Store, StoreError, StoredEvent};
-use crate::{agentskit, agui, claude, codex, iterate};
+use journalscope_agentskit::agentskit;
+use journalscope_agui::agui;
+use journalscope_claude::claude;
+use journalscope_codex::codex;
+use journalscope_iterate::iterate;
+use journalscope_store::store::{JournalRow, Store, StoreError, StoredEvent};
 
-pub use crate::derived::{
-    Analysis, CheckpointCover, Dialect, FoldWatch, Mark, ReadEvent, TipRow, WATCH_EVERY,
-};
-pub use crate::interpreter::{
+pub use journalscope_seam::interpreter::{
     fold_all, Controls, Fold, FoldRecord, Interpreter, RecordReader, View,
+};
+pub use journalscope_store::derived::{
+    Analysis, CheckpointCover, Dialect, FoldWatch, Mark, ReadEvent, TipRow, WATCH_EVERY,
 };
 
 /// Every dialect, in the order detection asks them: iterate last, as the fallback.
@@ -154,7 +158,7 @@ pub fn contract(
 /// The controls the window shows for one journal: its dialect's, less the transport switch
 /// where its contract renders every request one way (the agent loop's Responses-API bodies).
 pub fn controls(store: &Store, journal: &JournalRow) -> Result<Controls, StoreError> {
-    let controls = crate::interpreter::controls_of(interpreter(journal.dialect));
+    let controls = journalscope_seam::interpreter::controls_of(interpreter(journal.dialect));
     Ok(match contract(store, journal)? {
         Some(contract) if contract.name == iterate::contract::ContractName::AgentLoop => {
             controls.one_transport()
@@ -200,11 +204,14 @@ impl TranscriptRequest {
         &self,
         exact: bool,
         redact_paths: &[String],
-    ) -> Result<crate::iterate::render::RequestExport, crate::redact::RedactError> {
+    ) -> Result<
+        journalscope_iterate::iterate::render::RequestExport,
+        journalscope_shapes::redact::RedactError,
+    > {
         // Serialising plain data does not fail.
         let body = serde_json::to_vec(&self.body()).unwrap_or_default();
-        let exported = crate::redact::export_body(body, exact, redact_paths)?;
-        Ok(crate::iterate::render::RequestExport {
+        let exported = journalscope_shapes::redact::export_body(body, exact, redact_paths)?;
+        Ok(journalscope_iterate::iterate::render::RequestExport {
             bytes: exported.bytes,
             secrets: exported.secrets,
             redacted: !exact,
@@ -267,8 +274,8 @@ pub fn transcript_request(
 pub fn transcript_cache(
     store: &Store,
     journal: &JournalRow,
-    range: crate::transcript::cache::Range,
-) -> Result<Option<crate::transcript::cache::CacheReport>, StoreError> {
+    range: journalscope_transcript::transcript::cache::Range,
+) -> Result<Option<journalscope_transcript::transcript::cache::CacheReport>, StoreError> {
     Ok(match journal.dialect {
         Dialect::ClaudeCode => Some(claude::cache::cache_report(store, journal.id, range)?),
         Dialect::Codex => Some(codex::cache_report(store, journal.id, range)?),
@@ -300,7 +307,7 @@ pub fn compaction_continues(
 pub fn subagents(
     store: &Store,
     journal: &JournalRow,
-) -> Result<Option<Vec<crate::transcript::Subagent>>, StoreError> {
+) -> Result<Option<Vec<journalscope_transcript::transcript::Subagent>>, StoreError> {
     Ok(match journal.dialect {
         Dialect::ClaudeCode => Some(claude::subagent::subagents(store, journal)?),
         Dialect::Codex => Some(codex::subagent::subagents(store, journal)?),
@@ -313,7 +320,7 @@ pub fn subagents(
 pub fn spawned_by(
     store: &Store,
     journal: &JournalRow,
-) -> Result<Option<crate::transcript::SpawnedBy>, StoreError> {
+) -> Result<Option<journalscope_transcript::transcript::SpawnedBy>, StoreError> {
     match journal.dialect {
         Dialect::ClaudeCode => claude::subagent::spawned_by(store, journal),
         Dialect::Codex => codex::subagent::spawned_by(store, journal),
@@ -322,7 +329,7 @@ pub fn spawned_by(
 }
 
 /// Every agent session on disk that a dialect knows where to find, newest first.
-pub fn sessions() -> Vec<crate::transcript::Session> {
+pub fn sessions() -> Vec<journalscope_transcript::transcript::Session> {
     let now = std::time::SystemTime::now();
     let mut found: Vec<_> = INTERPRETERS
         .into_iter()
@@ -342,83 +349,4 @@ pub fn session_file(id: &str) -> Option<std::path::PathBuf> {
         .into_iter()
         .find(|session| session.id == id)
         .map(|session| std::path::PathBuf::from(session.path))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::journal::StepTarget;
-
-    /// What the window may offer for a journal, whatever its dialect.
-    const BREAKPOINTS: &[&str] = &[
-        "request",
-        "compaction",
-        "downgrade",
-        "key",
-        "diagnostic",
-        "prefix-shrinks",
-        "sql",
-    ];
-
-    #[test]
-    fn every_dialect_describes_only_controls_its_journals_answer() {
-        for interpreter in INTERPRETERS {
-            let dialect = interpreter.dialect();
-            let controls = crate::interpreter::controls_of(interpreter);
-            assert_eq!(
-                controls.views,
-                interpreter.offers(),
-                "{dialect:?}: the window is told every view the fold builds"
-            );
-            assert_eq!(
-                controls.item_filters,
-                interpreter.offers().contains(&View::ItemFilters),
-                "{dialect:?}: the item filters show exactly where the fold keeps item facts"
-            );
-            assert!(
-                controls
-                    .breakpoints
-                    .iter()
-                    .all(|b| BREAKPOINTS.contains(&b.as_str())),
-                "{dialect:?}: every breakpoint is one the core runs: {:?}",
-                controls.breakpoints
-            );
-            let breaks_at_requests = controls.breakpoints.iter().any(|b| b == "request");
-            let has_requests = interpreter.offers().contains(&View::Requests)
-                || interpreter.offers().contains(&View::Conversation);
-            assert_eq!(
-                breaks_at_requests, has_requests,
-                "{dialect:?}: a break at the next request only where the dialect has requests"
-            );
-            assert_eq!(
-                controls.transports,
-                interpreter.offers().contains(&View::Requests),
-                "{dialect:?}: the transport switch and size plot only where requests are rendered per transport"
-            );
-            for unit in &controls.steps {
-                let target: StepTarget = serde_json::from_value(serde_json::json!(unit))
-                    .unwrap_or_else(|e| {
-                        panic!("{dialect:?}: {unit} is a unit the core steps by: {e}")
-                    });
-                let marked = match target {
-                    StepTarget::Request => has_requests,
-                    StepTarget::Compaction => {
-                        interpreter.offers().contains(&View::Compactions)
-                            || interpreter.offers().contains(&View::Conversation)
-                    }
-                    StepTarget::Run => interpreter.offers().contains(&View::Thread),
-                    StepTarget::Event | StepTarget::Diagnostic => false,
-                };
-                assert!(
-                    marked,
-                    "{dialect:?}: J/K or c/C step by {unit}, which its journals mark"
-                );
-            }
-            assert!(
-                controls.breakpoints.iter().any(|b| b == "diagnostic")
-                    && controls.breakpoints.iter().any(|b| b == "sql"),
-                "{dialect:?}: every journal has diagnostics and answers SQL"
-            );
-        }
-    }
 }

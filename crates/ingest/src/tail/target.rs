@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use reqwest::Url;
 
 use super::TailError;
-use crate::redact;
+use journalscope_shapes::redact;
 
 /// Sources a tail can follow. Streams are read; AG-UI runs and AgentsKit turns are requests
 /// whose answer is a stream, so they will need a body to POST first.

@@ -5,7 +5,7 @@
 //! on a thread of the tail's own; watchers read it through their own connection.
 //!
 //! ```no_run
-//! use journalscope::tail::{self, Source, TailOptions};
+//! use journalscope_ingest::tail::{self, Source, TailOptions};
 //! let source = Source::parse("http://127.0.0.1:8765/sse", vec![])?;
 //! let handle = tail::start("journal.db".as_ref(), source, TailOptions::default(), |update| {
 //!     println!("{update:?}");
@@ -13,7 +13,7 @@
 //! handle.pause();
 //! handle.resume();
 //! let summary = handle.stop()?;
-//! # Ok::<(), journalscope::tail::TailError>(())
+//! # Ok::<(), journalscope_ingest::tail::TailError>(())
 //! ```
 
 mod file;
@@ -33,8 +33,8 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::journal;
-use crate::store::{Store, StoreError};
+use crate::import;
+use journalscope_store::store::{Store, StoreError};
 
 pub use observation::{TransportRule, DEFAULT_KEEP_ALIVE, TRANSPORT_RULES};
 pub use target::{Header, Source, StreamTarget, Transport};
@@ -298,17 +298,17 @@ pub fn start(
 /// commands on the same file see what was tailed; a stream gets one per public URL.
 pub fn default_db(source: &Source) -> PathBuf {
     match source {
-        Source::File(path) => journal::cached_db_path(path),
+        Source::File(path) => import::cached_db_path(path),
         Source::Stream(target) | Source::AgentsKitTurn { target, .. } => {
             let hash = blake3::hash(target.public_url().as_bytes()).to_hex();
-            journal::cache_dir().join(format!("stream-{}.sqlite", &hash.as_str()[..16]))
+            import::cache_dir().join(format!("stream-{}.sqlite", &hash.as_str()[..16]))
         }
         // The runs of one thread make one journal; another thread at the same endpoint, another.
         Source::AgUiRun { target, input } => {
             let thread = input.get("threadId").and_then(serde_json::Value::as_str);
             let key = format!("{}#thread={}", target.public_url(), thread.unwrap_or(""));
             let hash = blake3::hash(key.as_bytes()).to_hex();
-            journal::cache_dir().join(format!("run-{}.sqlite", &hash.as_str()[..16]))
+            import::cache_dir().join(format!("run-{}.sqlite", &hash.as_str()[..16]))
         }
     }
 }

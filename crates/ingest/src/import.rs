@@ -2,7 +2,7 @@
 //! appended records, or changed, and streaming its records through the dialect's reader into
 //! the store with progress and cancellation. The user's file is only ever read.
 
-use crate::dialect::Registered as _;
+use journalscope_registry::dialect::Registered as _;
 use std::fs;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -13,11 +13,11 @@ use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::dialect::{self, Dialect, ReadEvent};
 use crate::ingest::{self, Ingest};
-use crate::source::{self, Framing, Position, RawRecord};
-use crate::source_ends::{self, SourceEnds, StreamEnds};
-use crate::store::{JournalRow, NewJournal, SourcePosition, Store, StoreError};
+use journalscope_registry::dialect::{self, Dialect, ReadEvent};
+use journalscope_shapes::source::{self, Framing, Position, RawRecord};
+use journalscope_shapes::source_ends::{self, SourceEnds, StreamEnds};
+use journalscope_store::store::{JournalRow, NewJournal, SourcePosition, Store, StoreError};
 
 /// Records written per progress report (and per cancellation check).
 const BATCH: usize = 5_000;
@@ -123,6 +123,32 @@ pub fn source_name(path: &Path) -> String {
         .unwrap_or_else(|_| path.to_path_buf())
         .to_string_lossy()
         .into_owned()
+}
+
+/// Where cached databases and demo files live: `$JOURNALSCOPE_CACHE_DIR`, else the XDG cache
+/// directory.
+pub fn cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("JOURNALSCOPE_CACHE_DIR") {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(dir).join("journalscope");
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        return PathBuf::from(home).join(".cache").join("journalscope");
+    }
+    std::env::temp_dir().join("journalscope")
+}
+
+/// The cached database of a journal file: one per canonical path.
+pub fn cached_db_path(source: &Path) -> PathBuf {
+    let name = source_name(source);
+    let hash = blake3::hash(name.as_bytes()).to_hex();
+    let stem = source
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "journal".to_string());
+    cache_dir().join(format!("{stem}-{}.sqlite", &hash.as_str()[..16]))
 }
 
 /// Imports `path` into `store`, reusing what is already there when the file is unchanged or
@@ -566,7 +592,7 @@ type Batch = Vec<(RawRecord, ReadEvent)>;
 enum Piece {
     Batch {
         records: Batch,
-        found: Box<crate::dialect::Analysis>,
+        found: Box<journalscope_registry::dialect::Analysis>,
     },
     Reached {
         at: Position,
@@ -743,7 +769,7 @@ pub fn detect_dialect(bytes: &[u8], framing: Framing) -> Dialect {
     let values: Vec<Value> = records
         .iter()
         .take(64)
-        .filter_map(|r| crate::record_json::value(&r.bytes))
+        .filter_map(|r| journalscope_shapes::record_json::value(&r.bytes))
         .collect();
     Dialect::detect(values.iter())
 }

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::diagnostic::Diagnostic;
+use journalscope_shapes::diagnostic::Diagnostic;
 use ts_rs::TS;
 
 /// Where a tail stands. Exactly one is current at any time.
