@@ -55,11 +55,13 @@ async fn search(c: &Client) -> Outcome {
     keys(c, "g").await?;
     wait_selected(c, 1).await?;
     keys(c, "/").await?;
-    let focused = js(c, "return document.activeElement?.dataset?.testid ?? '';").await?;
-    check(
-        focused == Value::String("search-box".into()),
-        &format!("/ focuses the search box, not {focused}"),
-    )?;
+    // The focus moves in the window's next task, so wait for it rather than read it once.
+    wait_until(
+        c,
+        "/ to focus the search box",
+        "return document.activeElement?.dataset?.testid === 'search-box';",
+    )
+    .await?;
     wait_for(c, "[data-testid=search-box]")
         .await?
         .send_keys(&format!("approve{ENTER}"))
