@@ -1,20 +1,14 @@
 //! Journalscope's core: reading agent journals into SQLite, folding them into what the model
 //! saw at any offset, and rendering the exact request bytes. No UI types live here.
 
-pub mod bookmark;
-pub mod breakpoint;
-pub mod console;
-pub mod journal;
-pub mod memory;
-pub mod release;
-pub mod report;
-pub mod search;
-
 // The crates below this one, under the names the rest of the core has always used for them.
 pub use journalscope_agentskit::agentskit;
 pub use journalscope_agui::agui;
 pub use journalscope_claude::claude;
 pub use journalscope_codex::codex;
+pub use journalscope_document::{
+    bookmark, breakpoint, console, journal, memory, release, report, search,
+};
 pub use journalscope_ingest::{import, ingest, tail};
 pub use journalscope_iterate::iterate;
 pub use journalscope_registry::dialect;

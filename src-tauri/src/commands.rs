@@ -7,16 +7,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use journalscope::agentskit::{SnapshotAt, TurnsReport};
-use journalscope::agui::{AgUiStep, MessagePage, MessageWindow, RunSpan};
-use journalscope::import::{ImportControl, ImportProgress};
-use journalscope::iterate::render::{ExportFormat, ExportOptions, RequestExport};
-use journalscope::iterate::view::{CompactionView, ProjectionView, RequestSummary, RequestView};
-use journalscope::iterate::Transport;
-use journalscope::journal::{
+use journalscope_agentskit::agentskit::{SnapshotAt, TurnsReport};
+use journalscope_agui::agui::{AgUiStep, MessagePage, MessageWindow, RunSpan};
+use journalscope_document::journal::{
     Demo, EventDetail, EventPage, EventQuery, Journal, JournalError, JournalInfo, StepTarget,
     Timeline, TypeCount,
 };
+use journalscope_ingest::import::{ImportControl, ImportProgress};
+use journalscope_iterate::iterate::render::{ExportFormat, ExportOptions, RequestExport};
+use journalscope_iterate::iterate::view::{
+    CompactionView, ProjectionView, RequestSummary, RequestView,
+};
+use journalscope_iterate::iterate::Transport;
 use tauri::{AppHandle, Emitter, Manager, State};
 
 use crate::ipc::{Exported, ExportedText, ImportStatus, IpcError, RecentFile, Startup};
@@ -130,7 +132,7 @@ pub fn startup(app: AppHandle, session: State<'_, Session>) -> Startup {
         recent: config_dir(&app)
             .map(|d| recent::load(&d))
             .unwrap_or_default(),
-        version: journalscope::release::DESCRIPTION.to_string(),
+        version: journalscope_document::release::DESCRIPTION.to_string(),
     }
 }
 
@@ -158,7 +160,11 @@ pub async fn open_file(app: AppHandle, path: String) -> Result<JournalInfo, IpcE
 #[tauri::command]
 pub async fn open_demo(app: AppHandle, demo: Demo) -> Result<JournalInfo, IpcError> {
     import(app, format!("{demo:?} demo"), move |control| {
-        Journal::open(&journalscope::journal::demo_path(demo)?, None, control)
+        Journal::open(
+            &journalscope_document::journal::demo_path(demo)?,
+            None,
+            control,
+        )
     })
     .await
 }
@@ -440,7 +446,7 @@ pub async fn request_diff(
     to: i64,
     transport: Transport,
     from_transport: Option<Transport>,
-) -> Result<journalscope::iterate::diff::RequestDiff, IpcError> {
+) -> Result<journalscope_iterate::iterate::diff::RequestDiff, IpcError> {
     let transports = (from_transport.unwrap_or(transport), transport);
     session.with(|j| j.request_diff(from, to, transports))
 }
@@ -453,7 +459,7 @@ pub async fn cache_report(
     around: i64,
     before: u32,
     after: u32,
-) -> Result<journalscope::iterate::diff::CacheReport, IpcError> {
+) -> Result<journalscope_iterate::iterate::diff::CacheReport, IpcError> {
     // A pane draws a bar per request: a window of requests, however long the journal.
     let (before, after) = (before.min(MAX_REPORT_WINDOW), after.min(MAX_REPORT_WINDOW));
     session.with(|j| j.cache_report_around(transport, around, (before.into(), after.into())))
@@ -461,8 +467,8 @@ pub async fn cache_report(
 
 /// The Claude Code and Codex sessions on this machine, newest first.
 #[tauri::command]
-pub async fn agent_sessions() -> Vec<journalscope::transcript::Session> {
-    tauri::async_runtime::spawn_blocking(journalscope::dialect::sessions)
+pub async fn agent_sessions() -> Vec<journalscope_transcript::transcript::Session> {
+    tauri::async_runtime::spawn_blocking(journalscope_registry::dialect::sessions)
         .await
         .unwrap_or_default()
 }
@@ -471,7 +477,7 @@ pub async fn agent_sessions() -> Vec<journalscope::transcript::Session> {
 pub async fn conversation_at(
     session: State<'_, Session>,
     seq: u64,
-) -> Result<journalscope::transcript::ConversationView, IpcError> {
+) -> Result<journalscope_transcript::transcript::ConversationView, IpcError> {
     session.with(|journal| journal.conversation_at_seq(seq))
 }
 
@@ -479,7 +485,7 @@ pub async fn conversation_at(
 pub async fn conversation_request(
     session: State<'_, Session>,
     offset: i64,
-) -> Result<journalscope::dialect::TranscriptRequest, IpcError> {
+) -> Result<journalscope_registry::dialect::TranscriptRequest, IpcError> {
     session.with(|journal| journal.conversation_request(offset))
 }
 
@@ -488,7 +494,7 @@ pub async fn conversation_request(
 pub async fn transcript_compaction(
     session: State<'_, Session>,
     offset: i64,
-) -> Result<journalscope::transcript::TranscriptCompaction, IpcError> {
+) -> Result<journalscope_transcript::transcript::TranscriptCompaction, IpcError> {
     session.with(|journal| journal.transcript_compaction(offset))
 }
 
@@ -499,20 +505,20 @@ pub async fn transcript_diff(
     session: State<'_, Session>,
     from: Option<i64>,
     to: i64,
-) -> Result<journalscope::transcript::diff::TranscriptDiff, IpcError> {
+) -> Result<journalscope_transcript::transcript::diff::TranscriptDiff, IpcError> {
     session.with(|journal| journal.transcript_diff(from, to))
 }
 
 #[tauri::command]
 pub async fn subagents(
     session: State<'_, Session>,
-) -> Result<Vec<journalscope::transcript::Subagent>, IpcError> {
+) -> Result<Vec<journalscope_transcript::transcript::Subagent>, IpcError> {
     session.with(|journal| journal.subagents())
 }
 
 #[tauri::command]
 pub async fn spawned_by(
     session: State<'_, Session>,
-) -> Result<Option<journalscope::transcript::SpawnedBy>, IpcError> {
+) -> Result<Option<journalscope_transcript::transcript::SpawnedBy>, IpcError> {
     session.with(|journal| journal.spawned_by())
 }

@@ -3,10 +3,10 @@
 //! each error mapped to `{code, message}`. Kept apart from `commands.rs` so the views other
 //! branches add there do not collide with these.
 
-use journalscope::bookmark::Bookmark;
-use journalscope::breakpoint::{Breakpoint, BreakpointHit};
-use journalscope::console::{ConsoleQuery, ConsoleResult};
-use journalscope::search::{SearchQuery, SearchResult};
+use journalscope_document::bookmark::Bookmark;
+use journalscope_document::breakpoint::{Breakpoint, BreakpointHit};
+use journalscope_document::console::{ConsoleQuery, ConsoleResult};
+use journalscope_document::search::{SearchQuery, SearchResult};
 use tauri::State;
 
 use crate::commands::Session;

@@ -1,7 +1,7 @@
 //! The shapes that only the desktop shell sends over IPC (the journal's own views come from the
 //! core): the error every command maps to, import progress, and what the welcome screen lists.
 
-use journalscope::import::ImportStage;
+use journalscope_ingest::import::ImportStage;
 use serde::Serialize;
 use ts_rs::TS;
 

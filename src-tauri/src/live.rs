@@ -9,9 +9,9 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use journalscope::import::ImportControl;
-use journalscope::journal::{is_database, Journal, JournalError, JournalInfo};
-use journalscope::tail::{
+use journalscope_document::journal::{is_database, Journal, JournalError, JournalInfo};
+use journalscope_ingest::import::ImportControl;
+use journalscope_ingest::tail::{
     self, GenerationReason, Header, Source, StartAt, TailError, TailHandle, TailOptions,
     TailStatus, TailUpdate,
 };

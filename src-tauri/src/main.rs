@@ -7,6 +7,6 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    journalscope::memory::tune();
+    journalscope_document::memory::tune();
     journalscope_app::run();
 }

@@ -1,11 +1,11 @@
 //! IPC commands for reports and sharing: the context sizes the plot draws, and the two exports
 //! (the HTML report and the JSONL slice), which write exactly what the CLI's `report -o` and
-//! `slice -o` write. Thin adapters over `journalscope::report`.
+//! `slice -o` write. Thin adapters over `journalscope_document::report`.
 
 use std::path::PathBuf;
 
-use journalscope::iterate::Transport;
-use journalscope::report::{self, ContextSizes, OffsetRange};
+use journalscope_document::report::{self, ContextSizes, OffsetRange};
+use journalscope_iterate::iterate::Transport;
 use tauri::{AppHandle, Manager, State};
 
 use crate::commands::{write_export, Session, EXPORT_PATH_ENV};

@@ -54,7 +54,7 @@ fn generate(path: &Path, dialect: &str, events: u64) {
         .is_ok_and(|o| o.status.success());
     if !by_cli {
         let options = journalscope_gen::GenOptions {
-            dialect: journalscope::dialect::Dialect::parse(dialect)
+            dialect: journalscope_registry::dialect::Dialect::parse(dialect)
                 .expect("a dialect the generator writes"),
             events,
             seed: 7,
@@ -71,7 +71,7 @@ fn generate(path: &Path, dialect: &str, events: u64) {
         if by_cli {
             "`journalscope gen`"
         } else {
-            "journalscope::gen"
+            "journalscope_gen"
         },
         started.elapsed().as_secs_f64()
     );

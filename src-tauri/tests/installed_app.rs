@@ -88,10 +88,10 @@ async fn opens_the_journal_it_is_given(port: u16, journal: &Path) -> Outcome {
         keys(&c, "?").await?;
         let about = text_of(&c, "[data-testid=about-version]").await?;
         check(
-            about.contains(journalscope::release::DESCRIPTION),
+            about.contains(journalscope_document::release::DESCRIPTION),
             &format!(
                 "the About box names this build ({}), not `{about}`",
-                journalscope::release::DESCRIPTION
+                journalscope_document::release::DESCRIPTION
             ),
         )?;
         screenshot(&c, "installed-app-about").await

@@ -1,11 +1,9 @@
 //! Command definitions and dispatch. Every command takes `<JOURNAL>`: a journal file (imported
 //! into its cached database on first use), a database written by `import`, or `demo`.
 
-mod bench;
 mod output;
 mod prefix;
 mod tail;
-mod throughput;
 
 use journalscope::dialect::Registered as _;
 use std::io::{IsTerminal, Write};
@@ -14,6 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use journalscope_bench::{self as bench, throughput};
 
 use journalscope::dialect::{Dialect, Step, View};
 use journalscope::import::{ImportControl, ImportError, ImportProgress, ImportStage};

@@ -89,8 +89,8 @@ export type { TranscriptDiffRow } from "../generated/TranscriptDiffRow";
 export type { TranscriptCacheEntry } from "../generated/TranscriptCacheEntry";
 export type { TranscriptCacheCause } from "../generated/TranscriptCacheCause";
 
-// Search, the SQL console, breakpoints and bookmarks (src/search.rs, console.rs, breakpoint.rs,
-// bookmark.rs).
+// Search, the SQL console, breakpoints and bookmarks (crates/document: search/,
+// console.rs, breakpoint.rs, bookmark.rs).
 export type { Bookmark } from "../generated/Bookmark";
 export type { Breakpoint } from "../generated/Breakpoint";
 export type { BreakpointHit } from "../generated/BreakpointHit";
@@ -100,7 +100,7 @@ export type { SearchHit } from "../generated/SearchHit";
 export type { SearchQuery } from "../generated/SearchQuery";
 export type { SearchResult } from "../generated/SearchResult";
 
-// Reports and sharing (src/report, src-tauri/src/reports.rs).
+// Reports and sharing (crates/document/src/report, src-tauri/src/reports.rs).
 export type { ContextSizes } from "../generated/ContextSizes";
 export type { OffsetRange } from "../generated/OffsetRange";
 export type { ExportKind } from "../generated/ExportKind";

@@ -9,10 +9,10 @@ mod event_list;
 mod stepping;
 mod views;
 
-pub use crate::import::{cache_dir, cached_db_path};
 pub use demo::{demo_path, is_database, Demo};
 pub use error::JournalError;
 pub use event_list::{EventDetail, EventPage, EventQuery, EventRow, TypeCount};
+pub use journalscope_ingest::import::{cache_dir, cached_db_path};
 pub use stepping::{StepTarget, Timeline, TIMELINE_MARK_BINS, TIMELINE_MARK_KINDS};
 
 use std::path::{Path, PathBuf};
@@ -20,10 +20,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::diagnostic::Diagnostic;
-use crate::dialect::{Dialect, Mark};
-use crate::import::{self, ImportControl, ImportError, ImportKind};
-use crate::store::{JournalRow, Store, StoreError};
+use journalscope_ingest::import::{self, ImportControl, ImportError, ImportKind};
+use journalscope_registry::dialect::{Dialect, Mark};
+use journalscope_shapes::diagnostic::Diagnostic;
+use journalscope_store::store::{JournalRow, Store, StoreError};
 
 use event_list::FilteredSeqs;
 
@@ -48,9 +48,9 @@ pub struct JournalInfo {
     pub warnings: u64,
     pub import_kind: ImportKind,
     /// The iterate contract the journal follows; `None` for the other dialects.
-    pub contract: Option<crate::iterate::contract::Contract>,
+    pub contract: Option<journalscope_iterate::iterate::contract::Contract>,
     /// The controls the window shows for the journal's dialect.
-    pub controls: crate::interpreter::Controls,
+    pub controls: journalscope_seam::interpreter::Controls,
 }
 
 pub struct Journal {
@@ -123,7 +123,7 @@ impl Journal {
         control: &mut ImportControl<'_>,
     ) -> Result<Journal, JournalError> {
         let row = store.latest_journal()?.ok_or(StoreError::Empty)?;
-        if crate::dialect::needs_refold(&store, row.id, row.dialect)? {
+        if journalscope_registry::dialect::needs_refold(&store, row.id, row.dialect)? {
             match import::refresh(&store, &row, control) {
                 Err(ImportError::Store(StoreError::Sql(_))) => {}
                 other => other?,
@@ -215,13 +215,18 @@ impl Journal {
             warnings,
             import_kind: self.import_kind,
             contract: self.contract()?,
-            controls: crate::dialect::controls(&self.store, &self.row)?,
+            controls: journalscope_registry::dialect::controls(&self.store, &self.row)?,
         })
     }
 
     /// The contract the journal follows, where its dialect has contracts.
-    pub fn contract(&self) -> Result<Option<crate::iterate::contract::Contract>, JournalError> {
-        Ok(crate::dialect::contract(&self.store, &self.row)?)
+    pub fn contract(
+        &self,
+    ) -> Result<Option<journalscope_iterate::iterate::contract::Contract>, JournalError> {
+        Ok(journalscope_registry::dialect::contract(
+            &self.store,
+            &self.row,
+        )?)
     }
 
     /// Every diagnostic, read from the store: for the whole-journal lists that ask for them.

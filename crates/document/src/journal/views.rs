@@ -1,19 +1,19 @@
 //! The views of a journal's folded state, each in its dialect: iterate's projection, requests,
 //! compactions and request diffs; AG-UI's step and runs; AgentsKit's held snapshot and turns.
 
-use crate::dialect::Registered as _;
-use crate::dialect::{Step, View};
-use crate::iterate::view::{
+use journalscope_iterate::iterate::view::{
     CompactionView, IterateError, ProjectionView, RequestSummary, RequestView,
 };
-use crate::iterate::Transport;
+use journalscope_iterate::iterate::Transport;
+use journalscope_registry::dialect::Registered as _;
+use journalscope_registry::dialect::{Step, View};
 
 use super::{Journal, JournalError};
 
 impl Journal {
     pub fn projection(&self, at: i64) -> Result<ProjectionView, JournalError> {
         self.offer(View::Projection)?;
-        Ok(crate::iterate::stored::projection(
+        Ok(journalscope_iterate::iterate::stored::projection(
             &self.store,
             self.row.id,
             at,
@@ -23,7 +23,7 @@ impl Journal {
     /// The view at offset `at`, in the shape the journal's dialect gives it; `session` picks
     /// the session a snapshot cursor follows.
     pub fn step_at(&self, at: i64, session: Option<&str>) -> Result<Step, JournalError> {
-        Ok(crate::dialect::step_at(
+        Ok(journalscope_registry::dialect::step_at(
             &self.store,
             &self.row,
             at,
@@ -55,9 +55,9 @@ impl Journal {
         &self,
         request_offset: i64,
         transport: Transport,
-    ) -> Result<crate::iterate::render::RequestSnapshot, JournalError> {
+    ) -> Result<journalscope_iterate::iterate::render::RequestSnapshot, JournalError> {
         self.offer(View::Requests)?;
-        Ok(crate::iterate::checkpoint::request_at(
+        Ok(journalscope_iterate::iterate::checkpoint::request_at(
             &self.store,
             self.row.id,
             request_offset,
@@ -72,13 +72,13 @@ impl Journal {
         transport: Transport,
     ) -> Result<RequestView, JournalError> {
         self.offer(View::Requests)?;
-        let mut view = crate::iterate::stored::request_view_at(
+        let mut view = journalscope_iterate::iterate::stored::request_view_at(
             &self.store,
             self.row.id,
             request_offset,
             transport,
         )??;
-        let row = crate::iterate::stored::request_summaries_in(
+        let row = journalscope_iterate::iterate::stored::request_summaries_in(
             &self.store,
             self.row.id,
             (Some(request_offset), Some(request_offset)),
@@ -107,10 +107,10 @@ impl Journal {
         &self,
         range: (Option<i64>, Option<i64>),
         transports: &[Transport],
-        visit: impl FnMut(i64, Vec<crate::iterate::render::RequestSnapshot>),
+        visit: impl FnMut(i64, Vec<journalscope_iterate::iterate::render::RequestSnapshot>),
     ) -> Result<(), JournalError> {
         self.offer(View::Requests)?;
-        Ok(crate::iterate::stored::walk_requests(
+        Ok(journalscope_iterate::iterate::stored::walk_requests(
             &self.store,
             self.row.id,
             range,
@@ -122,7 +122,7 @@ impl Journal {
     /// The compaction pane, from the checkpoints.
     pub fn compaction(&self, offset: i64) -> Result<CompactionView, JournalError> {
         self.offer(View::Compactions)?;
-        Ok(crate::iterate::stored::compaction_at(
+        Ok(journalscope_iterate::iterate::stored::compaction_at(
             &self.store,
             self.row.id,
             offset,
@@ -136,7 +136,7 @@ impl Journal {
     pub fn conversation_at_seq(
         &self,
         seq: u64,
-    ) -> Result<crate::transcript::ConversationView, JournalError> {
+    ) -> Result<journalscope_transcript::transcript::ConversationView, JournalError> {
         self.offer(View::Conversation)?;
         let at = self.offset_at_seq(seq)?.unwrap_or(0);
         match self.step_at(at, None)? {
@@ -151,7 +151,7 @@ impl Journal {
     pub fn transcript_compaction(
         &self,
         offset: i64,
-    ) -> Result<crate::transcript::TranscriptCompaction, JournalError> {
+    ) -> Result<journalscope_transcript::transcript::TranscriptCompaction, JournalError> {
         self.offer(View::Conversation)?;
         let id = self.row.id;
         let not_one = || JournalError::from(IterateError::NotACompaction(offset));
@@ -165,18 +165,22 @@ impl Journal {
             .note;
         let before = match seq.checked_sub(1) {
             Some(previous) => self.conversation_at_seq(previous)?,
-            None => crate::transcript::ConversationView {
+            None => journalscope_transcript::transcript::ConversationView {
                 at: offset,
                 system_known: false,
                 system: Vec::new(),
                 history: Vec::new(),
             },
         };
-        let after = match crate::dialect::compaction_continues(&self.store, &self.row, seq)? {
+        let after = match journalscope_registry::dialect::compaction_continues(
+            &self.store,
+            &self.row,
+            seq,
+        )? {
             Some(next) => Some(self.conversation_at_seq(next)?),
             None => None,
         };
-        Ok(crate::transcript::TranscriptCompaction {
+        Ok(journalscope_transcript::transcript::TranscriptCompaction {
             offset,
             note,
             before,
@@ -185,37 +189,49 @@ impl Journal {
     }
 
     /// Every request of a transcript, by its first line.
-    pub fn conversation_requests(&self) -> Result<Vec<crate::claude::RequestRow>, JournalError> {
+    pub fn conversation_requests(
+        &self,
+    ) -> Result<Vec<journalscope_claude::claude::RequestRow>, JournalError> {
         self.offer(View::Conversation)?;
-        Ok(crate::claude::view::requests(&self.store, self.row.id)?)
+        Ok(journalscope_claude::claude::view::requests(
+            &self.store,
+            self.row.id,
+        )?)
     }
 
     /// Each request's cache reads against what the request before it left, breaks explained,
     /// for the requests whose first line is in `range`.
     pub fn transcript_cache(
         &self,
-        range: crate::transcript::cache::Range,
-    ) -> Result<crate::transcript::cache::CacheReport, JournalError> {
+        range: journalscope_transcript::transcript::cache::Range,
+    ) -> Result<journalscope_transcript::transcript::cache::CacheReport, JournalError> {
         self.offer(View::Conversation)?;
-        crate::dialect::transcript_cache(&self.store, &self.row, range)?.ok_or(
+        journalscope_registry::dialect::transcript_cache(&self.store, &self.row, range)?.ok_or(
             JournalError::NotOffered {
                 view: View::Conversation.as_str(),
                 found: self.row.dialect,
-                offered_by: crate::dialect::offering(View::Conversation),
+                offered_by: journalscope_registry::dialect::offering(View::Conversation),
             },
         )
     }
 
     /// The subagents the transcript ran, by the call that spawned each.
-    pub fn subagents(&self) -> Result<Vec<crate::transcript::Subagent>, JournalError> {
+    pub fn subagents(
+        &self,
+    ) -> Result<Vec<journalscope_transcript::transcript::Subagent>, JournalError> {
         self.offer(View::Conversation)?;
-        Ok(crate::dialect::subagents(&self.store, &self.row)?.unwrap_or_default())
+        Ok(journalscope_registry::dialect::subagents(&self.store, &self.row)?.unwrap_or_default())
     }
 
     /// The session or thread that spawned this transcript, when it is a subagent's.
-    pub fn spawned_by(&self) -> Result<Option<crate::transcript::SpawnedBy>, JournalError> {
+    pub fn spawned_by(
+        &self,
+    ) -> Result<Option<journalscope_transcript::transcript::SpawnedBy>, JournalError> {
         self.offer(View::Conversation)?;
-        Ok(crate::dialect::spawned_by(&self.store, &self.row)?)
+        Ok(journalscope_registry::dialect::spawned_by(
+            &self.store,
+            &self.row,
+        )?)
     }
 
     /// The first line of a transcript's last request; `None` when it has none.
@@ -224,7 +240,9 @@ impl Journal {
         Ok(self
             .store
             .last_request_row(self.row.id)?
-            .and_then(|row| serde_json::from_str::<crate::transcript::RequestRow>(&row).ok())
+            .and_then(|row| {
+                serde_json::from_str::<journalscope_transcript::transcript::RequestRow>(&row).ok()
+            })
             .map(|row| row.offset))
     }
 
@@ -234,8 +252,8 @@ impl Journal {
         &self,
         from: Option<i64>,
         to: i64,
-    ) -> Result<crate::transcript::diff::TranscriptDiff, JournalError> {
-        use crate::transcript::diff::{diff, Side};
+    ) -> Result<journalscope_transcript::transcript::diff::TranscriptDiff, JournalError> {
+        use journalscope_transcript::transcript::diff::{diff, Side};
         let later = self.conversation_request(to)?;
         let cache = self
             .transcript_cache((Some(to), Some(to)))?
@@ -268,9 +286,9 @@ impl Journal {
     pub fn conversation_request(
         &self,
         request_offset: i64,
-    ) -> Result<crate::dialect::TranscriptRequest, JournalError> {
+    ) -> Result<journalscope_registry::dialect::TranscriptRequest, JournalError> {
         self.offer(View::Conversation)?;
-        crate::dialect::transcript_request(&self.store, &self.row, request_offset)?
+        journalscope_registry::dialect::transcript_request(&self.store, &self.row, request_offset)?
             .ok_or(IterateError::NotARequest(request_offset).into())
     }
 }
@@ -284,7 +302,7 @@ impl Journal {
             return Err(JournalError::NotOffered {
                 view: view.as_str(),
                 found: self.row.dialect,
-                offered_by: crate::dialect::offering(view),
+                offered_by: journalscope_registry::dialect::offering(view),
             });
         }
         Ok(())
@@ -295,11 +313,11 @@ impl Journal {
     pub fn agui_step(
         &self,
         seq: u64,
-        messages: crate::agui::MessageWindow,
-    ) -> Result<crate::agui::AgUiStep, JournalError> {
+        messages: journalscope_agui::agui::MessageWindow,
+    ) -> Result<journalscope_agui::agui::AgUiStep, JournalError> {
         self.offer(View::Thread)?;
         Ok(
-            crate::agui::step_view_stored(&self.store, self.row.id, seq as i64 + 1)?
+            journalscope_agui::agui::step_view_stored(&self.store, self.row.id, seq as i64 + 1)?
                 .windowed(messages),
         )
     }
@@ -309,10 +327,10 @@ impl Journal {
     pub fn agui_messages(
         &self,
         at: i64,
-        window: crate::agui::MessageWindow,
-    ) -> Result<crate::agui::MessagePage, JournalError> {
+        window: journalscope_agui::agui::MessageWindow,
+    ) -> Result<journalscope_agui::agui::MessagePage, JournalError> {
         self.offer(View::Thread)?;
-        Ok(crate::agui::messages_stored(
+        Ok(journalscope_agui::agui::messages_stored(
             &self.store,
             self.row.id,
             at,
@@ -320,18 +338,21 @@ impl Journal {
         )?)
     }
 
-    pub fn agui_runs(&self) -> Result<Vec<crate::agui::RunSpan>, JournalError> {
+    pub fn agui_runs(&self) -> Result<Vec<journalscope_agui::agui::RunSpan>, JournalError> {
         self.offer(View::Thread)?;
-        Ok(crate::agui::runs_stored(&self.store, self.row.id)?)
+        Ok(journalscope_agui::agui::runs_stored(
+            &self.store,
+            self.row.id,
+        )?)
     }
 
     pub fn agentskit_state(
         &self,
         seq: u64,
         session: Option<&str>,
-    ) -> Result<crate::agentskit::SnapshotAt, JournalError> {
+    ) -> Result<journalscope_agentskit::agentskit::SnapshotAt, JournalError> {
         self.offer(View::Snapshots)?;
-        Ok(crate::agentskit::state_at_stored(
+        Ok(journalscope_agentskit::agentskit::state_at_stored(
             &self.store,
             self.row.id,
             seq as i64 + 1,
@@ -342,9 +363,9 @@ impl Journal {
     pub fn agentskit_turns(
         &self,
         session: Option<&str>,
-    ) -> Result<crate::agentskit::TurnsReport, JournalError> {
+    ) -> Result<journalscope_agentskit::agentskit::TurnsReport, JournalError> {
         self.offer(View::Snapshots)?;
-        Ok(crate::agentskit::turns_stored(
+        Ok(journalscope_agentskit::agentskit::turns_stored(
             &self.store,
             self.row.id,
             session,
@@ -361,8 +382,8 @@ impl Journal {
         from: Option<i64>,
         to: i64,
         transports: (Transport, Transport),
-    ) -> Result<crate::iterate::diff::RequestDiff, JournalError> {
-        use crate::iterate::diff;
+    ) -> Result<journalscope_iterate::iterate::diff::RequestDiff, JournalError> {
+        use journalscope_iterate::iterate::diff;
         let from = match from {
             Some(from) => from,
             None => {
@@ -394,7 +415,7 @@ impl Journal {
     pub fn cache_report(
         &self,
         transport: Transport,
-    ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
+    ) -> Result<journalscope_iterate::iterate::diff::CacheReport, JournalError> {
         self.cache_report_range(transport, (None, None))
     }
 
@@ -406,9 +427,9 @@ impl Journal {
         transport: Transport,
         request_offset: i64,
         (before, after): (u64, u64),
-    ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
+    ) -> Result<journalscope_iterate::iterate::diff::CacheReport, JournalError> {
         self.offer(View::Requests)?;
-        let range = crate::iterate::stored::requests_around(
+        let range = journalscope_iterate::iterate::stored::requests_around(
             &self.store,
             self.row.id,
             request_offset,
@@ -423,11 +444,16 @@ impl Journal {
         &self,
         transport: Transport,
         range: (Option<i64>, Option<i64>),
-    ) -> Result<crate::iterate::diff::CacheReport, JournalError> {
+    ) -> Result<journalscope_iterate::iterate::diff::CacheReport, JournalError> {
         self.offer(View::Requests)?;
-        let report =
-            crate::iterate::diff::cache_report_stored(&self.store, self.row.id, transport, range)?;
-        let reported = crate::iterate::stored::reported_usage(&self.store, self.row.id, range)?;
+        let report = journalscope_iterate::iterate::diff::cache_report_stored(
+            &self.store,
+            self.row.id,
+            transport,
+            range,
+        )?;
+        let reported =
+            journalscope_iterate::iterate::stored::reported_usage(&self.store, self.row.id, range)?;
         Ok(report.with_reported(&reported))
     }
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::JournalError;
-use crate::import::cache_dir;
+use journalscope_ingest::import::cache_dir;
 
 /// The journals bundled with Journalscope, embedded in the binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, Serialize, TS)]
@@ -29,9 +29,9 @@ impl Demo {
 
     pub fn bytes(self) -> &'static [u8] {
         match self {
-            Demo::Iterate => include_bytes!("../../demo/iterate-demo.jsonl"),
-            Demo::AgUi => include_bytes!("../../demo/agui-demo.sse"),
-            Demo::AgentsKit => include_bytes!("../../demo/agentskit-demo.ndjson"),
+            Demo::Iterate => include_bytes!("../../../../demo/iterate-demo.jsonl"),
+            Demo::AgUi => include_bytes!("../../../../demo/agui-demo.sse"),
+            Demo::AgentsKit => include_bytes!("../../../../demo/agentskit-demo.ndjson"),
         }
     }
 

@@ -12,11 +12,11 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::console::{Console, ConsoleError, DEFAULT_TIMEOUT_MS};
-use crate::diagnostic::Diagnostic;
-use crate::iterate::event::{self, EventKind, IterateEvent, Role};
-use crate::iterate::Transport;
 use crate::journal::{Journal, JournalError};
 use crate::search::text::Needle;
+use journalscope_iterate::iterate::event::{self, EventKind, IterateEvent, Role};
+use journalscope_iterate::iterate::Transport;
+use journalscope_shapes::diagnostic::Diagnostic;
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
@@ -147,7 +147,7 @@ impl Breakpoint {
             Breakpoint::NextDowngrade {
                 transport: Some(transport),
             } => {
-                journal.offer(crate::dialect::View::Projection)?;
+                journal.offer(journalscope_registry::dialect::View::Projection)?;
                 return Ok(marked("downgrade")?.map(|hit| BreakpointHit {
                     note: on_transport(&hit.note, *transport),
                     ..hit
@@ -293,7 +293,7 @@ fn sql_hit(
 /// Both downgrades (an external actor's developer item, a compaction summary) give the same
 /// role on every transport, so the analysis's `downgrade` marks are the hits on each one.
 fn downgrades(journal: &Journal, transport: Transport) -> Result<Vec<BreakpointHit>, JournalError> {
-    journal.offer(crate::dialect::View::Projection)?;
+    journal.offer(journalscope_registry::dialect::View::Projection)?;
     Ok(journal
         .marks()?
         .into_iter()
@@ -314,7 +314,7 @@ fn on_transport(note: &str, transport: Transport) -> String {
 /// Events that set keyed slot `key` (a compaction summary's key names no slot), read from the
 /// stored bytes: only a record holding the key as text is parsed.
 fn key_changes(journal: &Journal, key: &str) -> Result<Vec<BreakpointHit>, JournalError> {
-    journal.offer(crate::dialect::View::Projection)?;
+    journal.offer(journalscope_registry::dialect::View::Projection)?;
     let Some(needle) = Needle::new(key) else {
         return Ok(Vec::new());
     };
@@ -325,7 +325,8 @@ fn key_changes(journal: &Journal, key: &str) -> Result<Vec<BreakpointHit>, Journ
         if needle.find(raw).is_none() {
             return true;
         }
-        let event = crate::record_json::value(raw).and_then(|value| event::parse(seq, 0, &value).0);
+        let event = journalscope_shapes::record_json::value(raw)
+            .and_then(|value| event::parse(seq, 0, &value).0);
         if let Some(hit) = event.as_ref().and_then(|event| key_change(event, key)) {
             hits.push(hit);
         }

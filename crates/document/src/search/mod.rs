@@ -15,7 +15,7 @@
 mod facts;
 pub mod text;
 
-use crate::dialect::Registered as _;
+use journalscope_registry::dialect::Registered as _;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
@@ -25,7 +25,7 @@ pub use facts::{item_facts, stored_item_facts, ItemFact};
 use text::Needle;
 
 use crate::journal::{Journal, JournalError};
-use crate::store::{Store, StoreError};
+use journalscope_store::store::{Store, StoreError};
 
 /// Hits returned when the query does not say.
 pub const DEFAULT_HIT_LIMIT: u64 = 10_000;
@@ -174,7 +174,10 @@ impl Journal {
         };
         let facts: Option<HashMap<u64, ItemFact>> = if query.has_item_filter() {
             // A journal whose dialect has no items passes no event through an item filter.
-            let facts = if self.dialect().offers(crate::dialect::View::ItemFilters) {
+            let facts = if self
+                .dialect()
+                .offers(journalscope_registry::dialect::View::ItemFilters)
+            {
                 stored_item_facts(store, journal_id, query)?
             } else {
                 Vec::new()

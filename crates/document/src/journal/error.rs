@@ -3,10 +3,10 @@
 
 use std::path::PathBuf;
 
-use crate::derived::Dialect;
-use crate::import::ImportError;
-use crate::iterate::view::IterateError;
-use crate::store::StoreError;
+use journalscope_ingest::import::ImportError;
+use journalscope_iterate::iterate::view::IterateError;
+use journalscope_store::derived::Dialect;
+use journalscope_store::store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {

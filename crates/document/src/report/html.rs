@@ -4,7 +4,7 @@
 //! are capped so a large journal still gives a file of bounded size, with a visible note of
 //! what was left out.
 
-use crate::dialect::Registered as _;
+use journalscope_registry::dialect::Registered as _;
 use std::fmt::Write;
 
 use super::{ContextSizes, Report, ReportMark};
@@ -129,7 +129,10 @@ pub fn render(report: &Report) -> String {
     );
     summary(&mut h, report);
     timeline(&mut h, report);
-    if report.dialect.offers(crate::dialect::View::Requests) {
+    if report
+        .dialect
+        .offers(journalscope_registry::dialect::View::Requests)
+    {
         context_chart(&mut h, report);
         requests(&mut h, report);
         compactions(&mut h, report);
@@ -201,9 +204,9 @@ fn summary(h: &mut String, r: &Report) {
                 offset(d.offset),
                 d.line,
                 match d.severity {
-                    crate::diagnostic::Severity::Error => "err",
-                    crate::diagnostic::Severity::Warning => "warn",
-                    crate::diagnostic::Severity::Info => "info",
+                    journalscope_shapes::diagnostic::Severity::Error => "err",
+                    journalscope_shapes::diagnostic::Severity::Warning => "warn",
+                    journalscope_shapes::diagnostic::Severity::Info => "info",
                 },
                 escape(d.severity.as_str()),
                 escape(&d.code),
@@ -496,7 +499,7 @@ fn requests(h: &mut String, r: &Report) {
     h.push_str("</section>\n");
 }
 
-fn prompt_cache(h: &mut String, cache: &crate::transcript::cache::CacheReport) {
+fn prompt_cache(h: &mut String, cache: &journalscope_transcript::transcript::cache::CacheReport) {
     h.push_str("<section id=\"prompt-cache\"><h2>Requests and prompt cache</h2>\n");
     let _ = writeln!(
         h,

@@ -12,18 +12,18 @@
 pub mod html;
 pub mod slice;
 
-use crate::dialect::Registered as _;
+use journalscope_registry::dialect::Registered as _;
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::dialect::{Dialect, Mark, View};
-use crate::iterate::event::Role;
-use crate::iterate::render::RequestSnapshot;
-use crate::iterate::roles::Rule;
-use crate::iterate::view::RequestSummary;
-use crate::iterate::Transport;
 use crate::journal::{Journal, JournalError};
+use journalscope_iterate::iterate::event::Role;
+use journalscope_iterate::iterate::render::RequestSnapshot;
+use journalscope_iterate::iterate::roles::Rule;
+use journalscope_iterate::iterate::view::RequestSummary;
+use journalscope_iterate::iterate::Transport;
+use journalscope_registry::dialect::{Dialect, Mark, View};
+use journalscope_shapes::diagnostic::{Diagnostic, Severity};
 
 /// An offset range, both ends inclusive; a missing end is unbounded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, Serialize, TS)]
@@ -127,7 +127,7 @@ pub struct ContextSizes {
     /// Every lane and the framing: the input the provider bills for this body.
     #[ts(type = "number")]
     pub total_tokens: u64,
-    pub tokenizer: crate::tokens::Tokenizer,
+    pub tokenizer: journalscope_shapes::tokens::Tokenizer,
     /// The input and cached input the journal reports for this request, when it does.
     #[ts(type = "number | null")]
     pub reported_input: Option<u64>,
@@ -347,7 +347,7 @@ pub struct ReportCompaction {
     pub summary_excerpt: Option<String>,
     /// The request whose input crossed the threshold, the tokens the compaction left, and
     /// what its summary costs.
-    pub tokens: crate::iterate::view::CompactionTokens,
+    pub tokens: journalscope_iterate::iterate::view::CompactionTokens,
 }
 
 /// An item sent with a provider role other than its product role.
@@ -425,7 +425,7 @@ pub struct Report {
     pub downgrades: Vec<TransportDowngrades>,
     /// A transcript's requests with their reported usage and prompt-cache misses.
     #[ts(type = "import(\"./TranscriptCacheReport\").TranscriptCacheReport | null")]
-    pub prompt_cache: Option<crate::transcript::cache::CacheReport>,
+    pub prompt_cache: Option<journalscope_transcript::transcript::cache::CacheReport>,
 }
 
 const EXCERPT_CHARS: usize = 240;

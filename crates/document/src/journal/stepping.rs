@@ -6,7 +6,7 @@ use std::ops::RangeInclusive;
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::dialect::Mark;
+use journalscope_registry::dialect::Mark;
 
 use super::{Journal, JournalError};
 
@@ -146,8 +146,8 @@ impl Journal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::{Analysis, Dialect, View};
-    use crate::store::Store;
+    use journalscope_registry::dialect::{Analysis, Dialect, View};
+    use journalscope_store::store::Store;
 
     fn mark(seq: u64, kind: &str) -> Mark {
         Mark {
@@ -224,10 +224,10 @@ mod tests {
 
     #[test]
     fn every_dialect_describes_only_controls_its_journals_answer() {
-        for name in crate::dialect::names() {
+        for name in journalscope_registry::dialect::names() {
             let dialect = Dialect::parse(name).expect("the registry names dialects it knows");
-            let interpreter = crate::dialect::interpreter(dialect);
-            let controls = crate::interpreter::controls_of(interpreter);
+            let interpreter = journalscope_registry::dialect::interpreter(dialect);
+            let controls = journalscope_seam::interpreter::controls_of(interpreter);
             assert_eq!(
                 controls.views,
                 interpreter.offers(),

@@ -5,18 +5,20 @@
 //! reopening, the database's size, an append, and for iterate journals its views in one process.
 //! Speed figures live here, never in timed unit tests.
 
-use journalscope::dialect::Registered as _;
+pub mod throughput;
+
+use journalscope_registry::dialect::Registered as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use serde::Serialize;
 
-use journalscope::dialect::{Dialect, View};
-use journalscope::import::ImportControl;
-use journalscope::iterate::Transport;
-use journalscope::journal::{EventQuery, Journal, JournalError};
+use journalscope_document::journal::{EventQuery, Journal, JournalError};
 use journalscope_gen::{self as gen, ContractName, GenOptions, Rng};
+use journalscope_ingest::import::ImportControl;
+use journalscope_iterate::iterate::Transport;
+use journalscope_registry::dialect::{Dialect, View};
 
 #[derive(Debug, Clone)]
 pub struct BenchOptions {
@@ -225,7 +227,7 @@ fn journal_file(options: &BenchOptions) -> Result<(PathBuf, bool), BenchError> {
 
 /// The generated journal of `events` events of the bench's dialect and seed. A shorter one is
 /// a prefix of a longer one: the generator cuts the same stream.
-pub(super) fn generated(
+pub(crate) fn generated(
     options: &BenchOptions,
     events: u64,
 ) -> Result<(PathBuf, bool), BenchError> {
@@ -263,7 +265,7 @@ pub(super) fn generated(
 
 /// The dialect, and an iterate journal's contract when it is not the seed's, as file names
 /// and the report give it: `iterate`, `iterate-agent-loop`, `ag-ui`.
-pub(super) fn journal_kind(options: &BenchOptions) -> String {
+pub(crate) fn journal_kind(options: &BenchOptions) -> String {
     if options.dialect == Dialect::Iterate && options.contract != ContractName::Seed {
         format!("iterate-{}", options.contract.as_str())
     } else {
@@ -283,8 +285,8 @@ pub struct ChildImport {
 /// The child side of the import measurement: open (import) the journal into `db`, then report.
 pub fn child_import(file: &Path, db: &Path) -> Result<ChildImport, JournalError> {
     let mut quiet = |_| {};
-    let store = journalscope::store::Store::open(db)?;
-    let outcome = journalscope::import::import_file(
+    let store = journalscope_store::store::Store::open(db)?;
+    let outcome = journalscope_ingest::import::import_file(
         &store,
         file,
         &mut ImportControl {
@@ -304,7 +306,7 @@ pub fn child_import(file: &Path, db: &Path) -> Result<ChildImport, JournalError>
 /// running for seconds, on the same two cores as whatever is timed next: the import would pay
 /// for the generator, and `jq` for the import. Best effort: without `sync`, phases are
 /// timed as they come.
-pub(super) fn settle() {
+pub(crate) fn settle() {
     let _ = Command::new("sync")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -312,7 +314,7 @@ pub(super) fn settle() {
         .status();
 }
 
-pub(super) fn remove_database(db: &Path) {
+pub(crate) fn remove_database(db: &Path) {
     for suffix in ["", "-wal", "-shm"] {
         let mut name = db.as_os_str().to_owned();
         name.push(suffix);
@@ -320,7 +322,7 @@ pub(super) fn remove_database(db: &Path) {
     }
 }
 
-pub(super) fn time_peer(tool: &str, args: &[String], stdout_null: bool) -> Option<f64> {
+pub(crate) fn time_peer(tool: &str, args: &[String], stdout_null: bool) -> Option<f64> {
     let start = Instant::now();
     let status = Command::new(tool)
         .args(args)
@@ -341,7 +343,7 @@ pub(super) fn time_peer(tool: &str, args: &[String], stdout_null: bool) -> Optio
 /// store's bulk load uses. The import's `sqlite3` target asks for a ratio that only an import
 /// faster than this could reach, so the bench measures it beside the peers rather than the
 /// README asserting it.
-pub(super) fn store_floor(file: &Path, db: &Path) -> Result<f64, BenchError> {
+pub(crate) fn store_floor(file: &Path, db: &Path) -> Result<f64, BenchError> {
     let fail = |message: String| BenchError::Floor {
         path: db.to_path_buf(),
         message,
@@ -366,8 +368,9 @@ pub(super) fn store_floor(file: &Path, db: &Path) -> Result<f64, BenchError> {
         if buf.len() < held + chunk {
             buf.resize(held + chunk, 0);
         }
-        let read = journalscope::import::read_full(&mut source, &mut buf[held..held + chunk])
-            .map_err(|err| fail(err.to_string()))?;
+        let read =
+            journalscope_ingest::import::read_full(&mut source, &mut buf[held..held + chunk])
+                .map_err(|err| fail(err.to_string()))?;
         held += read;
         let end = read < chunk;
         let mut at = 0;
@@ -642,7 +645,7 @@ pub fn run(options: &BenchOptions) -> Result<BenchReport, BenchError> {
 
 /// Reads `file` once, in 8 MiB chunks, and does nothing with its bytes: the floor under any
 /// import, measured warm (the import and the peers have just read it).
-pub(super) fn read_floor(file: &Path) -> Result<f64, BenchError> {
+pub(crate) fn read_floor(file: &Path) -> Result<f64, BenchError> {
     let fail = |err: std::io::Error| BenchError::Floor {
         path: file.to_path_buf(),
         message: err.to_string(),
@@ -650,13 +653,13 @@ pub(super) fn read_floor(file: &Path) -> Result<f64, BenchError> {
     let start = Instant::now();
     let mut source = std::fs::File::open(file).map_err(fail)?;
     let mut buf = vec![0u8; 8 << 20];
-    while journalscope::import::read_full(&mut source, &mut buf).map_err(fail)? > 0 {}
+    while journalscope_ingest::import::read_full(&mut source, &mut buf).map_err(fail)? > 0 {}
     Ok(ms(start))
 }
 
 /// Imports `file` into a fresh database at `db` in a child, so that the peak memory it reports
 /// is the import's alone: the wall time of the whole process, and the child's report.
-pub(super) fn import_in_child(
+pub(crate) fn import_in_child(
     options: &BenchOptions,
     file: &Path,
     db: &Path,

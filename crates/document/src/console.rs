@@ -9,7 +9,7 @@
 //! (a temporary table filled before the query runs). Rows are capped and a query that runs
 //! too long is interrupted.
 
-use crate::dialect::Registered as _;
+use journalscope_registry::dialect::Registered as _;
 use std::time::{Duration, Instant};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
@@ -139,7 +139,7 @@ impl Console {
         conn.busy_timeout(Duration::from_secs(5)).map_err(sql_err)?;
         // The records' bytes and summaries are stored compressed; `raw` and `summary` read
         // them through these functions.
-        crate::store::register_record_functions(&conn, journal.db_path())
+        journalscope_store::store::register_record_functions(&conn, journal.db_path())
             .map_err(|e| ConsoleError::Open(e.to_string()))?;
         let id = journal.row().id;
         conn.execute_batch(&format!(
@@ -170,7 +170,7 @@ impl Console {
         ))
         .map_err(sql_err)?;
         let dialect = journal.dialect();
-        if dialect.offers(crate::dialect::View::Requests) {
+        if dialect.offers(journalscope_registry::dialect::View::Requests) {
             // The analysis keeps a row per request: the view reads them where they are, where
             // copying them took seconds at a million events before any statement ran.
             conn.execute_batch(&format!(
@@ -193,7 +193,7 @@ impl Console {
             )
             .map_err(sql_err)?;
         }
-        if dialect.offers(crate::dialect::View::Projection) {
+        if dialect.offers(journalscope_registry::dialect::View::Projection) {
             let view = journal.projection(at.unwrap_or(i64::MAX))?;
             let mut insert = conn
                 .prepare(

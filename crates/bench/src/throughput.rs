@@ -7,10 +7,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use journalscope::dialect::Dialect;
 use journalscope_gen::ContractName;
+use journalscope_registry::dialect::Dialect;
 
-use super::bench::{self, BenchError, BenchOptions, Check};
+use crate::{BenchError, BenchOptions, Check};
 
 /// The journals an `--imports` run measures: every dialect, and iterate's agent loop beside its
 /// seed contract.
@@ -97,20 +97,20 @@ pub fn run(options: &BenchOptions) -> Result<ImportsReport, BenchError> {
 }
 
 fn measure(options: &BenchOptions) -> Result<ImportRow, BenchError> {
-    let (journal, _) = bench::generated(options, options.events)?;
+    let (journal, _) = crate::generated(options, options.events)?;
     let file_bytes = std::fs::metadata(&journal).map(|m| m.len()).unwrap_or(0);
-    let kind = bench::journal_kind(options);
+    let kind = crate::journal_kind(options);
     let db = options.dir.join(format!("bench-imports-{kind}.sqlite"));
     // The first read brings the file into the page cache, so that every figure after it reads
     // it warm, as the floors are defined.
-    bench::read_floor(&journal)?;
-    let (import_ms, child) = bench::import_in_child(options, &journal, &db)?;
-    bench::remove_database(&db);
+    crate::read_floor(&journal)?;
+    let (import_ms, child) = crate::import_in_child(options, &journal, &db)?;
+    crate::remove_database(&db);
     let jq_ms = jq(&journal);
-    bench::settle();
-    let store_floor_ms = bench::store_floor(&journal, &options.dir.join("bench-store-floor.db"))?;
-    bench::settle();
-    let read_floor_ms = bench::read_floor(&journal)?;
+    crate::settle();
+    let store_floor_ms = crate::store_floor(&journal, &options.dir.join("bench-store-floor.db"))?;
+    crate::settle();
+    let read_floor_ms = crate::read_floor(&journal)?;
     Ok(ImportRow {
         kind,
         events: child.events,
@@ -125,13 +125,13 @@ fn measure(options: &BenchOptions) -> Result<ImportRow, BenchError> {
 }
 
 fn jq(journal: &Path) -> Option<f64> {
-    bench::settle();
+    crate::settle();
     let args = vec![
         "-c".to_string(),
         ".".to_string(),
         journal.to_string_lossy().into_owned(),
     ];
-    bench::time_peer("jq", &args, true)
+    crate::time_peer("jq", &args, true)
 }
 
 fn check(figure: String, value: Option<f64>, unit: &str, target: String, pass: bool) -> Check {
@@ -210,7 +210,7 @@ pub fn render_text(report: &ImportsReport) -> String {
         ));
     }
     out.push('\n');
-    out.push_str(&bench::render_checks(&report.checks));
+    out.push_str(&crate::render_checks(&report.checks));
     out
 }
 

@@ -6,11 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::iterate::event::{self, EventKind, IterateEvent, Role};
-use crate::iterate::projection::{compaction_cutoff, Lane};
-use crate::iterate::roles::actor_type;
-use crate::iterate::IterateJournal;
-use crate::store::{Store, StoreError};
+use journalscope_iterate::iterate::event::{self, EventKind, IterateEvent, Role};
+use journalscope_iterate::iterate::projection::{compaction_cutoff, Lane};
+use journalscope_iterate::iterate::roles::actor_type;
+use journalscope_iterate::iterate::IterateJournal;
+use journalscope_store::store::{Store, StoreError};
 
 use super::SearchQuery;
 
@@ -61,8 +61,8 @@ pub fn stored_item_facts(
         if wanted.next_if_eq(&seq).is_none() {
             return true;
         }
-        let parsed =
-            crate::record_json::value(raw).and_then(|value| event::parse_owned(seq, 0, value).0);
+        let parsed = journalscope_shapes::record_json::value(raw)
+            .and_then(|value| event::parse_owned(seq, 0, value).0);
         if let Some(event) = parsed {
             fold.add(&event);
         }

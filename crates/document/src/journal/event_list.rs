@@ -4,9 +4,9 @@
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::dialect::Mark;
-use crate::store::{EventFilter, Store, StoreError, StoredEvent};
+use journalscope_registry::dialect::Mark;
+use journalscope_shapes::diagnostic::{Diagnostic, Severity};
+use journalscope_store::store::{EventFilter, Store, StoreError, StoredEvent};
 
 /// Events from which a text filter scans on two threads: below it, opening the second
 /// connection costs more than it saves.
