@@ -265,7 +265,7 @@ struct IterateStream<'s, 'a> {
     path: String,
     /// The journal folded as it is written, so that a reported usage is what the request it
     /// reports on costs, as a provider would report it.
-    fold: journalscope_iterate::iterate::view::Analyser,
+    fold: journalscope_iterate::iterate::fold::IterateFold,
 }
 
 impl IterateStream<'_, '_> {

@@ -232,7 +232,7 @@ impl Interpreter for AgentsKit {
     }
 
     fn fold(&self) -> Box<dyn Fold> {
-        Box::new(KitFold::default())
+        Box::new(AgentsKitFold::default())
     }
 
     fn resume(
@@ -258,14 +258,14 @@ impl Interpreter for AgentsKit {
                     (builder.session().to_string(), builder)
                 })
                 .collect();
-            Box::new(KitFold {
+            Box::new(AgentsKitFold {
                 session: resume.session,
                 held: resume.held,
                 lineage,
                 before_session,
                 flagged: resume.flagged,
                 records: seq,
-                ..KitFold::default()
+                ..AgentsKitFold::default()
             }) as Box<dyn Fold>
         }))
     }
@@ -329,7 +329,7 @@ struct Flagged {
 /// line carrying its verdict, and the lineage of that session for its warnings. It keeps only
 /// the held sequence and the lineage's turns and message ids, never a line.
 #[derive(Default)]
-struct KitFold {
+struct AgentsKitFold {
     session: Option<String>,
     held: Option<u64>,
     lineage: Option<lineage::LineageBuilder>,
@@ -344,7 +344,7 @@ struct KitFold {
     records: u64,
 }
 
-impl Fold for KitFold {
+impl Fold for AgentsKitFold {
     fn feed(&mut self, record: FoldRecord<'_>, parsed: Option<Parsed<'_>>) {
         let value = parsed.map(Parsed::into_value);
         let line = Line::of(record.seq, record.line, record.offset, value.as_ref());
@@ -432,7 +432,7 @@ impl Fold for KitFold {
     }
 }
 
-impl KitFold {
+impl AgentsKitFold {
     /// Sets an accepted snapshot's reported prompt against its count: a difference beyond the
     /// tolerance is a warning on the line, once for each turn and figures.
     fn reconcile(&mut self, line: &Line) {

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::fold::{ConversationFold, Response, Waiting};
+use super::fold::{ClaudeFold, Response, Waiting};
 use journalscope_store::store::{Store, StoreError};
 use journalscope_transcript::transcript::RequestRow;
 
@@ -237,7 +237,7 @@ fn sorted<K: Ord + Copy, V: Clone>(map: &HashMap<K, V>) -> Vec<(K, V)> {
 
 /// The checkpoint of `fold` after its last record: the length of its JSON part, that part,
 /// then the log entries not sealed yet.
-pub(super) fn encode(fold: &ConversationFold) -> Vec<u8> {
+pub(super) fn encode(fold: &ClaudeFold) -> Vec<u8> {
     let saved = Saved {
         records: fold.records,
         sealed: fold.sealed,
@@ -291,7 +291,7 @@ pub(super) fn resume(
     store: &Store,
     journal_id: i64,
     records: u64,
-) -> Result<Option<ConversationFold>, StoreError> {
+) -> Result<Option<ClaudeFold>, StoreError> {
     let Some((seq, bytes)) = store.checkpoint_before(journal_id, records)? else {
         return Ok(None);
     };
@@ -341,8 +341,8 @@ fn split(bytes: &[u8]) -> Option<(Saved, &[u8])> {
 }
 
 /// The fold with the short-lived maps `saved` holds, before its log is replayed.
-fn rebuild(saved: Saved) -> ConversationFold {
-    let mut fold = ConversationFold {
+fn rebuild(saved: Saved) -> ClaudeFold {
+    let mut fold = ClaudeFold {
         records: saved.records,
         sealed: saved.sealed,
         main_sidechain: saved.main_sidechain,
@@ -358,7 +358,7 @@ fn rebuild(saved: Saved) -> ConversationFold {
         recent_parents: saved.recent_parents.into_iter().collect(),
         waiting_digests: saved.waiting_digests.into_iter().collect(),
         ledger: saved.ledger,
-        ..ConversationFold::default()
+        ..ClaudeFold::default()
     };
     for (seq, key) in saved.recent_nodes {
         fold.node_response.insert(seq, key);

@@ -49,7 +49,7 @@ pub(super) struct Response {
 }
 
 #[derive(Default)]
-pub struct ConversationFold {
+pub struct ClaudeFold {
     pub(super) found: Analysis,
     pub(super) records: u64,
     /// Each node by its uuid's digest: its seq and its line, as 32 bits each (a transcript of
@@ -112,7 +112,7 @@ fn keyed(key: Option<&str>, seq: u64) -> u64 {
     }
 }
 
-impl ConversationFold {
+impl ClaudeFold {
     /// The seq and line of the node whose uuid has this digest.
     pub(super) fn node(&self, digest: u64) -> Option<(u32, u32)> {
         self.nodes
@@ -611,7 +611,7 @@ fn encode_row(row: &RequestRow) -> String {
 /// Diagnostics about the journal's end rather than their line: each end replaces them.
 const PROVISIONAL_CODES: &[&str] = &["parent-not-found", "compaction-without-summary-yet"];
 
-impl Fold for ConversationFold {
+impl Fold for ClaudeFold {
     fn feed(&mut self, record: FoldRecord<'_>, parsed: Option<Parsed<'_>>) {
         let value = parsed.map(Parsed::into_value);
         self.records += 1;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::fold::ConversationFold;
+use super::fold::ClaudeFold;
 use super::line::Line;
 use journalscope_seam::interpreter::FoldRecord;
 use journalscope_shapes::diagnostic::Diagnostic;
@@ -59,7 +59,7 @@ impl Ledger {
     }
 }
 
-impl ConversationFold {
+impl ClaudeFold {
     /// Holds a `cost-state` line against what the transcript's responses reported: a mark
     /// with Claude Code's figures, and a note where the two differ.
     pub(super) fn feed_cost_state(&mut self, record: FoldRecord<'_>, line: &Line<'_>) {

@@ -66,7 +66,7 @@ impl Interpreter for ClaudeCode {
     }
 
     fn fold(&self) -> Box<dyn Fold> {
-        Box::new(fold::ConversationFold::default())
+        Box::new(fold::ClaudeFold::default())
     }
 
     fn resume(

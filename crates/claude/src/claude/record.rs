@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::fold::ConversationFold;
+use super::fold::ClaudeFold;
 use super::hash::{content_blocks, message_hash};
 use super::line::{digest, Line};
 use journalscope_seam::interpreter::FoldRecord;
@@ -76,7 +76,7 @@ pub fn prompt_chars(text: &str) -> String {
         .collect()
 }
 
-impl ConversationFold {
+impl ClaudeFold {
     /// Notes a user or assistant line into the run it belongs to, and the hash of the run so
     /// far; a compaction boundary ends the run.
     pub(super) fn note_for_record(&mut self, seq: u64, line: &Line<'_>) {

@@ -132,7 +132,7 @@ impl Interpreter for Codex {
     }
 
     fn fold(&self) -> Box<dyn Fold> {
-        Box::new(RolloutFold::default())
+        Box::new(CodexFold::default())
     }
 
     fn resume(
@@ -145,7 +145,7 @@ impl Interpreter for Codex {
             .checkpoint_before(journal_id, records)?
             .and_then(|(seq, bytes)| Some((seq, serde_json::from_slice::<Saved>(&bytes).ok()?)));
         Ok(saved.map(|(seq, saved)| {
-            Box::new(RolloutFold {
+            Box::new(CodexFold {
                 records: seq,
                 model: saved.model,
                 run: saved.run,
@@ -153,7 +153,7 @@ impl Interpreter for Codex {
                 input_since: saved.input_since,
                 pending: saved.pending,
                 last_total: saved.last_total,
-                ..RolloutFold::default()
+                ..CodexFold::default()
             }) as Box<dyn Fold>
         }))
     }
@@ -299,7 +299,7 @@ struct Saved {
 }
 
 #[derive(Default)]
-struct RolloutFold {
+struct CodexFold {
     found: Analysis,
     records: u64,
     model: Option<String>,
@@ -312,7 +312,7 @@ struct RolloutFold {
     last_total: Option<Value>,
 }
 
-impl RolloutFold {
+impl CodexFold {
     fn close_run(&mut self) {
         if let Some(run) = self.run.take() {
             self.last_run = Some(run);
@@ -327,7 +327,7 @@ impl RolloutFold {
     }
 }
 
-impl Fold for RolloutFold {
+impl Fold for CodexFold {
     fn feed(&mut self, record: FoldRecord<'_>, parsed: Option<Parsed<'_>>) {
         let value = parsed.map(Parsed::into_value);
         self.records += 1;

@@ -1,4 +1,4 @@
-//! Checkpoints of the iterate fold as the store keeps them: the analyser's state every few
+//! Checkpoints of the iterate fold as the store keeps them: the fold's state every few
 //! hundred records, encoded by reference so that all of them together stay small beside the
 //! journal. An item is named by the record it came from (its content is that record's, and a
 //! record never changes), request offsets go in sealed blocks that every later checkpoint
@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use super::agent_loop::fold::ContextItem;
 use super::event::{self, EventKind, Rewrite};
+use super::fold::{Checkpointing, IterateFold, LeftOut, SinceRequest};
 use super::projection::{AgentFold, Item, LoopState, Projection, RequestOffsets, Rules};
-use super::view::{Analyser, Checkpointing, DiagnosticTail, LeftOut, ProjectionView, SinceRequest};
+use super::view::{DiagnosticTail, ProjectionView};
 use journalscope_shapes::diagnostic::{Diagnostic, Severity};
 use journalscope_store::store::{Store, StoreError};
 
@@ -62,7 +63,7 @@ struct State {
     #[serde(default)]
     loop_state: LoopState,
     #[serde(default)]
-    counted: super::view::CountedRequests,
+    counted: super::fold::CountedRequests,
     /// The agent loop's fold, its items named by their records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     agent: Option<Box<AgentRef>>,
@@ -252,20 +253,20 @@ fn errors_in<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnostic>) -> u64 {
         .count() as u64
 }
 
-/// Encodes the analyser's state after the records it has folded, and the request blocks
+/// Encodes the fold's state after the records it has folded, and the request blocks
 /// sealed since its last checkpoint (index and bytes), which the store keeps once.
-pub(super) fn encode(analyser: &mut Analyser) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) {
-    let agent = analyser
+pub(super) fn encode(fold: &mut IterateFold) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) {
+    let agent = fold
         .projection
         .agent
         .as_deref_mut()
         .map(|agent| Box::new(AgentRef::of(agent)));
-    let projection = &analyser.projection;
+    let projection = &fold.projection;
     let sealed = projection.requests.sealed_blocks();
     let blocks = sealed
         .iter()
         .enumerate()
-        .skip(analyser.checkpointing.blocks as usize)
+        .skip(fold.checkpointing.blocks as usize)
         .map(|(index, block)| {
             let bytes = block
                 .iter()
@@ -274,22 +275,22 @@ pub(super) fn encode(analyser: &mut Analyser) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) 
             (index as u64, bytes)
         })
         .collect();
-    analyser.checkpointing.blocks = sealed.len() as u64;
-    let fold = &projection.diagnostics;
-    let keep = fold.len().saturating_sub(super::view::VIEW_DIAGNOSTICS);
+    fold.checkpointing.blocks = sealed.len() as u64;
+    let found = &projection.diagnostics;
+    let keep = found.len().saturating_sub(super::view::VIEW_DIAGNOSTICS);
     let state = State {
         format: FORMAT,
-        records: analyser.records,
-        through: analyser.through,
+        records: fold.records,
+        through: fold.through,
         read: Tail {
-            count: analyser.read_tail.count,
-            errors: analyser.read_tail.errors,
-            latest: analyser.read_tail.latest.iter().cloned().collect(),
+            count: fold.read_tail.count,
+            errors: fold.read_tail.errors,
+            latest: fold.read_tail.latest.iter().cloned().collect(),
         },
         fold: Tail {
-            count: analyser.fold_left_out.count + fold.len() as u64,
-            errors: analyser.fold_left_out.errors + errors_in(fold),
-            latest: fold[keep..].to_vec(),
+            count: fold.fold_left_out.count + found.len() as u64,
+            errors: fold.fold_left_out.errors + errors_in(found),
+            latest: found[keep..].to_vec(),
         },
         at: projection.at,
         published_through: projection.published_through,
@@ -308,12 +309,12 @@ pub(super) fn encode(analyser: &mut Analyser) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) 
             .iter()
             .map(|item| ItemRef::of(item, projection.rules))
             .collect(),
-        checkpointing: analyser.checkpointing.clone(),
-        since_request: analyser.since_request,
-        contract: analyser.contract.clone(),
+        checkpointing: fold.checkpointing.clone(),
+        since_request: fold.since_request,
+        contract: fold.contract.clone(),
         rules: projection.rules,
         loop_state: projection.loop_state,
-        counted: analyser.counted.clone(),
+        counted: fold.counted.clone(),
         agent,
         agent_declined: projection.agent_declined,
     };
@@ -322,10 +323,10 @@ pub(super) fn encode(analyser: &mut Analyser) -> (Vec<u8>, Vec<(u64, Vec<u8>)>) 
     (bytes, blocks)
 }
 
-/// The analyser a checkpoint describes, its items read back from their records; `None` when
+/// The fold a checkpoint describes, its items read back from their records; `None` when
 /// the checkpoint does not read (another encoding, a record gone), and the caller folds from
 /// the records instead.
-fn decode(store: &Store, journal_id: i64, bytes: &[u8]) -> Result<Option<Analyser>, StoreError> {
+fn decode(store: &Store, journal_id: i64, bytes: &[u8]) -> Result<Option<IterateFold>, StoreError> {
     let Ok(state) = serde_json::from_slice::<State>(bytes) else {
         return Ok(None);
     };
@@ -380,7 +381,7 @@ fn decode(store: &Store, journal_id: i64, bytes: &[u8]) -> Result<Option<Analyse
         None => None,
     };
     projection.agent_declined = state.agent_declined;
-    Ok(Some(Analyser {
+    Ok(Some(IterateFold {
         projection,
         read_tail: DiagnosticTail {
             count: state.read.count,
@@ -397,7 +398,7 @@ fn decode(store: &Store, journal_id: i64, bytes: &[u8]) -> Result<Option<Analyse
         since_request: state.since_request,
         contract: state.contract,
         counted: state.counted,
-        ..Analyser::default()
+        ..IterateFold::default()
     }))
 }
 
@@ -445,15 +446,15 @@ fn items(
     Ok(Some(items))
 }
 
-/// The analyser after the first `records` records: the latest checkpoint at or before them,
+/// The fold after the first `records` records: the latest checkpoint at or before them,
 /// then a fold of the stored records after it. A checkpoint that does not read (another
 /// encoding, a record gone) is passed over, and the fold starts further back.
-pub fn resume(store: &Store, journal_id: i64, records: u64) -> Result<Analyser, StoreError> {
-    let mut analyser = Analyser::default();
+pub fn resume(store: &Store, journal_id: i64, records: u64) -> Result<IterateFold, StoreError> {
+    let mut fold = IterateFold::default();
     let mut before = records;
     while let Some((seq, bytes)) = store.checkpoint_before(journal_id, before)? {
         if let Some(decoded) = decode(store, journal_id, &bytes)? {
-            analyser = decoded;
+            fold = decoded;
             break;
         }
         match seq.checked_sub(1) {
@@ -462,15 +463,15 @@ pub fn resume(store: &Store, journal_id: i64, records: u64) -> Result<Analyser, 
         }
     }
     if written_by_this_fold(store, journal_id)? {
-        analyser.stored_totals = stored_totals(store, journal_id, analyser.records, records)?;
+        fold.stored_totals = stored_totals(store, journal_id, fold.records, records)?;
     }
-    analyser.replay = true;
-    for slice in store.slices(journal_id, analyser.records, records, READ_SLICE) {
+    fold.replay = true;
+    for slice in store.slices(journal_id, fold.records, records, READ_SLICE) {
         for record in &slice? {
-            analyser.feed_stored(record);
+            fold.feed_stored(record);
         }
     }
-    Ok(analyser)
+    Ok(fold)
 }
 
 /// Whether the journal's derived tables were written by this encoding's fold: only then are
@@ -499,7 +500,7 @@ fn stored_totals(
         .collect())
 }
 
-/// The analyser after the records a fold through offset `at` reads (those at or before it,
+/// The fold after the records a fold through offset `at` reads (those at or before it,
 /// in file order), and only those before seq `before` when it is given: the checkpoint before
 /// the cut's prefix of the file, a fold of the rest of the prefix, then the late records
 /// after it (see [`Store::offset_cut`]).
@@ -508,24 +509,24 @@ pub(super) fn resume_through(
     journal_id: i64,
     at: i64,
     before: Option<u64>,
-) -> Result<Analyser, StoreError> {
+) -> Result<IterateFold, StoreError> {
     let cut = store.offset_cut(journal_id, at, before)?;
-    let mut analyser = resume(store, journal_id, cut.prefix)?;
+    let mut fold = resume(store, journal_id, cut.prefix)?;
     for slice in store.records_at(journal_id, &cut.late, READ_SLICE as usize) {
         for record in &slice? {
-            analyser.feed_stored(record);
+            fold.feed_stored(record);
         }
     }
-    Ok(analyser)
+    Ok(fold)
 }
 
 /// The projection view at `at` from the store: the checkpoint before it and at most a
 /// checkpoint's spacing of records (and the late records after them, where offsets went
 /// back).
 pub fn view_at(store: &Store, journal_id: i64, at: i64) -> Result<ProjectionView, StoreError> {
-    let analyser = resume_through(store, journal_id, at, None)?;
-    restore_stored_counts(store, journal_id, &analyser.projection)?;
-    Ok(analyser.view_at(at))
+    let fold = resume_through(store, journal_id, at, None)?;
+    restore_stored_counts(store, journal_id, &fold.projection)?;
+    Ok(fold.view_at(at))
 }
 
 /// Gives items the counts the import stored for their records: the seed and sections items
@@ -723,13 +724,13 @@ fn first_event_at(
     Ok(None)
 }
 
-/// The analyser of the latest checkpoint at or before `records` records, when it reads: what
+/// The fold of the latest checkpoint at or before `records` records, when it reads: what
 /// an append or a refresh folds on from.
 pub(super) fn latest(
     store: &Store,
     journal_id: i64,
     records: u64,
-) -> Result<Option<Analyser>, StoreError> {
+) -> Result<Option<IterateFold>, StoreError> {
     match store.checkpoint_before(journal_id, records)? {
         Some((_, bytes)) => decode(store, journal_id, &bytes),
         None => Ok(None),

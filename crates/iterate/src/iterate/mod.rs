@@ -6,6 +6,7 @@ pub mod checkpoint;
 pub mod contract;
 pub mod diff;
 pub mod event;
+pub mod fold;
 pub mod projection;
 mod reader;
 pub mod render;
@@ -16,9 +17,10 @@ pub mod stored;
 pub mod tokens;
 pub mod view;
 
+pub use fold::IterateFold;
 pub use reader::{looks_like, one_line, short_type, Reader};
 pub use roles::Transport;
-pub use view::{Analyser, IterateJournal};
+pub use view::IterateJournal;
 
 use serde_json::Value;
 
@@ -49,7 +51,7 @@ impl Interpreter for Iterate {
     }
 
     fn fold(&self) -> Box<dyn Fold> {
-        Box::new(Analyser::default())
+        Box::new(IterateFold::default())
     }
 
     fn resume(
@@ -59,7 +61,7 @@ impl Interpreter for Iterate {
         records: u64,
     ) -> Result<Option<Box<dyn Fold>>, StoreError> {
         Ok(checkpoint::latest(store, journal_id, records)?
-            .map(|analyser| Box::new(analyser) as Box<dyn Fold>))
+            .map(|fold| Box::new(fold) as Box<dyn Fold>))
     }
 
     fn offers(&self) -> &'static [View] {

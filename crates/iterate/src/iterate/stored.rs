@@ -109,14 +109,14 @@ pub fn compaction_at(
         return Ok(Err(IterateError::NotACompaction(offset)));
     };
     // Before the compaction: the records at or below its offset that precede it in the file.
-    let mut analyser = resume_through(store, journal_id, offset, Some(event.seq))?;
-    let at_before = analyser.projection.at.unwrap_or(offset);
-    let before = analyser.view_at(at_before);
+    let mut fold = resume_through(store, journal_id, offset, Some(event.seq))?;
+    let at_before = fold.projection.at.unwrap_or(offset);
+    let before = fold.view_at(at_before);
     let record = store.events_between(journal_id, event.seq, event.seq + 1)?;
     for record in &record {
-        analyser.feed_stored(record);
+        fold.feed_stored(record);
     }
-    let after = analyser.view_at(offset);
+    let after = fold.view_at(offset);
     let request = match cutoff_of(&event) {
         Some(cutoff) => request_event(store, journal_id, cutoff)?.ok(),
         None => None,
@@ -127,7 +127,7 @@ pub fn compaction_at(
         CompactionSides {
             before,
             after,
-            projection_after: &analyser.projection,
+            projection_after: &fold.projection,
             trigger,
         },
         |_| request.is_some(),
