@@ -113,8 +113,15 @@ fn every_code_in_the_reader_and_reducer_is_catalogued() {
     // The codes are the string literals passed to the diagnostic constructors.
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("crates/agui/src/agui");
     let mut codes = BTreeSet::new();
-    for file in ["reader.rs", "reducer.rs", "mod.rs"] {
-        let text = std::fs::read_to_string(dir.join(file)).expect("source readable");
+    let mut files: Vec<PathBuf> = ["reader.rs", "mod.rs"]
+        .iter()
+        .map(|f| dir.join(f))
+        .collect();
+    for entry in std::fs::read_dir(dir.join("reducer")).expect("the reducer's folder") {
+        files.push(entry.expect("entry").path());
+    }
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("source readable");
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
         for marker in [
             "Diagnostic::error(",
