@@ -173,14 +173,15 @@ fn real_recordings_raise_no_error_and_langgraph_run_ids_are_a_warning() {
 }
 
 #[test]
-fn the_readme_documents_every_rule() {
-    let readme =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .expect("README readable");
+fn the_guarantees_document_every_rule() {
+    let guarantees = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/guarantees.md"),
+    )
+    .expect("docs/guarantees.md readable");
     for rule in RULES {
         assert!(
-            readme.contains(&format!("| `{}` | {} |", rule.code, rule.severity.as_str())),
-            "README's AG-UI lint table lists {} as {}",
+            guarantees.contains(&format!("| `{}` | {} |", rule.code, rule.severity.as_str())),
+            "the AG-UI lint table of docs/guarantees.md lists {} as {}",
             rule.code,
             rule.severity.as_str()
         );

@@ -341,19 +341,20 @@ fn given_a_posted_run_whose_response_ends_mid_run_when_recorded_then_the_end_is_
 }
 
 #[test]
-fn the_readme_documents_every_transport_diagnostic() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README readable");
+fn the_manual_documents_every_transport_diagnostic() {
+    let manual =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/manual.md"))
+            .expect("docs/manual.md readable");
     for rule in tail::TRANSPORT_RULES {
         assert!(
-            readme.contains(&format!("| `{}` | {} |", rule.code, rule.severity.as_str())),
-            "README's transport table lists {} as {}",
+            manual.contains(&format!("| `{}` | {} |", rule.code, rule.severity.as_str())),
+            "the transport table of docs/manual.md lists {} as {}",
             rule.code,
             rule.severity.as_str()
         );
     }
     assert!(
-        readme.contains("--keep-alive SECONDS"),
+        manual.contains("--keep-alive SECONDS"),
         "the interval option is documented"
     );
 }

@@ -123,7 +123,7 @@ enum Command {
         json: bool,
     },
     /// Time import, views, reopening and appends on a generated journal of any dialect against
-    /// the targets in the README.
+    /// the targets in docs/performance.md.
     Bench {
         /// The dialect of the generated journal.
         #[arg(long, default_value = "iterate", value_parser = dialect_arg())]
@@ -513,7 +513,7 @@ fn open(journal: &str, db: Option<&Path>) -> Result<Journal> {
     opened.with_context(|| format!("cannot open {journal}"))
 }
 
-/// The exit status of a failed command, as the README's CLI section documents it: 3 for a file
+/// The exit status of a failed command, as docs/guarantees.md documents it: 3 for a file
 /// that is not a journal at all, 4 for a database written by a newer Journalscope, 1 otherwise
 /// (clap itself exits 2 for a bad argument).
 pub fn exit_code(err: &anyhow::Error) -> u8 {

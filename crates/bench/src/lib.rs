@@ -1,9 +1,9 @@
-//! `journalscope bench`: generates (or reuses) a journal of one dialect with `gen`,
-//! imports it in a child process, and measures what the README sets targets for, each as the
-//! user pays it: import time and peak memory (against `jq` and the `sqlite3` shell on the same
-//! file), how import cost grows with size, the view at random offsets as a whole process,
-//! reopening, the database's size, an append, and for iterate journals its views in one process.
-//! Speed figures live here, never in timed unit tests.
+//! `journalscope bench`: generates (or reuses) a journal of one dialect with `gen`, imports it
+//! in a child process, and measures what docs/performance.md sets targets for, each as the user
+//! pays it: import time and peak memory (against `jq` and the `sqlite3` shell on the same file),
+//! how import cost grows with size, the view at random offsets as a whole process, reopening,
+//! the database's size, an append, and for iterate journals its views in one process. Speed
+//! figures live here, never in timed unit tests.
 
 pub mod throughput;
 
@@ -342,7 +342,7 @@ pub(crate) fn time_peer(tool: &str, args: &[String], stdout_null: bool) -> Optio
 /// bytes, one transaction, no parse, no index, with the page size and rollback journal the
 /// store's bulk load uses. The import's `sqlite3` target asks for a ratio that only an import
 /// faster than this could reach, so the bench measures it beside the peers rather than the
-/// README asserting it.
+/// documentation asserting it.
 pub(crate) fn store_floor(file: &Path, db: &Path) -> Result<f64, BenchError> {
     let fail = |message: String| BenchError::Floor {
         path: db.to_path_buf(),
