@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::decoder::{Lineage, Operation, TurnBody};
-use super::{Journal, Line};
+use super::{AgentsKitJournal, Line};
 use journalscope_shapes::diagnostic::Diagnostic;
 
 /// One turn in the lineage tree.
@@ -115,7 +115,7 @@ impl From<TurnRow> for Turn {
     }
 }
 
-pub fn lineage(journal: &Journal, session: &str) -> LineageTree {
+pub fn lineage(journal: &AgentsKitJournal, session: &str) -> LineageTree {
     let mut builder = LineageBuilder::new(session);
     for line in &journal.lines {
         builder.add(line);

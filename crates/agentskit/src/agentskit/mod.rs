@@ -130,7 +130,7 @@ pub struct Line {
 
 /// A journal's lines decoded once, ready for any number of cursor folds.
 #[derive(Debug, Clone, Default)]
-pub struct Journal {
+pub struct AgentsKitJournal {
     pub lines: Vec<Line>,
 }
 
@@ -153,8 +153,8 @@ impl Line {
     }
 }
 
-impl Journal {
-    pub fn decode(events: &[StoredEvent]) -> Journal {
+impl AgentsKitJournal {
+    pub fn decode(events: &[StoredEvent]) -> AgentsKitJournal {
         let lines = events
             .iter()
             .map(|stored| {
@@ -166,7 +166,7 @@ impl Journal {
                 )
             })
             .collect();
-        Journal { lines }
+        AgentsKitJournal { lines }
     }
 
     /// Every session a valid envelope names, in order of first appearance.

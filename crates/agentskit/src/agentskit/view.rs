@@ -11,7 +11,7 @@ use super::cursor::{Cursor, Verdict};
 use super::decoder::{Lineage, Message, TurnBody, TurnDiagnostic, TurnEvent, TurnStatus, Usage};
 use super::lineage::{lineage, LineageBuilder, LineageNode};
 use super::prompt::PromptTokens;
-use super::Journal;
+use super::AgentsKitJournal;
 use journalscope_store::store::{Store, StoreError, StoredEvent};
 
 /// The CLI's `turns` answer.
@@ -47,7 +47,7 @@ pub struct LineReport {
 }
 
 pub fn turns(events: &[StoredEvent], session: Option<&str>) -> TurnsReport {
-    let journal = Journal::decode(events);
+    let journal = AgentsKitJournal::decode(events);
     let session = session
         .map(str::to_string)
         .or_else(|| journal.default_session());
@@ -98,7 +98,7 @@ pub fn turns_in_slices(
     let mut lines = Vec::new();
     let mut held = None;
     for read in store.slices(journal_id, 0, records, slice) {
-        let journal = Journal::decode(&read?);
+        let journal = AgentsKitJournal::decode(&read?);
         for named in journal.sessions() {
             if !sessions.contains(&named) {
                 sessions.push(named);
@@ -233,7 +233,7 @@ pub struct SnapshotAt {
 }
 
 pub fn state_at(events: &[StoredEvent], at: i64, session: Option<&str>) -> SnapshotAt {
-    let journal = Journal::decode(events);
+    let journal = AgentsKitJournal::decode(events);
     let session = session
         .map(str::to_string)
         .or_else(|| journal.default_session());
@@ -273,7 +273,9 @@ pub fn state_at_stored(
         None => None,
     };
     let decoded = held.as_ref().map(|event| {
-        let line = Journal::decode(std::slice::from_ref(event)).lines.remove(0);
+        let line = AgentsKitJournal::decode(std::slice::from_ref(event))
+            .lines
+            .remove(0);
         (line.decoded, line.offset)
     });
     let held = match &decoded {
@@ -291,7 +293,7 @@ fn stored_default_session(store: &Store, journal_id: i64) -> Result<Option<Strin
     let Some(event) = store.event(journal_id, seq)? else {
         return Ok(None);
     };
-    let line = Journal::decode(std::slice::from_ref(&event))
+    let line = AgentsKitJournal::decode(std::slice::from_ref(&event))
         .lines
         .remove(0);
     Ok(line.decoded.ok().map(|event| event.session_id))
@@ -306,7 +308,7 @@ fn fold_session(
 ) -> Result<Option<u64>, StoreError> {
     let (mut held, mut accepted) = (None, None);
     for slice in store.slices(journal_id, 0, through, SLICE) {
-        let journal = Journal::decode(&slice?);
+        let journal = AgentsKitJournal::decode(&slice?);
         let mut cursor = Cursor::resume(session, held);
         for line in &journal.lines {
             if cursor.apply(&line.decoded) == Verdict::Accepted {
