@@ -507,3 +507,144 @@ fn each_crate_depends_only_on_the_crates_below_it() {
         );
     }
 }
+
+/// The crates of the picture in ARCHITECTURE.md, top first: one level a line, several names on
+/// a line (`journalscope-iterate · -agui · …`) sharing it.
+fn pictured_levels(architecture: &str) -> Vec<Vec<String>> {
+    let picture = architecture
+        .split("```")
+        .nth(1)
+        .expect("ARCHITECTURE.md draws the crates in its first code block");
+    let mut levels = Vec::new();
+    for line in picture.lines() {
+        let line = line.trim();
+        if !line.starts_with("journalscope") {
+            continue;
+        }
+        let names = line.split(" (").next().unwrap_or("");
+        let level: Vec<String> = names
+            .split('·')
+            .map(str::trim)
+            .map(|name| match name.strip_prefix('-') {
+                Some(short) => format!("journalscope-{short}"),
+                None => name.to_string(),
+            })
+            .collect();
+        levels.push(level);
+    }
+    levels
+}
+
+/// The development tools ARCHITECTURE.md places beside the picture: the crate names its
+/// "Beside the picture" paragraph gives in backticks.
+fn pictured_tools(architecture: &str) -> BTreeSet<String> {
+    let paragraph = architecture
+        .split("\n\n")
+        .find(|p| p.contains("Beside the picture"))
+        .expect("ARCHITECTURE.md names the development tools beside the picture");
+    paragraph
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|name| name.starts_with("journalscope-"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Each workspace package and the workspace crates it depends on to build (not for its tests),
+/// from `cargo metadata`.
+fn metadata_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let out = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(root)
+        .output()
+        .expect("run cargo metadata");
+    assert!(
+        out.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("cargo metadata writes JSON");
+    let mut graph = BTreeMap::new();
+    for package in metadata["packages"].as_array().expect("packages") {
+        let name = package["name"]
+            .as_str()
+            .expect("a package's name")
+            .to_string();
+        let depends: BTreeSet<String> = package["dependencies"]
+            .as_array()
+            .expect("dependencies")
+            .iter()
+            .filter(|d| d["kind"].is_null())
+            .filter_map(|d| d["name"].as_str())
+            .filter(|d| d.starts_with("journalscope"))
+            .map(str::to_string)
+            .collect();
+        graph.insert(name, depends);
+    }
+    graph
+}
+
+#[test]
+fn the_crate_graph_cargo_reports_is_the_picture_in_the_architecture() {
+    // The picture is the promise a reader takes from ARCHITECTURE.md: each crate builds only on
+    // crates drawn below it, never on one above or beside it, and the development tools beside
+    // the picture reach nothing that ships except through the command line that builds them in.
+    let architecture =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .expect("read ARCHITECTURE.md");
+    let levels = pictured_levels(&architecture);
+    let tools = pictured_tools(&architecture);
+    let level_of = |name: &str| levels.iter().position(|l| l.iter().any(|n| n == name));
+    let graph = metadata_graph();
+    assert!(levels.len() >= 8, "the picture has its levels: {levels:?}");
+    for (package, depends) in &graph {
+        let at = level_of(package);
+        assert!(
+            at.is_some() || tools.contains(package),
+            "{package} is neither in the picture of ARCHITECTURE.md nor a tool beside it"
+        );
+        for dependency in depends {
+            if tools.contains(dependency) {
+                assert!(
+                    package == "journalscope" || tools.contains(package),
+                    "{package} builds on the development tool {dependency}: only the command \
+                     line (and another tool) builds them in"
+                );
+                continue;
+            }
+            let below = level_of(dependency)
+                .unwrap_or_else(|| panic!("{dependency} is not in the picture of ARCHITECTURE.md"));
+            if let Some(at) = at {
+                assert!(
+                    below > at,
+                    "{package} builds on {dependency}, which the picture draws {} it",
+                    if below == at { "beside" } else { "above" }
+                );
+            } else {
+                assert!(
+                    below > 1,
+                    "the development tool {package} builds on {dependency}, which ships as a \
+                     binary of its own"
+                );
+            }
+        }
+    }
+    for level in &levels {
+        for name in level {
+            assert!(
+                graph.contains_key(name),
+                "the picture draws {name}, which is no package of the workspace"
+            );
+        }
+    }
+}
