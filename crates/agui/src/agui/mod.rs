@@ -21,8 +21,8 @@ mod view;
 pub use messages::Messages;
 pub use reader::{is_known_type, looks_like, Reader, EVENT_TYPES};
 pub use reducer::{
-    apply_patch, patch_in_place, At, MessageFate, MessageReconciliation, Run, RunStatus,
-    StepReport, Thread,
+    apply_patch, patch_in_place, At, MessageFate, MessageReconciliation, Outcome, Run, RunStatus,
+    Thread,
 };
 pub use view::{
     diff, fold_with, messages_stored, render_state_text, runs, runs_stored, state_at,
@@ -239,7 +239,7 @@ fn latest_checkpoint(
 }
 
 /// Adds what folding one event reported to an analysis.
-fn note_report(analysis: &mut Analysis, seq: u64, report: &StepReport) {
+fn note_report(analysis: &mut Analysis, seq: u64, report: &Outcome) {
     for diagnostic in &report.diagnostics {
         analysis.diagnostics.push((seq, diagnostic.clone()));
     }

@@ -11,7 +11,7 @@ use journalscope_shapes::record_json::Field;
 use journalscope_store::store::{Store, StoreError, StoredEvent};
 
 use super::reducer::{
-    ended_status, started_run, status_text, At, MessageReconciliation, Run, RunStatus, StepReport,
+    ended_status, started_run, status_text, At, MessageReconciliation, Outcome, Run, RunStatus,
     Thread,
 };
 
@@ -165,7 +165,7 @@ pub(super) fn at_of(event: &StoredEvent) -> At {
 /// Folds every event, handing each one's report to `visit` with the thread after it.
 pub fn fold_with<'a>(
     events: impl IntoIterator<Item = &'a StoredEvent>,
-    mut visit: impl FnMut(&StoredEvent, &StepReport, &Thread),
+    mut visit: impl FnMut(&StoredEvent, &Outcome, &Thread),
 ) -> Thread {
     let mut thread = Thread::default();
     for event in events {
@@ -208,7 +208,7 @@ fn thread_after(
     store: &Store,
     journal_id: i64,
     records: u64,
-    mut visit: impl FnMut(&StoredEvent, &StepReport),
+    mut visit: impl FnMut(&StoredEvent, &Outcome),
 ) -> Result<(Thread, u64), StoreError> {
     let (from, mut thread) = match super::latest_checkpoint(store, journal_id, records)? {
         Some((from, restored)) => (from, restored.thread),
@@ -318,7 +318,7 @@ fn step(mut thread: Thread, current: Option<&StoredEvent>, at: i64) -> AgUiStep 
     let value = current.and_then(StoredEvent::json);
     let report = match current {
         Some(event) => thread.apply(at_of(event), value.as_ref()),
-        None => StepReport::default(),
+        None => Outcome::default(),
     };
     let kind = current.and_then(|e| e.kind.clone());
     let patch = match (kind.as_deref(), &value) {
@@ -414,7 +414,7 @@ struct RunSpans {
 }
 
 impl RunSpans {
-    fn add(&mut self, event: &StoredEvent, report: &StepReport, thread: &Thread) {
+    fn add(&mut self, event: &StoredEvent, report: &Outcome, thread: &Thread) {
         for (kind, _) in &report.marks {
             match kind.as_str() {
                 "run-start" => {

@@ -183,7 +183,7 @@ pub struct ContractSeen {
 
 /// What taking one event in changed.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct ContractStep {
+pub struct ContractOutcome {
     /// The journal's contract before the event and after it, when the event changed it.
     pub now: Option<(Contract, Contract)>,
     /// This request follows another contract than the request before it: (before, now).
@@ -225,7 +225,7 @@ impl ContractSeen {
     }
 
     /// Takes one event's signal in; `request` says whether the event is a request.
-    pub fn note(&mut self, signal: Option<&Signal>, request: bool) -> ContractStep {
+    pub fn note(&mut self, signal: Option<&Signal>, request: bool) -> ContractOutcome {
         self.note_at(signal, request, None, None)
     }
 
@@ -237,10 +237,10 @@ impl ContractSeen {
         request: bool,
         offset: Option<i64>,
         agent_version: Option<&str>,
-    ) -> ContractStep {
+    ) -> ContractOutcome {
         // Most events show nothing and are no request: nothing can change.
         if signal.is_none() && !request {
-            return ContractStep::default();
+            return ContractOutcome::default();
         }
         let before = self.contract();
         let signs = self.first_signs;
@@ -276,7 +276,7 @@ impl ContractSeen {
             None => {}
         }
         let now = self.contract();
-        let mut step = ContractStep::default();
+        let mut step = ContractOutcome::default();
         if let (Some(agent), Some(sections)) = self.first_signs {
             if signs.0.is_none() || signs.1.is_none() {
                 step.disagree = Some((agent, sections));
@@ -650,7 +650,7 @@ mod tests {
         let mut seen = ContractSeen::default();
         assert_eq!(
             seen.note(None, true),
-            ContractStep::default(),
+            ContractOutcome::default(),
             "a seed request"
         );
         let step = seen.note(

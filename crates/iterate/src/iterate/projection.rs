@@ -395,22 +395,22 @@ impl Projection {
     /// Folds one event by the agent loop's rules: a request it opens publishes, as under the
     /// sections contract, and is the only kind that has a body.
     fn apply_agent_loop(&mut self, event: &IterateEvent) {
-        use super::agent_loop::fold::Step;
+        use super::agent_loop::fold::Outcome;
         let agent = self.agent.get_or_insert_with(Box::default);
         agent.check.before(&agent.state, event);
-        let step = agent.state.apply(event, &mut self.diagnostics);
+        let outcome = agent.state.apply(event, &mut self.diagnostics);
         agent
             .check
-            .note(&agent.state, step, event, &mut self.diagnostics);
-        match step {
-            Step::Opened => {
+            .note(&agent.state, outcome, event, &mut self.diagnostics);
+        match outcome {
+            Outcome::Opened => {
                 self.published_through = Some(
                     self.published_through
                         .map_or(event.offset, |p| p.max(event.offset)),
                 );
                 self.requests.insert(event.offset);
             }
-            Step::Compacted { cutoff } => {
+            Outcome::Compacted { cutoff } => {
                 self.last_compaction = Some(AppliedCompaction {
                     offset: event.offset,
                     cutoff,
@@ -419,7 +419,7 @@ impl Projection {
                     collapsed: Vec::new(),
                 });
             }
-            Step::Changed | Step::Ignored => {}
+            Outcome::Changed | Outcome::Ignored => {}
         }
     }
 

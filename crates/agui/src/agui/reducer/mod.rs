@@ -77,7 +77,7 @@ pub struct At {
 
 /// What applying one journal event did, beyond changing the thread.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct StepReport {
+pub struct Outcome {
     pub diagnostics: Vec<Diagnostic>,
     /// `(kind, note)` pairs for the event list and timeline.
     pub marks: Vec<(String, String)>,
@@ -369,8 +369,8 @@ fn merge_metadata(message: &mut Value, event: &Value) {
 
 impl Thread {
     /// Applies one journal event. `value` is `None` for a record that is not JSON.
-    pub fn apply(&mut self, at: At, value: Option<&Value>) -> StepReport {
-        let mut report = StepReport::default();
+    pub fn apply(&mut self, at: At, value: Option<&Value>) -> Outcome {
+        let mut report = Outcome::default();
         let Some(event) = value.filter(|v| v.is_object()) else {
             return report;
         };
@@ -435,19 +435,19 @@ impl Thread {
         out
     }
 
-    fn warn(report: &mut StepReport, at: At, code: &str, message: impl Into<String>) {
+    fn warn(report: &mut Outcome, at: At, code: &str, message: impl Into<String>) {
         report
             .diagnostics
             .push(Diagnostic::warning(at.line, Some(at.offset), code, message));
     }
 
-    fn info(report: &mut StepReport, at: At, code: &str, message: impl Into<String>) {
+    fn info(report: &mut Outcome, at: At, code: &str, message: impl Into<String>) {
         report
             .diagnostics
             .push(Diagnostic::info(at.line, Some(at.offset), code, message));
     }
 
-    fn error(report: &mut StepReport, at: At, code: &str, message: impl Into<String>) {
+    fn error(report: &mut Outcome, at: At, code: &str, message: impl Into<String>) {
         report
             .diagnostics
             .push(Diagnostic::error(at.line, Some(at.offset), code, message));
@@ -456,7 +456,7 @@ impl Thread {
     /// Turns `*_CHUNK` events into start/content/end events as the client's chunk transform
     /// does: a chunk opens its message or tool call when none is open with that id, and any
     /// other event first closes what a chunk left open.
-    fn expand(&mut self, at: At, event: &Value, kind: &str, report: &mut StepReport) -> Vec<Value> {
+    fn expand(&mut self, at: At, event: &Value, kind: &str, report: &mut Outcome) -> Vec<Value> {
         let mut out = Vec::new();
         match kind {
             "TEXT_MESSAGE_CHUNK" | "REASONING_MESSAGE_CHUNK" => {
@@ -574,7 +574,7 @@ impl Thread {
         Some(self.messages.edit(index, change))
     }
 
-    fn dispatch(&mut self, at: At, event: &Value, report: &mut StepReport) {
+    fn dispatch(&mut self, at: At, event: &Value, report: &mut Outcome) {
         let kind = str_field(event, "type").unwrap_or("");
         match kind {
             "RUN_STARTED" => self.run_started(at, event, report),

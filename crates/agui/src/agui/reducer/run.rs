@@ -4,7 +4,7 @@
 use super::*;
 
 impl Thread {
-    pub(super) fn check_order(&mut self, at: At, kind: &str, report: &mut StepReport) {
+    pub(super) fn check_order(&mut self, at: At, kind: &str, report: &mut Outcome) {
         let first = !self.seen_event;
         self.seen_event = true;
         if kind == "RUN_STARTED" {
@@ -51,7 +51,7 @@ impl Thread {
         }
     }
 
-    pub(super) fn run_started(&mut self, at: At, event: &Value, report: &mut StepReport) {
+    pub(super) fn run_started(&mut self, at: At, event: &Value, report: &mut Outcome) {
         if self.run.status == RunStatus::Running {
             self.check_open(at, report);
             Self::warn(
@@ -103,7 +103,7 @@ impl Thread {
     }
 
     /// A run ends under the id it started with (LangGraph finishes under another: a warning).
-    pub(super) fn check_run_id(&self, at: At, event: &Value, kind: &str, report: &mut StepReport) {
+    pub(super) fn check_run_id(&self, at: At, event: &Value, kind: &str, report: &mut Outcome) {
         let (Some(ended), Some(started)) = (str_field(event, "runId"), self.run.run_id.as_deref())
         else {
             return;
@@ -118,7 +118,7 @@ impl Thread {
         }
     }
 
-    pub(super) fn check_steps(&self, at: At, report: &mut StepReport) {
+    pub(super) fn check_steps(&self, at: At, report: &mut Outcome) {
         if !self.steps.is_empty() {
             Self::warn(
                 report,
@@ -132,7 +132,7 @@ impl Thread {
         }
     }
 
-    pub(super) fn check_open(&mut self, at: At, report: &mut StepReport) {
+    pub(super) fn check_open(&mut self, at: At, report: &mut Outcome) {
         if !self.open_messages.is_empty() {
             let ids: Vec<&str> = self.open_messages.iter().map(String::as_str).collect();
             Self::warn(

@@ -4,7 +4,7 @@
 use super::*;
 
 impl Thread {
-    pub(super) fn state_delta(&mut self, at: At, event: &Value, report: &mut StepReport) {
+    pub(super) fn state_delta(&mut self, at: At, event: &Value, report: &mut Outcome) {
         let Some(delta) = event.field("delta") else {
             return;
         };
@@ -57,7 +57,7 @@ impl Thread {
         }
     }
 
-    pub(super) fn messages_snapshot(&mut self, at: At, event: &Value, report: &mut StepReport) {
+    pub(super) fn messages_snapshot(&mut self, at: At, event: &Value, report: &mut Outcome) {
         let Some(snapshot) = event.field("messages").and_then(Value::as_array) else {
             return;
         };
@@ -173,7 +173,7 @@ impl Thread {
         }
     }
 
-    pub(super) fn activity_delta(&mut self, at: At, event: &Value, report: &mut StepReport) {
+    pub(super) fn activity_delta(&mut self, at: At, event: &Value, report: &mut Outcome) {
         let (Some(id), Some(activity_type), Some(patch)) = (
             str_field(event, "messageId"),
             str_field(event, "activityType"),

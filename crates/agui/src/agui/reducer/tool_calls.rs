@@ -21,7 +21,7 @@ impl Thread {
         })
     }
 
-    pub(super) fn tool_call_start(&mut self, at: At, event: &Value, report: &mut StepReport) {
+    pub(super) fn tool_call_start(&mut self, at: At, event: &Value, report: &mut Outcome) {
         let (Some(id), Some(name)) = (
             str_field(event, "toolCallId"),
             str_field(event, "toolCallName"),
@@ -80,7 +80,7 @@ impl Thread {
         });
     }
 
-    pub(super) fn tool_call_result(&mut self, at: At, event: &Value, report: &mut StepReport) {
+    pub(super) fn tool_call_result(&mut self, at: At, event: &Value, report: &mut Outcome) {
         let (Some(message_id), Some(tool_call_id)) = (
             str_field(event, "messageId"),
             str_field(event, "toolCallId"),

@@ -11,7 +11,7 @@ use rustc_hash::FxHasher;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::fold::{AgentLoop, ContextItem, Step};
+use super::fold::{AgentLoop, ContextItem, Outcome};
 use super::responses::{self, Sink};
 use crate::iterate::event::{EventKind, IterateEvent, Role};
 use journalscope_shapes::diagnostic::Diagnostic;
@@ -279,13 +279,13 @@ impl AppendOnly {
     pub fn note(
         &mut self,
         state: &AgentLoop,
-        step: Step,
+        outcome: Outcome,
         event: &IterateEvent,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        match step {
-            Step::Compacted { .. } => self.compacted = true,
-            Step::Opened => {
+        match outcome {
+            Outcome::Compacted { .. } => self.compacted = true,
+            Outcome::Opened => {
                 if let Some(waiting) = self.waiting.take() {
                     self.settle(*waiting, state, None, diagnostics);
                 }

@@ -260,7 +260,7 @@ pub struct AgentLoop {
 
 /// What folding one event did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
+pub enum Outcome {
     /// Nothing changed.
     Ignored,
     Changed,
@@ -297,7 +297,7 @@ fn actor_problem(actor: Option<&Value>) -> Option<String> {
 
 impl AgentLoop {
     /// Folds one event in, in file order; what it breaks goes to `diagnostics`.
-    pub fn apply(&mut self, event: &IterateEvent, diagnostics: &mut Vec<Diagnostic>) -> Step {
+    pub fn apply(&mut self, event: &IterateEvent, diagnostics: &mut Vec<Diagnostic>) -> Outcome {
         let empty = Envelope {
             name: None,
             path: None,
@@ -308,7 +308,7 @@ impl AgentLoop {
             payload: Value::Null,
         };
         let envelope = event.agent.as_deref().unwrap_or(&empty);
-        let step = match &event.kind {
+        let outcome = match &event.kind {
             EventKind::ContextAdded(context) => self.add(event, context, envelope, diagnostics),
             EventKind::RequestRequested { model } => {
                 self.request(event, model.as_deref(), envelope, diagnostics)
@@ -317,22 +317,22 @@ impl AgentLoop {
             EventKind::Paused if !self.paused => {
                 self.paused = true;
                 self.pending_trigger = None;
-                Step::Changed
+                Outcome::Changed
             }
             EventKind::Resumed if self.paused => {
                 self.paused = false;
                 self.consecutive_llm_failures = 0;
                 self.autonomous_turn_count = 0;
-                Step::Changed
+                Outcome::Changed
             }
             _ => self.other(event, envelope, diagnostics),
         };
-        if step != Step::Ignored {
+        if outcome != Outcome::Ignored {
             if let Some(at) = &event.created_at {
                 self.last_activity_at = Some(at.clone());
             }
         }
-        step
+        outcome
     }
 
     fn add(
@@ -341,7 +341,7 @@ impl AgentLoop {
         context: &ContextAdded,
         envelope: &Envelope,
         diagnostics: &mut Vec<Diagnostic>,
-    ) -> Step {
+    ) -> Outcome {
         let offset = event.offset;
         // An old journal's birth prompt, which the loop now writes as sections.
         if context.role == Role::System
@@ -350,7 +350,7 @@ impl AgentLoop {
                 .as_deref()
                 .is_some_and(|key| key.starts_with("agent/system-prompt:"))
         {
-            return Step::Ignored;
+            return Outcome::Ignored;
         }
         let problem = if !context.stated_role {
             Some("it has no role".to_string())
@@ -380,7 +380,7 @@ impl AgentLoop {
         };
         if let Some(why) = problem {
             diagnostics.push(skipped(event, "context-added", &why));
-            return Step::Ignored;
+            return Outcome::Ignored;
         }
         if let (Role::Developer, Some(compaction)) = (context.role, &context.compaction) {
             return self.compact(event, context, compaction, diagnostics);
@@ -418,7 +418,7 @@ impl AgentLoop {
             // The script answered after the reminder, and nothing more will: given up.
             self.owed_answer = None;
         }
-        Step::Changed
+        Outcome::Changed
     }
 
     fn trigger(
@@ -484,7 +484,7 @@ impl AgentLoop {
         context: &ContextAdded,
         compaction: &Value,
         diagnostics: &mut Vec<Diagnostic>,
-    ) -> Step {
+    ) -> Outcome {
         let offset = event.offset;
         let Some(cutoff) = compaction
             .field("replacesHistoryThrough")
@@ -495,7 +495,7 @@ impl AgentLoop {
                 "compaction",
                 "replacesHistoryThrough is not an integer offset",
             ));
-            return Step::Ignored;
+            return Outcome::Ignored;
         };
         let ignored = |why: String| {
             Diagnostic::warning(
@@ -509,7 +509,7 @@ impl AgentLoop {
             diagnostics.push(ignored(format!(
                 "it replaces history through @{cutoff}, not before its own offset @{offset}"
             )));
-            return Step::Ignored;
+            return Outcome::Ignored;
         }
         if let Some(earlier) = self
             .items
@@ -520,7 +520,7 @@ impl AgentLoop {
             diagnostics.push(ignored(format!(
                 "an earlier compaction already replaces history through @{earlier}, not before @{cutoff}"
             )));
-            return Step::Ignored;
+            return Outcome::Ignored;
         }
         let keeps = compaction.field("keepsEarlierSummaries") == Some(&Value::Bool(true));
         let old = std::mem::take(&mut self.items);
@@ -565,7 +565,7 @@ impl AgentLoop {
         );
         self.items = items;
         self.runs.retain(|run, _| *run > cutoff);
-        Step::Compacted { cutoff }
+        Outcome::Compacted { cutoff }
     }
 
     fn request(
@@ -574,7 +574,7 @@ impl AgentLoop {
         model: Option<&str>,
         envelope: &Envelope,
         diagnostics: &mut Vec<Diagnostic>,
-    ) -> Step {
+    ) -> Outcome {
         let trigger = envelope.field("triggerOffset").and_then(Value::as_i64);
         let (Some(trigger), Some(model), Some(expires_at)) =
             (trigger, model, envelope.field("expiresAt"))
@@ -584,7 +584,7 @@ impl AgentLoop {
                 "llm-request-requested",
                 "model, expiresAt and an integer triggerOffset are all required",
             ));
-            return Step::Ignored;
+            return Outcome::Ignored;
         };
         let why = match (&self.pending_trigger, &self.open_request) {
             (_, Some(open)) => Some(format!(
@@ -605,7 +605,7 @@ impl AgentLoop {
                 "request-not-opened",
                 format!("this request intent opened nothing and sent nothing: {why}"),
             ));
-            return Step::Ignored;
+            return Outcome::Ignored;
         }
         let source = self
             .pending_trigger
@@ -621,7 +621,7 @@ impl AgentLoop {
         if source == TriggerSource::AgentLoop {
             self.autonomous_turn_count += 1;
         }
-        Step::Opened
+        Outcome::Opened
     }
 
     fn settle(
@@ -629,7 +629,7 @@ impl AgentLoop {
         event: &IterateEvent,
         envelope: &Envelope,
         diagnostics: &mut Vec<Diagnostic>,
-    ) -> Step {
+    ) -> Outcome {
         let request = envelope.field("requestOffset").and_then(Value::as_i64);
         let result = envelope.field("result");
         let status = result
@@ -643,13 +643,13 @@ impl AgentLoop {
                 "llm-request-settled",
                 "it needs an integer requestOffset and a result of status succeeded, failed or cancelled",
             ));
-            return Step::Ignored;
+            return Outcome::Ignored;
         };
         let Some(open) = self
             .open_request
             .take_if(|open| open.requested_at_offset == request)
         else {
-            return Step::Ignored;
+            return Outcome::Ignored;
         };
         match status {
             "succeeded" => {
@@ -674,7 +674,7 @@ impl AgentLoop {
             }
             _ => {}
         }
-        Step::Changed
+        Outcome::Changed
     }
 
     fn other(
@@ -682,7 +682,7 @@ impl AgentLoop {
         event: &IterateEvent,
         envelope: &Envelope,
         diagnostics: &mut Vec<Diagnostic>,
-    ) -> Step {
+    ) -> Outcome {
         let offset = event.offset;
         let int = |name: &str| envelope.field(name).and_then(Value::as_i64);
         match envelope.name {
@@ -693,33 +693,33 @@ impl AgentLoop {
                     .is_some_and(|p| p.slug.as_deref() == Some("agent"))
                     && envelope.origin_or_path() == envelope.path.as_deref();
                 if !ours {
-                    return Step::Ignored;
+                    return Outcome::Ignored;
                 }
                 self.pending_runs.insert(offset);
                 if let Some(call) = self.awaiting_run.take() {
                     self.runs.insert(offset, call);
                 }
-                Step::Changed
+                Outcome::Changed
             }
             Some("itx/run-settled") => match int("requestOffset") {
-                Some(run) if self.pending_runs.remove(&run) => Step::Changed,
-                Some(_) => Step::Ignored,
+                Some(run) if self.pending_runs.remove(&run) => Outcome::Changed,
+                Some(_) => Outcome::Ignored,
                 None => {
                     diagnostics.push(skipped(event, "run-settled", "no integer requestOffset"));
-                    Step::Ignored
+                    Outcome::Ignored
                 }
             },
             Some("agent/input-gated") => {
                 let Some(input) = int("inputOffset") else {
                     diagnostics.push(skipped(event, "input-gated", "no integer inputOffset"));
-                    return Step::Ignored;
+                    return Outcome::Ignored;
                 };
                 let wake = envelope.field("wake") == Some(&Value::Bool(true));
                 let Some(pending) = self.pending_trigger.as_mut() else {
-                    return Step::Ignored;
+                    return Outcome::Ignored;
                 };
                 let Some(waiting) = pending.gate.as_mut().filter(|w| w.contains(&input)) else {
-                    return Step::Ignored;
+                    return Outcome::Ignored;
                 };
                 if wake {
                     pending.gate = None;
@@ -729,23 +729,23 @@ impl AgentLoop {
                         self.pending_trigger = None;
                     }
                 }
-                Step::Changed
+                Outcome::Changed
             }
             Some("agent/answer-reminded") => match self.owed_answer.as_mut() {
                 Some(owed) if Some(owed.offset) == int("inputOffset") => {
                     owed.reminded = true;
-                    Step::Changed
+                    Outcome::Changed
                 }
-                _ => Step::Ignored,
+                _ => Outcome::Ignored,
             },
             Some("agent/configured") => match envelope.field("config") {
                 Some(Value::Object(config)) => {
                     configure(&mut self.config, config);
-                    Step::Changed
+                    Outcome::Changed
                 }
                 _ => {
                     diagnostics.push(skipped(event, "configured", "config is not an object"));
-                    Step::Ignored
+                    Outcome::Ignored
                 }
             },
             Some("agent/created") => once(&mut self.creation, event, "born", diagnostics),
@@ -753,7 +753,7 @@ impl AgentLoop {
             Some("agent/preamble-entry-set") => {
                 let Some(key) = envelope.field("key").and_then(Value::as_str) else {
                     diagnostics.push(skipped(event, "preamble-entry-set", "no string key"));
-                    return Step::Ignored;
+                    return Outcome::Ignored;
                 };
                 match envelope.field("code") {
                     Some(code) => {
@@ -763,15 +763,15 @@ impl AgentLoop {
                         self.preamble.shift_remove(key);
                     }
                 }
-                Step::Changed
+                Outcome::Changed
             }
             Some("agent/preamble-entry-quarantined") => {
                 match envelope.field("key").and_then(Value::as_str) {
                     Some(key) => {
                         self.preamble.shift_remove(key);
-                        Step::Changed
+                        Outcome::Changed
                     }
-                    None => Step::Ignored,
+                    None => Outcome::Ignored,
                 }
             }
             Some("agent/summary-updated") => {
@@ -792,9 +792,9 @@ impl AgentLoop {
                         summary.insert("waitingFor".to_string(), waiting.clone());
                     }
                 }
-                Step::Changed
+                Outcome::Changed
             }
-            _ => Step::Ignored,
+            _ => Outcome::Ignored,
         }
     }
 }
@@ -833,7 +833,7 @@ fn once(
     event: &IterateEvent,
     what: &str,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Step {
+) -> Outcome {
     match slot {
         Some(first) => {
             diagnostics.push(Diagnostic::warning(
@@ -842,11 +842,11 @@ fn once(
                 "agent-lifecycle-repeated",
                 format!("the agent was already {what} at @{first}: ignored"),
             ));
-            Step::Ignored
+            Outcome::Ignored
         }
         None => {
             *slot = Some(event.offset);
-            Step::Changed
+            Outcome::Changed
         }
     }
 }
@@ -1159,7 +1159,7 @@ pub(crate) mod tests {
         state.apply(&said(1, "go"), &mut diagnostics);
         assert_eq!(
             state.apply(&request(2, 1), &mut diagnostics),
-            Step::Opened,
+            Outcome::Opened,
             "it opens"
         );
         let stamp = state.items.last().expect("a stamp");
@@ -1186,7 +1186,7 @@ pub(crate) mod tests {
         );
         assert_eq!(
             state.apply(&request(3, 1), &mut diagnostics),
-            Step::Ignored,
+            Outcome::Ignored,
             "a request while one is open is ignored"
         );
         assert!(
@@ -1199,7 +1199,7 @@ pub(crate) mod tests {
         let mut said_why = Vec::new();
         assert_eq!(
             other.apply(&request(2, 7), &mut said_why),
-            Step::Ignored,
+            Outcome::Ignored,
             "a triggerOffset that is not the pending trigger opens nothing"
         );
         assert!(
@@ -1215,7 +1215,7 @@ pub(crate) mod tests {
         let mut skipped = Vec::new();
         assert_eq!(
             other.apply(&incomplete, &mut skipped),
-            Step::Ignored,
+            Outcome::Ignored,
             "a request without expiresAt is malformed"
         );
         assert_eq!(
@@ -1268,7 +1268,7 @@ pub(crate) mod tests {
                 &settled(3, 9, json!({"status": "succeeded", "text": "hi"})),
                 &mut Vec::new()
             ),
-            Step::Ignored,
+            Outcome::Ignored,
             "a settlement of another request counts for nothing"
         );
         state.apply(
@@ -1292,7 +1292,7 @@ pub(crate) mod tests {
         );
         assert_eq!(
             state.apply(&request(3, 1), &mut Vec::new()),
-            Step::Ignored,
+            Outcome::Ignored,
             "nothing opens on the dropped trigger"
         );
         state.apply(&event(4, "agent/resumed", json!({}), None), &mut Vec::new());
@@ -1406,14 +1406,14 @@ pub(crate) mod tests {
         ]);
         state.runs.insert(3, "c3".to_string());
         state.runs.insert(7, "c7".to_string());
-        let step = state.apply(
+        let outcome = state.apply(
             &added(
                 8,
                 json!({"role": "developer", "content": "s2", "compaction": {"replacesHistoryThrough": 5, "keepsEarlierSummaries": true}}),
             ),
             &mut Vec::new(),
         );
-        assert_eq!(step, Step::Compacted { cutoff: 5 }, "it applies");
+        assert_eq!(outcome, Outcome::Compacted { cutoff: 5 }, "it applies");
         assert_eq!(
             offsets(&state),
             vec![1, 2, 4, 8, 7],
@@ -1444,7 +1444,7 @@ pub(crate) mod tests {
                 &added(9, json!({"role": "developer", "content": "s3", "compaction": {"replacesHistoryThrough": 4}})),
                 &mut diagnostics,
             ),
-            Step::Ignored,
+            Outcome::Ignored,
             "a cutoff an earlier summary already reaches is ignored"
         );
         assert_eq!(
@@ -1452,7 +1452,7 @@ pub(crate) mod tests {
                 &added(10, json!({"role": "developer", "content": "s4", "compaction": {"replacesHistoryThrough": 10}})),
                 &mut diagnostics,
             ),
-            Step::Ignored,
+            Outcome::Ignored,
             "a cutoff not before the summary is ignored"
         );
         assert_eq!(
