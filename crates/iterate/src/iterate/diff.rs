@@ -19,10 +19,11 @@ use ts_rs::TS;
 
 use super::checkpoint;
 use super::event::{self, EventKind, Role};
+use super::journal::IterateJournal;
 use super::projection::{Lane, Projection, Rules};
 use super::render::{Message, RequestSnapshot};
 use super::roles::Transport;
-use super::view::{IterateError, IterateJournal};
+use super::view::IterateError;
 use journalscope_store::store::{Store, StoreError};
 
 /// Records a diff read from the store folds at a time.

@@ -7,6 +7,7 @@ pub mod contract;
 pub mod diff;
 pub mod event;
 pub mod fold;
+pub mod journal;
 pub mod projection;
 mod reader;
 pub mod render;
@@ -18,9 +19,9 @@ pub mod tokens;
 pub mod view;
 
 pub use fold::IterateFold;
+pub use journal::IterateJournal;
 pub use reader::{looks_like, one_line, short_type, Reader};
 pub use roles::Transport;
-pub use view::IterateJournal;
 
 use serde_json::Value;
 
