@@ -6,6 +6,7 @@ pub mod append_only;
 pub mod codemode;
 pub mod diff;
 pub mod fold;
+pub mod item;
 pub mod request;
 pub mod responses;
 pub mod view;
