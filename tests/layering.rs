@@ -509,7 +509,7 @@ fn each_crate_depends_only_on_the_crates_below_it() {
 }
 
 /// The crates of the picture in ARCHITECTURE.md, top first: one level a line, several names on
-/// a line (`journalscope-iterate · -agui · …`) sharing it.
+/// a line (`journalscope-iterate · -agui · …`, each maybe followed by its folder) sharing it.
 fn pictured_levels(architecture: &str) -> Vec<Vec<String>> {
     let picture = architecture
         .split("```")
@@ -521,10 +521,9 @@ fn pictured_levels(architecture: &str) -> Vec<Vec<String>> {
         if !line.starts_with("journalscope") {
             continue;
         }
-        let names = line.split(" (").next().unwrap_or("");
-        let level: Vec<String> = names
+        let level: Vec<String> = line
             .split('·')
-            .map(str::trim)
+            .map(|part| part.split(" (").next().unwrap_or("").trim())
             .map(|name| match name.strip_prefix('-') {
                 Some(short) => format!("journalscope-{short}"),
                 None => name.to_string(),
@@ -632,7 +631,7 @@ fn the_crate_graph_cargo_reports_is_the_picture_in_the_architecture() {
                 );
             } else {
                 assert!(
-                    below > 1,
+                    below > 0,
                     "the development tool {package} builds on {dependency}, which ships as a \
                      binary of its own"
                 );
