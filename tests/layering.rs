@@ -117,11 +117,15 @@ fn the_store_and_what_it_keeps_name_no_dialect_and_nothing_above_them() {
                 "diagnostic",
                 "record_json",
                 "source",
+                "family",
                 "store",
                 "transcript",
             ],
         ),
-        ("transcript", &["derived", "record_json"]),
+        ("family", &["store"]),
+        ("conversation", &["family", "store", "transcript"]),
+        // What Claude Code and Codex share: read from the store, and redacted as it leaves.
+        ("transcript", &["derived", "record_json", "redact", "store"]),
         ("record_json", &[]),
         ("source", &[]),
         ("source_ends", &[]),
@@ -333,6 +337,43 @@ fn nothing_outside_the_dialects_and_their_registry_matches_on_which_dialect_a_jo
             );
         }
     }
+}
+
+#[test]
+fn the_command_line_asks_for_views_by_family_and_never_forks_on_a_journal_s_dialect() {
+    // A journal's views are asked for by their family and each dialect writes its own text, so
+    // a new dialect's views reach the command line without a line of it changing.
+    let cli = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
+    let mut read = 0;
+    for entry in std::fs::read_dir(&cli).expect("read src/cli") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        read += 1;
+        let text = std::fs::read_to_string(&path).expect("read a command-line source");
+        let code: String = text
+            .lines()
+            .map(|line| line.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for fork in [
+            "offers(",
+            "Step::",
+            "journalscope::iterate",
+            "journalscope::agui",
+            "journalscope::agentskit",
+            "journalscope::claude",
+            "journalscope::codex",
+        ] {
+            assert!(
+                !code.contains(fork),
+                "{} names {fork}: the command line asks the journal for a view by its family",
+                path.display()
+            );
+        }
+    }
+    assert!(read >= 3, "the command line's sources were read");
 }
 
 /// The workspace crates a manifest's `[dependencies]` name.

@@ -357,15 +357,6 @@ pub(super) enum FormatArg {
     Curl,
 }
 
-impl From<FormatArg> for ExportFormat {
-    fn from(value: FormatArg) -> Self {
-        match value {
-            FormatArg::Body => ExportFormat::Body,
-            FormatArg::Curl => ExportFormat::Curl,
-        }
-    }
-}
-
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub(super) enum TransportArg {
     Openai,
@@ -384,15 +375,6 @@ pub(super) fn dialect_arg() -> impl clap::builder::TypedValueParser<Value = Dial
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(journalscope::dialect::names())
         .try_map(|name: String| Dialect::parse(&name).ok_or("not a dialect"))
-}
-
-impl From<TransportArg> for Transport {
-    fn from(value: TransportArg) -> Self {
-        match value {
-            TransportArg::Openai => Transport::Openai,
-            TransportArg::WorkersAi => Transport::WorkersAi,
-        }
-    }
 }
 
 pub(super) fn parse_breakpoint(text: &str) -> Result<journalscope::breakpoint::Breakpoint, String> {

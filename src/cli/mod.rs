@@ -3,10 +3,8 @@
 
 mod args;
 mod output;
-mod prefix;
 mod tail;
 
-use journalscope::dialect::Registered as _;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -17,31 +15,30 @@ use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use journalscope_bench::{self as bench, throughput};
 
-use journalscope::dialect::{Dialect, Step, View};
+use journalscope::dialect::{Ask, BodyFormat, Dialect, Reply, Transports};
 use journalscope::import::{ImportControl, ImportError, ImportProgress, ImportStage};
-use journalscope::iterate::render::{ExportFormat, ExportOptions};
-use journalscope::iterate::Transport;
 use journalscope::journal::{demo_path, Demo, Journal, JournalError};
 use journalscope::report::{self, OffsetRange};
 use journalscope::store::StoreError;
-use journalscope::{agentskit, agui};
 
-/// What an export did to secrets, for the line that confirms it.
-fn redaction_note(export: &journalscope::iterate::render::RequestExport) -> String {
-    match (export.redacted, export.secrets) {
-        (false, _) => "exact bytes".to_string(),
-        (true, 1) => "1 secret redacted".to_string(),
-        (true, n) => format!("{n} secrets redacted"),
-    }
+/// A transport as the dialects name it: the name `--transport` takes.
+fn transport_name(transport: Option<TransportArg>) -> Option<String> {
+    transport
+        .and_then(|transport| transport.to_possible_value())
+        .map(|value| value.get_name().to_string())
 }
 
-/// A transcript's requests are what its provider got: a transport named for one is refused
-/// rather than ignored.
-fn no_transport(transport: Option<TransportArg>) -> Result<()> {
-    if transport.is_some() {
-        bail!("a transcript's requests are shown as their provider got them: --transport does not apply");
+/// A view as asked: its JSON with `--json`, else the text its dialect wrote.
+fn print_view(out: &mut dyn Write, reply: Reply, json: bool) -> Result<()> {
+    let Reply::View(answer) = reply else {
+        bail!("the journal answered with a body, not a view");
+    };
+    if json {
+        output::json(out, &answer.json)
+    } else {
+        out.write_all(answer.text.as_bytes())?;
+        Ok(())
     }
-    Ok(())
 }
 
 /// The contract a generated journal follows: what `--contract` names, for iterate only.
@@ -194,25 +191,12 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         Command::Project { journal, at, json } => {
             let journal = open(&journal, None)?;
-            if journal.dialect().offers(View::Conversation) {
-                match journal.step_at(at, None)? {
-                    Step::Conversation(view) => output::conversation(&mut out, &view, json)?,
-                    _ => bail!("the journal's view at @{at} is no conversation"),
-                }
-            } else {
-                let view = journal.projection(at)?;
-                output::projection(&mut out, &view, json)?;
-            }
+            let answer = journal.answer(&Ask::Projection { at })?;
+            print_view(&mut out, answer, json)?;
         }
         Command::Requests { journal, json } => {
             let journal = open(&journal, None)?;
-            if journal.dialect().offers(View::Conversation) {
-                let requests = journal.conversation_requests()?;
-                output::conversation_requests(&mut out, &requests, json)?;
-            } else {
-                let requests = journal.requests()?;
-                output::requests(&mut out, &requests, json)?;
-            }
+            print_view(&mut out, journal.answer(&Ask::Requests)?, json)?;
         }
         Command::Request {
             journal,
@@ -225,70 +209,43 @@ pub fn run(cli: Cli) -> Result<()> {
             redact_paths,
         } => {
             let journal = open(&journal, None)?;
-            if journal.dialect().offers(View::Conversation) {
-                no_transport(transport)?;
-                if matches!(format, Some(FormatArg::Curl)) {
-                    bail!(
-                        "a transcript does not record the system prompt or the tools, so no curl \
-                         command would send its request again: export the body with -o"
-                    );
-                }
-                let request = journal.conversation_request(at)?;
-                if file.is_none() && format.is_none() {
-                    output::conversation_request(&mut out, &request, json)?;
-                    out.flush()?;
-                    return Ok(());
-                }
-                let export = request.export(exact, &redact_paths)?;
-                let Some(file) = file else {
-                    out.write_all(&export.bytes)?;
-                    out.flush()?;
-                    return Ok(());
-                };
-                std::fs::write(&file, &export.bytes)
-                    .with_context(|| format!("cannot write {}", file.display()))?;
-                writeln!(
-                    out,
-                    "wrote the body of request @{at} to {} ({})",
-                    file.display(),
-                    redaction_note(&export)
-                )?;
-                out.flush()?;
-                return Ok(());
-            }
-            let transport = transport.unwrap_or(TransportArg::Openai).into();
-            let snapshot = journal.request(at, transport)?;
+            let transports = Transports::one(transport_name(transport));
             if file.is_none() && format.is_none() {
-                output::request(&mut out, &snapshot, json)?;
+                let answer = journal.answer(&Ask::Request { at, transports })?;
+                print_view(&mut out, answer, json)?;
                 out.flush()?;
                 return Ok(());
             }
-            let options = ExportOptions {
-                format: format.map(ExportFormat::from).unwrap_or_default(),
+            let ask = Ask::Body {
+                at,
+                transports,
+                format: match format {
+                    Some(FormatArg::Curl) => BodyFormat::Curl,
+                    Some(FormatArg::Body) | None => BodyFormat::Body,
+                },
                 exact,
                 redact_paths,
             };
-            let export = snapshot.export(&options)?;
+            let body = match journal.answer(&ask)? {
+                Reply::Body(body) => body,
+                Reply::View(_) => bail!("the journal answered with a view, not a body"),
+            };
             let Some(file) = file else {
-                out.write_all(&export.bytes)?;
+                out.write_all(&body.bytes)?;
                 out.flush()?;
                 return Ok(());
             };
-            std::fs::write(&file, &export.bytes)
+            std::fs::write(&file, &body.bytes)
                 .with_context(|| format!("cannot write {}", file.display()))?;
             if json {
-                output::request(&mut out, &snapshot, json)?;
+                output::json(&mut out, &body.request.json)?;
             } else {
-                let what = match options.format {
-                    ExportFormat::Body => "body",
-                    ExportFormat::Curl => "curl command",
-                };
                 writeln!(
                     out,
-                    "wrote the {} {what} of request @{at} to {} ({})",
-                    snapshot.transport.as_str(),
+                    "wrote the {} of request @{at} to {} ({})",
+                    body.what,
                     file.display(),
-                    redaction_note(&export)
+                    body.redaction_note()
                 )?;
             }
         }
@@ -361,19 +318,8 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let journal = open(&journal, None)?;
-            let step = journal.step_at(at, session.as_deref())?;
-            if json {
-                output::json(&mut out, &step)?;
-            } else {
-                match &step {
-                    Step::Projection(view) => output::projection(&mut out, view, false)?,
-                    Step::Conversation(view) => output::conversation(&mut out, view, false)?,
-                    Step::Thread(state) => write!(out, "{}", agui::render_state_text(state))?,
-                    Step::Snapshot(state) => {
-                        write!(out, "{}", agentskit::render_state_text(state))?
-                    }
-                }
-            }
+            let answer = journal.answer(&Ask::State { at, session })?;
+            print_view(&mut out, answer, json)?;
         }
         Command::Bench {
             dialect,
@@ -424,46 +370,17 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let journal = open(&journal, None)?;
-            if journal.dialect().offers(View::Conversation) {
-                if from_transport.is_some() || to_transport.is_some() {
-                    bail!(
-                        "a transcript's requests are diffed as their provider got them: \
-                         --from-transport and --to-transport do not apply"
-                    );
-                }
-                no_transport(transport)?;
-                let to = match to {
-                    Some(to) => to,
-                    None => match journal.last_conversation_request()? {
-                        Some(last) => last,
-                        None => bail!("the transcript has no requests to diff"),
-                    },
-                };
-                let diff = journal.transcript_diff(from, to)?;
-                if json {
-                    output::json(&mut out, &diff)?;
-                } else {
-                    prefix::transcript_diff(&mut out, &diff)?;
-                }
-                out.flush()?;
-                return Ok(());
-            }
-            let to = match to {
-                Some(to) => to,
-                None => match journal.last_request()? {
-                    Some(last) => last,
-                    None => bail!("the journal has no requests to diff"),
-                },
+            let transports = Transports {
+                both: transport_name(transport),
+                from: transport_name(from_transport),
+                to: transport_name(to_transport),
             };
-            let transport = transport.unwrap_or(TransportArg::Openai);
-            let from_transport: Transport = from_transport.unwrap_or(transport).into();
-            let to_transport: Transport = to_transport.unwrap_or(transport).into();
-            let diff = journal.request_diff(from, to, (from_transport, to_transport))?;
-            if json {
-                output::json(&mut out, &diff)?;
-            } else {
-                prefix::diff(&mut out, &diff)?;
-            }
+            let answer = journal.answer(&Ask::Diff {
+                from,
+                to,
+                transports,
+            })?;
+            print_view(&mut out, answer, json)?;
         }
         Command::Cache {
             from,
@@ -473,23 +390,11 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let journal = open(&journal, None)?;
-            if journal.dialect().offers(View::Conversation) {
-                no_transport(transport)?;
-                let report = journal.transcript_cache((from, to))?;
-                if json {
-                    output::json(&mut out, &report)?;
-                } else {
-                    prefix::transcript_cache(&mut out, &report)?;
-                }
-            } else {
-                let transport = transport.unwrap_or(TransportArg::Openai).into();
-                let report = journal.cache_report_range(transport, (from, to))?;
-                if json {
-                    output::json(&mut out, &report)?;
-                } else {
-                    prefix::cache(&mut out, &report)?;
-                }
-            }
+            let answer = journal.answer(&Ask::Cache {
+                range: (from, to),
+                transports: Transports::one(transport_name(transport)),
+            })?;
+            print_view(&mut out, answer, json)?;
         }
         Command::Search {
             journal,
@@ -586,21 +491,11 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let journal = open(&journal, None)?;
-            if journal.dialect().offers(View::Conversation) {
-                no_transport(transport)?;
-                let report = journal.transcript_cache((from, to))?;
-                if json {
-                    output::json(&mut out, &report)?;
-                } else {
-                    prefix::transcript_sizes(&mut out, &report)?;
-                }
-                out.flush()?;
-                return Ok(());
-            }
-            let range = OffsetRange { from, to };
-            let transport = transport.unwrap_or(TransportArg::Openai).into();
-            let sizes = report::context_sizes(&journal, range, transport)?;
-            output::sizes(&mut out, &sizes, json)?;
+            let answer = journal.answer(&Ask::Sizes {
+                range: (from, to),
+                transports: Transports::one(transport_name(transport)),
+            })?;
+            print_view(&mut out, answer, json)?;
         }
         Command::Report {
             journal,
@@ -678,12 +573,8 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let journal = open(&journal, None)?;
-            let report = journal.agentskit_turns(session.as_deref())?;
-            if json {
-                output::json(&mut out, &report)?;
-            } else {
-                write!(out, "{}", agentskit::render_turns_text(&report))?;
-            }
+            let answer = journal.answer(&Ask::Turns { session })?;
+            print_view(&mut out, answer, json)?;
         }
     }
     out.flush()?;

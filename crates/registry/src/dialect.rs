@@ -11,7 +11,11 @@ use journalscope_claude::claude;
 use journalscope_codex::codex;
 use journalscope_iterate::iterate;
 use journalscope_store::store::{JournalRow, Store, StoreError, StoredEvent};
+use journalscope_transcript::transcript::requests::SentRequest;
 
+pub use journalscope_seam::family::{
+    Answer, Ask, AskError, Body, BodyFormat, Family, Reply, Transports,
+};
 pub use journalscope_seam::interpreter::{
     fold_all, Controls, Fold, FoldRecord, Interpreter, RecordReader, View,
 };
@@ -51,6 +55,20 @@ pub fn offering(view: View) -> Vec<Dialect> {
         .filter(|interpreter| interpreter.offers().contains(&view))
         .map(|interpreter| interpreter.dialect())
         .collect()
+}
+
+/// The dialects whose journals answer questions of `family`.
+pub fn answering(family: Family) -> Vec<Dialect> {
+    INTERPRETERS
+        .into_iter()
+        .filter(|interpreter| interpreter.answers(family))
+        .map(|interpreter| interpreter.dialect())
+        .collect()
+}
+
+/// The answer to `ask` about `journal`, from the dialect that wrote it.
+pub fn answer(store: &Store, journal: &JournalRow, ask: &Ask) -> Result<Reply, AskError> {
+    interpreter(journal.dialect).answer(store, journal, ask)
 }
 
 /// A dialect as the registry knows it: what its journals offer, and which one a journal is.
@@ -178,23 +196,11 @@ pub enum TranscriptRequest {
 }
 
 impl TranscriptRequest {
-    /// The body the transcript records its provider got: the whole body where Claude Code
-    /// records its requests, less the fields it names as not recorded; else the model and the
-    /// messages (Claude Code) or the input items (Codex).
+    /// The body the transcript records its provider got (each dialect's own).
     pub fn body(&self) -> serde_json::Value {
         match self {
-            TranscriptRequest::Messages(request) => match &request.recorded {
-                Some(recorded) => recorded.body.clone(),
-                None => match &request.sent {
-                    Some(sent) => serde_json::json!({"model": request.model, "messages": sent}),
-                    None => {
-                        serde_json::json!({"model": request.model, "messages": request.messages})
-                    }
-                },
-            },
-            TranscriptRequest::Items(request) => {
-                serde_json::json!({"model": request.model, "input": request.input})
-            }
+            TranscriptRequest::Messages(request) => request.body(),
+            TranscriptRequest::Items(request) => request.body(),
         }
     }
 
@@ -208,9 +214,10 @@ impl TranscriptRequest {
         journalscope_iterate::iterate::render::RequestExport,
         journalscope_shapes::redact::RedactError,
     > {
-        // Serialising plain data does not fail.
-        let body = serde_json::to_vec(&self.body()).unwrap_or_default();
-        let exported = journalscope_shapes::redact::export_body(body, exact, redact_paths)?;
+        let exported = match self {
+            TranscriptRequest::Messages(request) => request.export(exact, redact_paths),
+            TranscriptRequest::Items(request) => request.export(exact, redact_paths),
+        }?;
         Ok(journalscope_iterate::iterate::render::RequestExport {
             bytes: exported.bytes,
             secrets: exported.secrets,
@@ -219,35 +226,11 @@ impl TranscriptRequest {
     }
 
     /// The request as one side of a diff: its first line, model, and messages (or items) as
-    /// JSON; where the transcript records the tools and the system prompt, they lead, as they
-    /// lead the prompt cache's prefix (a `tools` and a `system` entry).
+    /// JSON, as each dialect gives them.
     pub fn messages(&self) -> (i64, Option<String>, Vec<serde_json::Value>) {
         match self {
-            TranscriptRequest::Messages(request) => (
-                request.request_offset,
-                request.model.clone(),
-                request
-                    .recorded
-                    .iter()
-                    .flat_map(|recorded| {
-                        [
-                            serde_json::json!({"role": "tools", "content": recorded.tools}),
-                            serde_json::json!({"role": "system", "content": recorded.system}),
-                        ]
-                    })
-                    .chain(
-                        request
-                            .messages
-                            .iter()
-                            .map(|m| serde_json::to_value(m).unwrap_or(serde_json::Value::Null)),
-                    )
-                    .collect(),
-            ),
-            TranscriptRequest::Items(request) => (
-                request.request_offset,
-                request.model.clone(),
-                request.input.clone(),
-            ),
+            TranscriptRequest::Messages(request) => request.messages(),
+            TranscriptRequest::Items(request) => request.messages(),
         }
     }
 }

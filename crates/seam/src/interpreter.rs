@@ -11,7 +11,9 @@ use journalscope_shapes::record_json::{parse_tree, Parsed};
 use journalscope_shapes::diagnostic::Diagnostic;
 use journalscope_shapes::source::RawRecord;
 use journalscope_store::derived::{Analysis, Dialect, ReadEvent};
-use journalscope_store::store::{Store, StoreError, StoredEvent};
+use journalscope_store::store::{JournalRow, Store, StoreError, StoredEvent};
+
+use crate::family::{Ask, AskError, Family, Reply};
 
 /// Reads records in file order into the columns the store indexes. A reader may keep state
 /// (the highest offset so far, say), so one reader follows one journal from its first record,
@@ -224,6 +226,18 @@ pub trait Interpreter: Sync {
     /// open or the dialect has no such unit.
     fn unfinished(&self, _store: &Store, _journal_id: i64) -> Result<Option<String>, StoreError> {
         Ok(None)
+    }
+
+    /// Whether its journals answer questions of `family`.
+    fn answers(&self, _family: Family) -> bool {
+        false
+    }
+
+    /// The answer to `ask` about the stored journal `journal`, read from the store on demand:
+    /// its JSON and the text this dialect writes of it. A dialect with no view of the
+    /// question's family says so.
+    fn answer(&self, _store: &Store, _journal: &JournalRow, ask: &Ask) -> Result<Reply, AskError> {
+        Err(AskError::NotOffered(ask.family()))
     }
 }
 

@@ -8,4 +8,5 @@ pub mod redact;
 pub mod rng;
 pub mod source;
 pub mod source_ends;
+pub mod text;
 pub mod tokens;

@@ -49,6 +49,16 @@ pub enum RedactError {
     NotJson(String),
 }
 
+impl RedactError {
+    /// The stable code tools and the window see.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RedactError::BadPath { .. } => "bad-redact-path",
+            RedactError::NotJson(_) => "body-not-json",
+        }
+    }
+}
+
 /// One step of a [`JsonPath`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Step {

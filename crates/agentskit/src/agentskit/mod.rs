@@ -13,12 +13,13 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use journalscope_seam::family::{Answer, Ask, AskError, Family, Reply};
 use journalscope_seam::interpreter::{Controls, Fold, FoldRecord, Interpreter, RecordReader, View};
 use journalscope_shapes::diagnostic::Diagnostic;
 use journalscope_shapes::record_json::{Field, Parsed};
 use journalscope_shapes::source::RawRecord;
 use journalscope_store::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
-use journalscope_store::store::{Store, StoreError, StoredEvent};
+use journalscope_store::store::{JournalRow, Store, StoreError, StoredEvent};
 
 pub use cursor::{Cursor, Verdict};
 pub use decoder::{decode, DecodeError, ProtocolCode, TurnBody, TurnEvent};
@@ -280,6 +281,30 @@ impl Interpreter for AgentsKit {
 
     fn checkpoint_format(&self) -> u32 {
         CHECKPOINT_FORMAT
+    }
+
+    fn answers(&self, family: Family) -> bool {
+        matches!(family, Family::State | Family::Turns)
+    }
+
+    fn answer(&self, store: &Store, journal: &JournalRow, ask: &Ask) -> Result<Reply, AskError> {
+        match ask {
+            Ask::State { at, session } => {
+                let state = state_at_stored(store, journal.id, *at, session.as_deref())?;
+                Ok(Reply::View(Answer::of(&state, |out, state| {
+                    out.push_str(&render_state_text(state));
+                    Ok(())
+                })))
+            }
+            Ask::Turns { session } => {
+                let report = turns_stored(store, journal.id, session.as_deref())?;
+                Ok(Reply::View(Answer::of(&report, |out, report| {
+                    out.push_str(&render_turns_text(report));
+                    Ok(())
+                })))
+            }
+            _ => Err(AskError::NotOffered(ask.family())),
+        }
     }
 }
 

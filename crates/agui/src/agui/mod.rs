@@ -32,11 +32,12 @@ pub use view::{
 
 use serde_json::Value;
 
+use journalscope_seam::family::{Answer, Ask, AskError, Family, Reply};
 use journalscope_seam::interpreter::{Controls, Fold, FoldRecord, Interpreter, RecordReader, View};
 use journalscope_shapes::record_json::{Field, Parsed};
 use journalscope_shapes::source::{detect_framing, split, Position, RawRecord};
 use journalscope_store::derived::{Analysis, CheckpointCover, Dialect, Mark, ReadEvent};
-use journalscope_store::store::{Store, StoreError, StoredEvent};
+use journalscope_store::store::{JournalRow, Store, StoreError, StoredEvent};
 
 /// The AG-UI dialect, as the seam sees it: its fold keeps a checkpoint every `spacing` records.
 pub struct AgUi {
@@ -125,6 +126,23 @@ impl Interpreter for AgUi {
 
     fn unfinished(&self, store: &Store, journal_id: i64) -> Result<Option<String>, StoreError> {
         unfinished(store, journal_id)
+    }
+
+    fn answers(&self, family: Family) -> bool {
+        family == Family::State
+    }
+
+    fn answer(&self, store: &Store, journal: &JournalRow, ask: &Ask) -> Result<Reply, AskError> {
+        match ask {
+            Ask::State { at, .. } => {
+                let state = state_at_stored(store, journal.id, *at)?;
+                Ok(Reply::View(Answer::of(&state, |out, state| {
+                    out.push_str(&render_state_text(state));
+                    Ok(())
+                })))
+            }
+            _ => Err(AskError::NotOffered(ask.family())),
+        }
     }
 }
 

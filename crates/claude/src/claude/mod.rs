@@ -8,6 +8,7 @@
 //! `sidechain` (a subagent's line), `subagent` (a Task result naming its agent). Links (see `fold`): `parent`, `response`, `result`,
 //! `message`, `spawned`, `replayed`.
 
+pub mod answer;
 mod attachment;
 pub mod cache;
 mod chain;
@@ -25,11 +26,12 @@ pub mod view;
 
 use serde_json::Value;
 
+use journalscope_seam::family::{Ask, AskError, Family, Reply};
 use journalscope_seam::interpreter::{Controls, Fold, Interpreter, RecordReader, View};
 use journalscope_shapes::diagnostic::Diagnostic;
 use journalscope_shapes::source::RawRecord;
 use journalscope_store::derived::{Dialect, ReadEvent};
-use journalscope_store::store::{Store, StoreError};
+use journalscope_store::store::{JournalRow, Store, StoreError};
 
 use journalscope_shapes::record_json::{Field, Parsed};
 pub use journalscope_transcript::transcript::{ConversationItem, ConversationView, RequestRow};
@@ -101,6 +103,14 @@ impl Interpreter for ClaudeCode {
 
     fn checkpoint_format(&self) -> u32 {
         fold::FORMAT
+    }
+
+    fn answers(&self, family: Family) -> bool {
+        answer::answers(family)
+    }
+
+    fn answer(&self, store: &Store, journal: &JournalRow, ask: &Ask) -> Result<Reply, AskError> {
+        answer::answer(store, journal, ask)
     }
 }
 

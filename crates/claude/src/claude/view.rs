@@ -16,6 +16,7 @@ use super::outgoing;
 use journalscope_shapes::diagnostic::Diagnostic;
 use journalscope_shapes::record_json::Field;
 use journalscope_store::store::{Store, StoreError, StoredEvent};
+use journalscope_transcript::transcript::requests::{Messages, SentRequest};
 use journalscope_transcript::transcript::{
     ConversationItem, ConversationView, RecordedRequest, RequestRow,
 };
@@ -68,6 +69,46 @@ pub struct ConversationRequest {
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     #[ts(as = "Option<Vec<Diagnostic>>", optional)]
     pub diagnostics: Vec<Diagnostic>,
+}
+
+impl SentRequest for ConversationRequest {
+    /// The body the transcript records its provider got: the whole body where Claude Code
+    /// records its requests, less the fields it names as not recorded; else the model and the
+    /// messages, as the client sends them where its rendering is known.
+    fn body(&self) -> Value {
+        match &self.recorded {
+            Some(recorded) => recorded.body.clone(),
+            None => match &self.sent {
+                Some(sent) => serde_json::json!({"model": self.model, "messages": sent}),
+                None => serde_json::json!({"model": self.model, "messages": self.messages}),
+            },
+        }
+    }
+
+    /// The request as one side of a diff: its first line, model, and messages as JSON; where
+    /// the transcript records the tools and the system prompt, they lead, as they lead the
+    /// prompt cache's prefix (a `tools` and a `system` entry).
+    fn messages(&self) -> Messages {
+        let recorded = self.recorded.iter().flat_map(|recorded| {
+            [
+                serde_json::json!({"role": "tools", "content": recorded.tools}),
+                serde_json::json!({"role": "system", "content": recorded.system}),
+            ]
+        });
+        let messages = self
+            .messages
+            .iter()
+            .map(|m| serde_json::to_value(m).unwrap_or(Value::Null));
+        (
+            self.request_offset,
+            self.model.clone(),
+            recorded.chain(messages).collect(),
+        )
+    }
+
+    fn text(&self, out: &mut String) -> std::fmt::Result {
+        super::answer::request_text(out, self)
+    }
 }
 
 /// The lines of the conversation for `leaf`, among the records before seq `end` (the cut-off),
@@ -223,15 +264,6 @@ fn is_input(record: &StoredEvent) -> bool {
     record.json().is_some_and(|value| {
         Line::of(&value).is_some_and(|line| line.is_message() && !line.is_synthetic())
     })
-}
-
-/// Every request, by its first line.
-pub fn requests(store: &Store, journal_id: i64) -> Result<Vec<RequestRow>, StoreError> {
-    Ok(store
-        .request_rows(journal_id)?
-        .into_iter()
-        .filter_map(|(_, row)| serde_json::from_str(&row).ok())
-        .collect())
 }
 
 /// The request whose first line is at `request_offset`, rendered from the conversation before

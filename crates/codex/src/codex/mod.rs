@@ -7,18 +7,21 @@
 //! Marks: `request` (a run's first item), `compaction`, `session` (a `session_meta` line). Links:
 //! `response` (an output item to its run's first).
 
+pub mod answer;
 mod rollback;
 pub mod sessions;
 pub mod subagent;
 
 use serde_json::Value;
 
+use journalscope_seam::family::{Ask, AskError, Family, Reply};
 use journalscope_seam::interpreter::{Controls, Fold, FoldRecord, Interpreter, RecordReader, View};
 use journalscope_shapes::diagnostic::Diagnostic;
 use journalscope_shapes::record_json::{Field, Parsed};
 use journalscope_shapes::source::RawRecord;
 use journalscope_store::derived::{Analysis, CheckpointCover, Dialect, Link, Mark, ReadEvent};
-use journalscope_store::store::{Store, StoreError, StoredEvent};
+use journalscope_store::store::{JournalRow, Store, StoreError, StoredEvent};
+use journalscope_transcript::transcript::requests::SentRequest;
 use journalscope_transcript::transcript::{ConversationItem, ConversationView, RequestRow};
 
 /// The line types of a rollout.
@@ -180,6 +183,14 @@ impl Interpreter for Codex {
 
     fn checkpoint_format(&self) -> u32 {
         FORMAT
+    }
+
+    fn answers(&self, family: Family) -> bool {
+        answer::answers(family)
+    }
+
+    fn answer(&self, store: &Store, journal: &JournalRow, ask: &Ask) -> Result<Reply, AskError> {
+        answer::answer(store, journal, ask)
     }
 }
 
@@ -484,6 +495,22 @@ pub struct RolloutRequest {
     pub input: Vec<Value>,
     /// What the body holds that the rollout does not record, by name.
     pub not_recorded: Vec<String>,
+}
+
+impl SentRequest for RolloutRequest {
+    /// The body the rollout records its provider got: the model and the input items.
+    fn body(&self) -> Value {
+        serde_json::json!({"model": self.model, "input": self.input})
+    }
+
+    /// The request as one side of a diff: its first line, model, and input items.
+    fn messages(&self) -> journalscope_transcript::transcript::requests::Messages {
+        (self.request_offset, self.model.clone(), self.input.clone())
+    }
+
+    fn text(&self, out: &mut String) -> std::fmt::Result {
+        answer::request_text(out, self)
+    }
 }
 
 /// Records read from the store at a time.

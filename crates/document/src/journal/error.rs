@@ -24,6 +24,9 @@ pub enum JournalError {
         found: Dialect,
         offered_by: Vec<Dialect>,
     },
+    /// A dialect's refusal of a question, with its stable code.
+    #[error("{message}")]
+    Refused { code: &'static str, message: String },
     #[error("no event at position {0}")]
     NoSuchEvent(u64),
     #[error("cannot write {what}: {source}")]
@@ -55,11 +58,9 @@ impl JournalError {
                 StoreError::DamagedBlock { .. } | StoreError::DamagedCheckpoint { .. },
             ) => "database-damaged",
             JournalError::Import(ImportError::Store(_)) | JournalError::Store(_) => "database",
-            JournalError::Iterate(IterateError::NotARequest(_)) => "not-a-request",
-            JournalError::Iterate(IterateError::NotACompaction(_)) => "not-a-compaction",
-            JournalError::Iterate(IterateError::NoEarlierRequest(_)) => "no-earlier-request",
-            JournalError::Iterate(IterateError::NotSent(..)) => "request-not-sent",
+            JournalError::Iterate(err) => err.code(),
             JournalError::NotOffered { .. } => "wrong-dialect",
+            JournalError::Refused { code, .. } => code,
             JournalError::NoSuchEvent(_) => "no-such-event",
             JournalError::Demo { .. } => "demo",
             JournalError::Write { .. } => "unwritable",

@@ -3,6 +3,7 @@
 //! answers from the database on demand; the views live beside it, by job: the event list,
 //! stepping, and the folded views of each dialect.
 
+mod ask;
 mod demo;
 mod error;
 mod event_list;

@@ -43,12 +43,10 @@ impl Journal {
     /// Every request with what it published: the rows the analysis stored.
     pub fn requests(&self) -> Result<Vec<RequestSummary>, JournalError> {
         self.offer(View::Requests)?;
-        Ok(self
-            .store
-            .request_rows(self.row.id)?
-            .into_iter()
-            .filter_map(|(_, row)| serde_json::from_str(&row).ok())
-            .collect())
+        Ok(journalscope_iterate::iterate::answer::requests(
+            &self.store,
+            self.row.id,
+        )?)
     }
 
     pub fn request(
@@ -193,7 +191,7 @@ impl Journal {
         &self,
     ) -> Result<Vec<journalscope_claude::claude::RequestRow>, JournalError> {
         self.offer(View::Conversation)?;
-        Ok(journalscope_claude::claude::view::requests(
+        Ok(journalscope_transcript::transcript::requests::rows(
             &self.store,
             self.row.id,
         )?)
@@ -237,13 +235,10 @@ impl Journal {
     /// The first line of a transcript's last request; `None` when it has none.
     pub fn last_conversation_request(&self) -> Result<Option<i64>, JournalError> {
         self.offer(View::Conversation)?;
-        Ok(self
-            .store
-            .last_request_row(self.row.id)?
-            .and_then(|row| {
-                serde_json::from_str::<journalscope_transcript::transcript::RequestRow>(&row).ok()
-            })
-            .map(|row| row.offset))
+        Ok(journalscope_transcript::transcript::requests::last(
+            &self.store,
+            self.row.id,
+        )?)
     }
 
     /// Two requests of a transcript side by side, with the later one's cache entry when the
@@ -253,33 +248,19 @@ impl Journal {
         from: Option<i64>,
         to: i64,
     ) -> Result<journalscope_transcript::transcript::diff::TranscriptDiff, JournalError> {
-        use journalscope_transcript::transcript::diff::{diff, Side};
-        let later = self.conversation_request(to)?;
-        let cache = self
-            .transcript_cache((Some(to), Some(to)))?
-            .requests
-            .into_iter()
-            .find(|entry| entry.request_offset == to);
-        let from = match from.or(cache.as_ref().and_then(|e| e.previous_request)) {
-            Some(from) => from,
-            None => return Err(IterateError::NoEarlierRequest(to).into()),
+        use journalscope_transcript::transcript::requests::{diff_between, Unanswered};
+        self.offer(View::Conversation)?;
+        let messages_of = |at| {
+            Ok::<_, JournalError>(
+                journalscope_registry::dialect::transcript_request(&self.store, &self.row, at)?
+                    .map(|request| request.messages()),
+            )
         };
-        let earlier = self.conversation_request(from)?;
-        let (from_offset, from_model, from_messages) = earlier.messages();
-        let (to_offset, to_model, to_messages) = later.messages();
-        Ok(diff(
-            Side {
-                request_offset: from_offset,
-                model: from_model,
-                messages: &from_messages,
-            },
-            Side {
-                request_offset: to_offset,
-                model: to_model,
-                messages: &to_messages,
-            },
-            cache,
-        ))
+        match diff_between(from, to, messages_of, |range| self.transcript_cache(range))? {
+            Ok(diff) => Ok(diff),
+            Err(Unanswered::NotARequest(at)) => Err(IterateError::NotARequest(at).into()),
+            Err(Unanswered::NoEarlierRequest(at)) => Err(IterateError::NoEarlierRequest(at).into()),
+        }
     }
 
     /// The request whose first line is at `request_offset`, as its provider got it.
@@ -383,31 +364,23 @@ impl Journal {
         to: i64,
         transports: (Transport, Transport),
     ) -> Result<journalscope_iterate::iterate::diff::RequestDiff, JournalError> {
-        use journalscope_iterate::iterate::diff;
-        let from = match from {
-            Some(from) => from,
-            None => {
-                // Validates `to` first, so a bad offset says so rather than "no earlier request".
-                self.request(to, transports.1)?;
-                diff::request_before_stored(&self.store, self.row.id, to)?
-                    .ok_or(IterateError::NoEarlierRequest(to))?
-            }
-        };
-        Ok(diff::request_diff_stored(
+        self.offer(View::Requests)?;
+        Ok(journalscope_iterate::iterate::answer::request_diff(
             &self.store,
             self.row.id,
-            (from, transports.0),
-            (to, transports.1),
+            from,
+            to,
+            transports,
         )??)
     }
 
     /// The offset of the journal's last request, from the request marks.
     pub fn last_request(&self) -> Result<Option<i64>, JournalError> {
         self.offer(View::Requests)?;
-        match self.store.next_mark(self.row.id, "request", None, false)? {
-            Some(seq) => Ok(self.store.offset_at_or_before_seq(self.row.id, seq)?),
-            None => Ok(None),
-        }
+        Ok(journalscope_iterate::iterate::answer::last_request(
+            &self.store,
+            self.row.id,
+        )?)
     }
 
     /// Every request's cached prefix against the one before: one pass over the stored records
@@ -446,14 +419,11 @@ impl Journal {
         range: (Option<i64>, Option<i64>),
     ) -> Result<journalscope_iterate::iterate::diff::CacheReport, JournalError> {
         self.offer(View::Requests)?;
-        let report = journalscope_iterate::iterate::diff::cache_report_stored(
+        Ok(journalscope_iterate::iterate::answer::cache_report(
             &self.store,
             self.row.id,
             transport,
             range,
-        )?;
-        let reported =
-            journalscope_iterate::iterate::stored::reported_usage(&self.store, self.row.id, range)?;
-        Ok(report.with_reported(&reported))
+        )?)
     }
 }

@@ -2,6 +2,7 @@
 //! request events into the projection the model sees, and rendering request snapshots.
 
 pub mod agent_loop;
+pub mod answer;
 pub mod checkpoint;
 pub mod contract;
 pub mod diff;
@@ -14,7 +15,9 @@ pub mod render;
 pub mod roles;
 pub mod section_text;
 pub mod sections;
+pub mod sizes;
 pub mod stored;
+pub mod text;
 pub mod tokens;
 pub mod view;
 
@@ -25,11 +28,12 @@ pub use roles::Transport;
 
 use serde_json::Value;
 
+use journalscope_seam::family::{Ask, AskError, Family, Reply};
 use journalscope_seam::interpreter::{Controls, Fold, Interpreter, RecordReader, View};
 use journalscope_shapes::record_json::Parsed;
 use journalscope_shapes::source::RawRecord;
 use journalscope_store::derived::{Dialect, ReadEvent};
-use journalscope_store::store::{Store, StoreError};
+use journalscope_store::store::{JournalRow, Store, StoreError};
 
 /// The iterate dialect, as the seam sees it.
 pub struct Iterate;
@@ -94,6 +98,22 @@ impl Interpreter for Iterate {
 
     fn checkpoint_format(&self) -> u32 {
         checkpoint::FORMAT
+    }
+
+    fn answers(&self, family: Family) -> bool {
+        matches!(
+            family,
+            Family::Projection
+                | Family::State
+                | Family::Request
+                | Family::Diff
+                | Family::Cache
+                | Family::Sizes
+        )
+    }
+
+    fn answer(&self, store: &Store, journal: &JournalRow, ask: &Ask) -> Result<Reply, AskError> {
+        answer::answer(store, journal, ask)
     }
 }
 

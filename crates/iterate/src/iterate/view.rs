@@ -26,6 +26,18 @@ pub enum IterateError {
     NotSent(i64, String),
 }
 
+impl IterateError {
+    /// A stable code for tools and for the desktop's error display.
+    pub fn code(&self) -> &'static str {
+        match self {
+            IterateError::NotARequest(_) => "not-a-request",
+            IterateError::NotACompaction(_) => "not-a-compaction",
+            IterateError::NoEarlierRequest(_) => "no-earlier-request",
+            IterateError::NotSent(..) => "request-not-sent",
+        }
+    }
+}
+
 /// Whether the request at `offset` sent what the projection folded through it holds, and why
 /// not: a sections-contract or agent-loop request that opened nothing.
 pub fn check_sent(projection: &Projection, offset: i64) -> Result<(), IterateError> {

@@ -4,6 +4,8 @@
 
 pub mod cache;
 pub mod diff;
+pub mod requests;
+pub mod text;
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};

@@ -1,11 +1,9 @@
-//! Text renderings of `diff` and `cache`: the prefix two requests share, why it broke, and
-//! each request's prefix against the ideal as a bar. JSON goes through `output::json`.
+//! Iterate's text of `diff` and `cache`: the prefix two requests share, why it broke, and each
+//! request's prefix against the ideal as a bar.
 
-use std::io::Write;
+use std::fmt::{self, Write};
 
-use anyhow::Result;
-
-use journalscope::iterate::diff::{
+use crate::iterate::diff::{
     BodyField, BreakCause, CacheReport, DiffMessage, DiffOp, PrefixBreak, RequestDiff,
 };
 
@@ -78,7 +76,7 @@ fn cause_line(cause: &BreakCause) -> String {
     format!("{kind}: {}", cause.explain())
 }
 
-fn prefix_break(out: &mut dyn Write, broke: &PrefixBreak) -> Result<()> {
+fn prefix_break(out: &mut dyn Write, broke: &PrefixBreak) -> fmt::Result {
     let at = |item: Option<i64>| item.map_or_else(|| "-".to_string(), |o| format!("@{o}"));
     writeln!(
         out,
@@ -111,7 +109,9 @@ fn prefix_break(out: &mut dyn Write, broke: &PrefixBreak) -> Result<()> {
     Ok(())
 }
 
-pub fn diff(out: &mut dyn Write, diff: &RequestDiff) -> Result<()> {
+/// Two requests side by side: their common prefix, where and why it broke, the rows from
+/// the first difference on and the characters of the first changed message.
+pub fn diff(out: &mut dyn Write, diff: &RequestDiff) -> fmt::Result {
     let model = |m: &Option<String>| m.clone().unwrap_or_else(|| "-".to_string());
     writeln!(
         out,
@@ -186,7 +186,7 @@ pub fn diff(out: &mut dyn Write, diff: &RequestDiff) -> Result<()> {
 
 /// An agent-loop body's fields besides its input: the same ones by name, each other with
 /// both values.
-fn body_fields(out: &mut dyn Write, fields: &[BodyField]) -> Result<()> {
+fn body_fields(out: &mut dyn Write, fields: &[BodyField]) -> fmt::Result {
     if fields.is_empty() {
         return Ok(());
     }
@@ -225,7 +225,9 @@ fn bar(reused: u64, lost: u64, body: u64, scale: u64, width: u64) -> String {
     )
 }
 
-pub fn cache(out: &mut dyn Write, report: &CacheReport) -> Result<()> {
+/// Each request's cached prefix against the one before, as a bar, with the totals and the
+/// breaks explained.
+pub fn cache(out: &mut dyn Write, report: &CacheReport) -> fmt::Result {
     writeln!(
         out,
         "cache prefix · transport {} · {} request(s) · each against the one before",
@@ -294,177 +296,6 @@ pub fn cache(out: &mut dyn Write, report: &CacheReport) -> Result<()> {
             write!(out, "@{}: ", entry.request_offset)?;
             prefix_break(out, broke)?;
         }
-    }
-    Ok(())
-}
-
-/// A transcript's cache report: each request's reported reads against what the request before
-/// it in its thread left, breaks explained.
-pub fn transcript_cache(
-    out: &mut dyn Write,
-    report: &journalscope::transcript::cache::CacheReport,
-) -> Result<()> {
-    writeln!(
-        out,
-        "prompt cache · {} request(s) · each against the one before it in its thread · tokens as reported",
-        report.requests.len()
-    )?;
-    writeln!(
-        out,
-        " request  previous  thread       input     write      read  expected    missed  model"
-    )?;
-    for e in &report.requests {
-        let previous = e
-            .previous_request
-            .map_or_else(|| "-".to_string(), |p| format!("@{p}"));
-        let mark = match (e.broke, e.causes.is_empty()) {
-            (true, true) => "  ✗ UNEXPLAINED",
-            (true, false) => "  ✗",
-            _ => "",
-        };
-        writeln!(
-            out,
-            "{:>8}  {:>8}  {:<9} {:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {}{mark}",
-            format!("@{}", e.request_offset),
-            previous,
-            e.thread,
-            e.input_tokens,
-            e.cache_write_tokens,
-            e.cache_read_tokens,
-            e.expected_read_tokens,
-            e.missed_tokens,
-            e.model.as_deref().unwrap_or("-"),
-        )?;
-    }
-    writeln!(
-        out,
-        "total    input {} · write {} · read {} · missed {} · {} break(s), {} unexplained",
-        report.total_input_tokens,
-        report.total_write_tokens,
-        report.total_read_tokens,
-        report.total_missed_tokens,
-        report.breaks,
-        report.unexplained_breaks
-    )?;
-    let breaks: Vec<_> = report.requests.iter().filter(|e| e.broke).collect();
-    if !breaks.is_empty() {
-        writeln!(out, "\nBREAKS")?;
-        for e in breaks {
-            writeln!(
-                out,
-                "@{}: {} of {} expected tokens missed: {}",
-                e.request_offset, e.missed_tokens, e.expected_read_tokens, e.explanation
-            )?;
-        }
-    }
-    Ok(())
-}
-
-pub fn transcript_diff(
-    out: &mut dyn Write,
-    diff: &journalscope::transcript::diff::TranscriptDiff,
-) -> Result<()> {
-    use journalscope::transcript::diff::{RowChange, TranscriptDiffMessage};
-    let model = |m: &Option<String>| m.clone().unwrap_or_else(|| "-".to_string());
-    writeln!(
-        out,
-        "diff request @{} ({}, {} message(s)) → @{} ({}, {} message(s))",
-        diff.from.request_offset,
-        model(&diff.from.model),
-        diff.from.messages,
-        diff.to.request_offset,
-        model(&diff.to.model),
-        diff.to.messages
-    )?;
-    writeln!(
-        out,
-        "common prefix  {} message(s)",
-        diff.common_prefix_messages
-    )?;
-    match &diff.cache {
-        Some(e) if e.broke => writeln!(
-            out,
-            "cache break: {} of {} expected tokens missed: {}",
-            e.missed_tokens, e.expected_read_tokens, e.explanation
-        )?,
-        Some(e) => writeln!(
-            out,
-            "no cache break: read {} tokens ({} expected), wrote {}",
-            e.cache_read_tokens, e.expected_read_tokens, e.cache_write_tokens
-        )?,
-        None => writeln!(
-            out,
-            "the later request is not measured against the earlier one in the cache (another \
-             thread, or a request in between)"
-        )?,
-    }
-    if diff.rows.is_empty() {
-        writeln!(out, "\nthe two requests are identical")?;
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "\n── from message {} on ── (the {} common message(s) before are not shown)",
-        diff.first_difference.unwrap_or(0),
-        diff.common_prefix_messages
-    )?;
-    let label = |m: &Option<TranscriptDiffMessage>| match m {
-        None => "(none)".to_string(),
-        Some(m) => format!("[{}] {}: {}", m.index, m.role, first_line(&m.text, 40)),
-    };
-    for row in &diff.rows {
-        let sign = match row.op {
-            RowChange::Same => ' ',
-            RowChange::Changed => '~',
-            RowChange::Removed => '-',
-            RowChange::Added => '+',
-        };
-        writeln!(out, "{sign} {:<60} │ {}", label(&row.from), label(&row.to))?;
-    }
-    Ok(())
-}
-
-/// Each transcript request's context as its response reported it, as a bar: read from the
-/// cache `█`, written to it `▒`, neither `░`.
-pub fn transcript_sizes(
-    out: &mut dyn Write,
-    report: &journalscope::transcript::cache::CacheReport,
-) -> Result<()> {
-    const WIDTH: u64 = 40;
-    let context = |e: &journalscope::transcript::cache::CacheEntry| {
-        e.input_tokens + e.cache_write_tokens + e.cache_read_tokens
-    };
-    writeln!(
-        out,
-        "context size · {} request(s) · tokens as each response reported them",
-        report.requests.len()
-    )?;
-    writeln!(
-        out,
-        " request  thread      context  model                         (█ cache read ▒ cache write ░ input)"
-    )?;
-    let scale = report.requests.iter().map(context).max().unwrap_or(1);
-    for e in &report.requests {
-        let cells = |tokens: u64| (tokens * WIDTH).div_ceil(scale.max(1));
-        let read = cells(e.cache_read_tokens);
-        let written = cells(e.cache_read_tokens + e.cache_write_tokens).saturating_sub(read);
-        let rest = cells(context(e)).saturating_sub(read + written);
-        let note = if e.broke {
-            format!("  ✗ {}", e.explanation)
-        } else {
-            String::new()
-        };
-        writeln!(
-            out,
-            "{:>8}  {:<9} {:>9}  {:<29} {}{}{}{note}",
-            format!("@{}", e.request_offset),
-            e.thread,
-            context(e),
-            e.model.as_deref().unwrap_or("-"),
-            "█".repeat(read as usize),
-            "▒".repeat(written as usize),
-            "░".repeat(rest as usize),
-        )?;
     }
     Ok(())
 }

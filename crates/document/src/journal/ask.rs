@@ -1,0 +1,21 @@
+//! Views asked for by their family: an opened journal hands the question to the dialect that
+//! wrote it, through the registry, and says which dialects would answer one it cannot.
+
+use journalscope_registry::dialect::{self, Ask, AskError, Reply};
+
+use super::{Journal, JournalError};
+
+impl Journal {
+    /// The answer to `ask`: the view's JSON and its dialect's text, or a request's body.
+    pub fn answer(&self, ask: &Ask) -> Result<Reply, JournalError> {
+        dialect::answer(&self.store, &self.row, ask).map_err(|err| match err {
+            AskError::Store(err) => JournalError::Store(err),
+            AskError::NotOffered(family) => JournalError::NotOffered {
+                view: family.as_str(),
+                found: self.row.dialect,
+                offered_by: dialect::answering(family),
+            },
+            AskError::Refused { code, message } => JournalError::Refused { code, message },
+        })
+    }
+}
