@@ -38,7 +38,10 @@ fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
                     pending.push(path);
                     continue;
                 }
-                if path.extension().is_none_or(|e| e != "rs") {
+                // A module's `tests.rs` is its tests, left out as a `#[cfg(test)]` block is.
+                if path.extension().is_none_or(|e| e != "rs")
+                    || path.file_name().is_some_and(|n| n == "tests.rs")
+                {
                     continue;
                 }
                 let relative = path.strip_prefix(&src).expect("under src");
@@ -279,7 +282,10 @@ fn core_sources_outside(under: &str) -> Vec<(String, String)> {
                 }
                 if path.is_dir() {
                     pending.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") {
+                } else if path.extension().is_some_and(|e| e == "rs")
+                    && path.file_name().is_some_and(|n| n != "tests.rs")
+                {
+                    // A module's `tests.rs` is its tests, as a `#[cfg(test)]` block is.
                     let text = std::fs::read_to_string(&path).expect("read source");
                     let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
                     found.push((relative, code));
