@@ -127,6 +127,10 @@ pub(super) enum Command {
         /// the same run: reading the file, storing its lines in SQLite unparsed, and `jq -c .`.
         #[arg(long, conflicts_with_all = ["dialect", "contract", "compare"])]
         imports: bool,
+        /// With --imports: append the figures, dated and with this build's version, to FILE as
+        /// a Markdown section (the record docs/performance.md keeps); FILE is only appended to.
+        #[arg(long, value_name = "FILE", requires = "imports")]
+        record: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },

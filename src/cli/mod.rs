@@ -28,6 +28,19 @@ fn transport_name(transport: Option<TransportArg>) -> Option<String> {
         .map(|value| value.get_name().to_string())
 }
 
+/// Adds `bytes` at the end of `file`, creating it if need be: a record the user keeps is only
+/// ever added to.
+fn append(file: &Path, bytes: &[u8]) -> Result<()> {
+    let mut handle = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+        .with_context(|| format!("cannot open {} to append to it", file.display()))?;
+    handle
+        .write_all(bytes)
+        .with_context(|| format!("cannot append to {}", file.display()))
+}
+
 /// A view as asked: its JSON with `--json`, else the text its dialect wrote.
 fn print_view(out: &mut dyn Write, reply: Reply, json: bool) -> Result<()> {
     let Reply::View(answer) = reply else {
@@ -329,6 +342,7 @@ pub fn run(cli: Cli) -> Result<()> {
             dir,
             compare,
             imports,
+            record,
             json,
         } => {
             let dir = dir.unwrap_or_else(|| std::env::temp_dir().join("journalscope-bench"));
@@ -346,6 +360,14 @@ pub fn run(cli: Cli) -> Result<()> {
             };
             if imports {
                 let report = throughput::run(&options)?;
+                if let Some(file) = &record {
+                    let section = throughput::render_record(
+                        &report,
+                        std::time::SystemTime::now(),
+                        &format!("journalscope {}", journalscope::release::DESCRIPTION),
+                    );
+                    append(file, section.as_bytes())?;
+                }
                 if json {
                     output::json(&mut out, &report)?;
                 } else {

@@ -214,6 +214,92 @@ pub fn render_text(report: &ImportsReport) -> String {
     out
 }
 
+/// The report as a dated section of the figures' record (`bench --imports --record FILE`), in
+/// Markdown: a heading with when and what was measured, then a row per journal with the floors
+/// of the same run and each target's verdict. `when` is the run's end and `build` the binary's
+/// version and commit, both passed in.
+pub fn render_record(report: &ImportsReport, when: std::time::SystemTime, build: &str) -> String {
+    let mut out = format!(
+        "\n### {} · {build} · `bench --imports --events {} --seed {}`\n\n",
+        utc_minute(when),
+        report.events,
+        report.seed
+    );
+    out.push_str(
+        "| journal | MB | import MB/s | wall s | CPU s | peak RSS MiB | read MB/s | store floor \
+         MB/s | `jq -c .` MB/s | import / store floor | import vs `jq` |\n",
+    );
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let verdict = |figure: &str| match report
+        .checks
+        .iter()
+        .find(|c| c.figure == figure)
+        .and_then(|c| c.pass)
+    {
+        Some(false) => " **fail**",
+        _ => "",
+    };
+    for row in &report.rows {
+        let jq = row.jq_ms.map_or("n/a".to_string(), |ms| {
+            format!("{:.0}", row.mb_per_second(ms))
+        });
+        let vs_jq = row.vs_jq().map_or("n/a".to_string(), |ratio| {
+            format!(
+                "{ratio:.1}x faster{}",
+                verdict(&format!("{} import vs jq -c .", row.kind))
+            )
+        });
+        out.push_str(&format!(
+            "| {} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0}{} | {:.0} | {:.0} | {jq} | {:.1}x{} | {vs_jq} |\n",
+            row.kind,
+            row.file_bytes as f64 / 1e6,
+            row.mb_per_second(row.import_ms),
+            row.import_ms / 1000.0,
+            row.import_cpu_ms / 1000.0,
+            row.peak_rss_bytes as f64 / 1048576.0,
+            verdict(&format!("{} import peak RSS", row.kind)),
+            row.mb_per_second(row.read_floor_ms),
+            row.mb_per_second(row.store_floor_ms),
+            row.vs_store_floor(),
+            verdict(&format!("{} import vs store floor", row.kind)),
+        ));
+    }
+    let passed = report
+        .checks
+        .iter()
+        .filter(|c| c.pass == Some(true))
+        .count();
+    out.push_str(&format!(
+        "\n{passed} of {} targets met (import at most {STORE_FLOOR_RATIO}x the store floor, peak \
+         RSS at most {PEAK_RSS_MIB} MiB, iterate at least {JQ_RATIO}x faster than `jq`).\n",
+        report.checks.len()
+    ));
+    out
+}
+
+/// `2026-12-07 18:40 UTC`: a time to the minute, in UTC.
+fn utc_minute(when: std::time::SystemTime) -> String {
+    let seconds = when
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    // The civil date of a count of days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        rest / 3_600,
+        rest % 3_600 / 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,6 +340,47 @@ mod tests {
             rows[0].mb_per_second(1000.0),
             2.0,
             "MB of the file per second"
+        );
+    }
+
+    #[test]
+    fn given_a_run_when_recorded_then_its_section_is_dated_and_says_each_verdict() {
+        // Given an import three times the store floor and 4 times faster than jq.
+        let rows = vec![row(1500.0, 500.0, Some(6000.0))];
+        let report = ImportsReport {
+            events: 10,
+            seed: 1,
+            checks: checks(&rows),
+            rows,
+        };
+        // When it is recorded as ending at 2026-12-07 18:40:59 UTC.
+        let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_796_668_859);
+        let record = render_record(&report, when, "journalscope 0.1.0 (abc1234)");
+        // Then the heading dates it and names the build, and the row says what failed.
+        assert!(
+            record.starts_with(
+                "\n### 2026-12-07 18:40 UTC · journalscope 0.1.0 (abc1234) · \
+                 `bench --imports --events 10 --seed 1`\n"
+            ),
+            "the section is dated to the minute in UTC and names what ran: {record}"
+        );
+        assert!(
+            record.contains("| iterate | 2 | 1 | 1.50 | 1.50 | 100 | 20 | 4 | 0 | 3.0x **fail** | 4.0x faster **fail** |"),
+            "each figure beside the floors of the same run, each missed target marked: {record}"
+        );
+        assert!(
+            record.contains("1 of 3 targets met"),
+            "the section ends with how many targets held: {record}"
+        );
+    }
+
+    #[test]
+    fn given_the_first_day_of_a_leap_year_when_dated_then_the_civil_date_is_right() {
+        let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_709_164_800);
+        assert_eq!(
+            utc_minute(when),
+            "2024-02-29 00:00 UTC",
+            "a leap day, where a day count is easiest to get wrong"
         );
     }
 
