@@ -4,9 +4,9 @@
 mod agentskit_common;
 
 use agentskit_common::{diagnostic, journal, load, snapshot, submit};
-use journalscope::agentskit::{analyse, state_at, turns, Verdict};
 use journalscope::diagnostic::Severity;
 use journalscope::store::StoredEvent;
+use journalscope_agentskit::agentskit::{analyse, state_at, turns, Verdict};
 use serde_json::{json, Value};
 
 fn verdicts(events: &[StoredEvent], session: Option<&str>) -> Vec<Verdict> {

@@ -3,9 +3,9 @@
 
 mod agentskit_common;
 
-use journalscope::agentskit::{analyse, state_at, turns, Verdict};
 use journalscope::dialect::Dialect;
 use journalscope::dialect::Registered as _;
+use journalscope_agentskit::agentskit::{analyse, state_at, turns, Verdict};
 
 fn demo() -> Vec<journalscope::store::StoredEvent> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/agentskit-demo.ndjson");

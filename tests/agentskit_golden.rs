@@ -6,7 +6,7 @@ mod agentskit_common;
 
 use std::path::{Path, PathBuf};
 
-use journalscope::agentskit::{render_state_text, render_turns_text, state_at, turns};
+use journalscope_agentskit::agentskit::{render_state_text, render_turns_text, state_at, turns};
 
 /// `(journal, expected-file stem, session, state at)`; `at = None` folds the whole journal.
 const CASES: &[(&str, &str, Option<&str>, Option<i64>)] = &[

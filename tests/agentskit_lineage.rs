@@ -5,8 +5,8 @@ mod agentskit_common;
 mod import_common;
 
 use agentskit_common::{journal, snapshot, submit, with_lineage};
-use journalscope::agentskit::{analyse, turns, LineageNode};
 use journalscope::diagnostic::Severity;
+use journalscope_agentskit::agentskit::{analyse, turns, LineageNode};
 use serde_json::json;
 
 fn shape(node: &LineageNode) -> String {
@@ -223,7 +223,7 @@ fn a_lineage_chain_as_long_as_the_journal_is_cut_into_roots_instead_of_overflowi
     }
     let depth = report.lineage.iter().map(deepest).max().unwrap_or(0);
     assert!(
-        depth <= journalscope::agentskit::lineage::MAX_LINEAGE_DEPTH,
+        depth <= journalscope_agentskit::agentskit::lineage::MAX_LINEAGE_DEPTH,
         "no branch is deeper than the cap ({depth})"
     );
     assert_eq!(report.lineage.len(), 5, "the chain is shown as five roots");

@@ -8,7 +8,9 @@ mod agentskit_common;
 mod import_common;
 
 use agentskit_common::{journal, snapshot, submit};
-use journalscope::agentskit::{state_at, state_at_stored, turns, turns_in_slices, Verdict};
+use journalscope_agentskit::agentskit::{
+    state_at, state_at_stored, turns, turns_in_slices, Verdict,
+};
 use proptest::prelude::*;
 use serde_json::Value;
 

@@ -3,7 +3,7 @@
 mod agentskit_common;
 
 use agentskit_common::{journal, snapshot, submit};
-use journalscope::agentskit::{state_at, turns, Verdict};
+use journalscope_agentskit::agentskit::{state_at, turns, Verdict};
 
 fn interleaved() -> Vec<journalscope::store::StoredEvent> {
     journal(&[

@@ -9,12 +9,12 @@ mod import_common;
 
 use std::ops::ControlFlow;
 
-use journalscope::agui::{
-    runs, runs_stored, state_at, state_at_stored, step_view, step_view_stored,
-};
 use journalscope::derived::Analysis;
 use journalscope::store::Store;
 use journalscope::{derived::Dialect, store::StoredEvent};
+use journalscope_agui::agui::{
+    runs, runs_stored, state_at, state_at_stored, step_view, step_view_stored,
+};
 use journalscope_gen::{write_journal, GenOptions};
 use serde_json::json;
 
@@ -89,7 +89,7 @@ fn pieces() -> Vec<Vec<String>> {
 fn rebuild(store: &Store, id: i64, spacing: u64) {
     let mut unwatched = |_: u64| ControlFlow::Continue(());
     let journal = store.journal(id).expect("read").expect("the journal");
-    let dialect = journalscope::agui::AgUi::with_spacing(spacing);
+    let dialect = journalscope_agui::agui::AgUi::with_spacing(spacing);
     journalscope::ingest::refresh_with(store, &journal, &dialect, &mut unwatched)
         .expect("refresh")
         .expect("not abandoned");
@@ -314,7 +314,7 @@ fn regression_an_append_that_ends_the_reasoning_withdraws_its_never_ended_warnin
         [Some(2)],
         "the import says the reasoning never ended, at its start"
     );
-    let resumed = journalscope::agui::INTERPRETER
+    let resumed = journalscope_agui::agui::INTERPRETER
         .resume(&store, id, lines.len() as u64)
         .expect("read the checkpoint")
         .map(|mut fold| fold.end().diagnostics);

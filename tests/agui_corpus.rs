@@ -8,8 +8,8 @@ mod agui_common;
 use journalscope::dialect::Registered as _;
 use std::path::PathBuf;
 
-use journalscope::agui::{analyse, read_bytes, runs, state_at, RunStatus};
 use journalscope::diagnostic::Severity;
+use journalscope_agui::agui::{analyse, read_bytes, runs, state_at, RunStatus};
 use serde_json::Value;
 
 fn corpus_dir() -> PathBuf {

@@ -1,10 +1,12 @@
 //! The demo journal demo/agui-demo.sse exercises what the AG-UI views are for: two runs, tool
 //! calls, a failing patch, and a MESSAGES_SNAPSHOT that reorders, drops and preserves.
 
-use journalscope::agui::{analyse, read_bytes, runs, state_at, step_view, MessageFate, RunStatus};
 use journalscope::diagnostic::Severity;
 use journalscope::source::{detect_framing, Framing};
 use journalscope::store::StoredEvent;
+use journalscope_agui::agui::{
+    analyse, read_bytes, runs, state_at, step_view, MessageFate, RunStatus,
+};
 use serde_json::{json, Value};
 
 fn demo() -> (Vec<u8>, Vec<StoredEvent>) {

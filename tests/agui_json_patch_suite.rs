@@ -2,7 +2,7 @@
 //! tests/fixtures/agui/json-patch-test-suite/) run against the AG-UI state reducer: a
 //! `STATE_SNAPSHOT` of the case's document, then a `STATE_DELTA` of its patch.
 
-use journalscope::agui::{apply_patch, patch_in_place, At, Thread};
+use journalscope_agui::agui::{apply_patch, patch_in_place, At, Thread};
 use serde_json::{json, Value};
 
 fn cases(file: &str) -> Vec<Value> {

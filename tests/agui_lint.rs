@@ -7,9 +7,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use journalscope::agui::lint::{rule_of, RULES};
-use journalscope::agui::{analyse, read_bytes};
 use journalscope::diagnostic::{Diagnostic, Severity};
+use journalscope_agui::agui::lint::{rule_of, RULES};
+use journalscope_agui::agui::{analyse, read_bytes};
 use serde_json::{json, Value};
 
 mod agui_common;

@@ -48,7 +48,7 @@ fn given_a_long_ag_ui_journal_when_imported_then_its_marks_and_diagnostics_are_o
     .expect("import");
     let id = store.latest_journal().expect("read").expect("a journal").id;
     let events = store.events(id).expect("events");
-    let whole = journalscope::agui::analyse(&events);
+    let whole = journalscope_agui::agui::analyse(&events);
     let stored_marks: Vec<Mark> = store.marks(id).expect("marks");
     assert_eq!(
         stored_marks, whole.marks,

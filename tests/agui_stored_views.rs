@@ -6,7 +6,7 @@
 mod agui_common;
 mod import_common;
 
-use journalscope::agui::{
+use journalscope_agui::agui::{
     runs, runs_stored, state_at, state_at_stored, step_view, step_view_stored,
 };
 

@@ -748,7 +748,7 @@ fn project_answers_from_the_store_as_a_plain_fold_does_at_any_offset() {
         },
     )
     .expect("the library opens the journal");
-    let plain = journalscope::iterate::IterateJournal::from_stored(
+    let plain = journalscope_iterate::iterate::IterateJournal::from_stored(
         &journal.store().events(journal.row().id).expect("events"),
     );
     let last = journal.event_count() - 1;

@@ -4,11 +4,11 @@
 mod common;
 
 use journalscope::import::ImportControl;
-use journalscope::iterate::event::Role;
-use journalscope::iterate::roles::Rule;
-use journalscope::iterate::{IterateJournal, Transport};
 use journalscope::journal::{Demo, Journal};
 use journalscope::store::StoredEvent;
+use journalscope_iterate::iterate::event::Role;
+use journalscope_iterate::iterate::roles::Rule;
+use journalscope_iterate::iterate::{IterateJournal, Transport};
 
 fn demo_lines() -> Vec<String> {
     let text = String::from_utf8(Demo::Iterate.bytes().to_vec()).expect("the demo is UTF-8");
@@ -230,7 +230,7 @@ fn demo_has_settled_usage_unknown_and_malformed_events() {
     let short = |e: &StoredEvent| {
         e.kind
             .as_deref()
-            .and_then(journalscope::iterate::short_type)
+            .and_then(journalscope_iterate::iterate::short_type)
             .map(str::to_string)
     };
     assert!(

@@ -191,7 +191,7 @@ fn given_the_agent_loop_contract_when_a_journal_is_generated_then_it_folds_witho
         requests.iter().any(|r| r.compactions_before > 0),
         "idle summaries compact the loop"
     );
-    let plain = journalscope::iterate::IterateJournal::from_stored(
+    let plain = journalscope_iterate::iterate::IterateJournal::from_stored(
         &journal
             .store()
             .events(journal.row().id)
@@ -200,7 +200,10 @@ fn given_the_agent_loop_contract_when_a_journal_is_generated_then_it_folds_witho
     let (mut late, mut placed) = (0, 0);
     for (index, request) in requests.iter().enumerate() {
         let snapshot = journal
-            .request(request.offset, journalscope::iterate::Transport::Openai)
+            .request(
+                request.offset,
+                journalscope_iterate::iterate::Transport::Openai,
+            )
             .unwrap_or_else(|err| panic!("request @{} renders: {err}", request.offset));
         let body = snapshot
             .responses_body
@@ -213,7 +216,10 @@ fn given_the_agent_loop_contract_when_a_journal_is_generated_then_it_folds_witho
         );
         if index % 10 == 0 {
             let folded = plain
-                .request(request.offset, journalscope::iterate::Transport::Openai)
+                .request(
+                    request.offset,
+                    journalscope_iterate::iterate::Transport::Openai,
+                )
                 .unwrap_or_else(|err| panic!("request @{} folds: {err}", request.offset));
             assert_eq!(
                 folded.responses_body.as_ref(),

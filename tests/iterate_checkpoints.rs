@@ -4,8 +4,8 @@
 mod common;
 
 use journalscope::import::{import_file, ImportControl};
-use journalscope::iterate::IterateJournal;
 use journalscope::store::Store;
+use journalscope_iterate::iterate::IterateJournal;
 use std::path::PathBuf;
 
 #[test]
@@ -69,8 +69,8 @@ fn a_request_diff_read_from_the_checkpoints_equals_the_loaded_journals_for_every
     // Protects `diff` on a journal that is not loaded: both requests rendered from their
     // checkpoints and the events between them folded from the store must explain the same
     // break as the loaded journal does.
-    use journalscope::iterate::diff::{request_before_stored, request_diff_stored};
-    use journalscope::iterate::Transport;
+    use journalscope_iterate::iterate::diff::{request_before_stored, request_diff_stored};
+    use journalscope_iterate::iterate::Transport;
     let lines = synthetic(6_000, 11);
     let dir = tempfile::tempdir().expect("temp dir");
     let (store, id, _) = imported(&dir, &lines);
@@ -124,7 +124,7 @@ fn the_request_rows_the_analysis_stores_equal_the_loaded_journals_requests_after
     let (store, id_grown, _) = imported(&dir, &lines);
     assert_eq!(id_grown, id, "the growth was appended");
     let journal = loaded(&store, id);
-    let stored: Vec<journalscope::iterate::view::RequestSummary> = store
+    let stored: Vec<journalscope_iterate::iterate::view::RequestSummary> = store
         .request_rows(id)
         .expect("rows")
         .into_iter()
@@ -154,7 +154,7 @@ fn the_request_rows_the_analysis_stores_equal_the_loaded_journals_requests_after
         "the swapped records make offsets go back"
     );
     let journal = loaded(&store, id);
-    let stored: Vec<journalscope::iterate::view::RequestSummary> = store
+    let stored: Vec<journalscope_iterate::iterate::view::RequestSummary> = store
         .request_rows(id)
         .expect("rows")
         .into_iter()

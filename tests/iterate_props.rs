@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use journalscope::iterate::Transport;
+use journalscope_iterate::iterate::Transport;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

@@ -5,11 +5,11 @@
 mod common;
 
 use common::*;
-use journalscope::iterate::event::Role;
-use journalscope::iterate::projection::{Item, Projection, Rules};
-use journalscope::iterate::section_text::SECTIONS_PROTOCOL_MESSAGE;
-use journalscope::iterate::view::IterateError;
-use journalscope::iterate::{IterateJournal, Transport};
+use journalscope_iterate::iterate::event::Role;
+use journalscope_iterate::iterate::projection::{Item, Projection, Rules};
+use journalscope_iterate::iterate::section_text::SECTIONS_PROTOCOL_MESSAGE;
+use journalscope_iterate::iterate::view::IterateError;
+use journalscope_iterate::iterate::{IterateJournal, Transport};
 use serde_json::json;
 
 /// The list as `(offset, what)`: `s:key`, `s:key^N` (supersedes @N), `stamp` or `m:role`.
@@ -612,8 +612,8 @@ fn long_journal(cycles: i64) -> Vec<String> {
 #[test]
 fn given_a_long_sections_journal_when_read_from_the_stores_checkpoints_then_views_equal_a_fold_from_the_start(
 ) {
-    use journalscope::iterate::checkpoint;
-    use journalscope::iterate::projection::fold_through;
+    use journalscope_iterate::iterate::checkpoint;
+    use journalscope_iterate::iterate::projection::fold_through;
     let lines = long_journal(400);
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("journal.jsonl");
@@ -658,7 +658,7 @@ fn given_a_long_sections_journal_when_read_from_the_stores_checkpoints_then_view
             (a, b) => panic!("@{request}: the store says {a:?}, the fold {b:?}"),
         }
     }
-    let stored = journalscope::iterate::diff::cache_report_stored(
+    let stored = journalscope_iterate::iterate::diff::cache_report_stored(
         &store,
         id,
         Transport::Openai,
@@ -730,7 +730,7 @@ fn given_a_rewrite_of_a_sent_section_when_the_cache_is_reported_then_the_break_n
     assert!(
         matches!(
             &broke.causes[0],
-            journalscope::iterate::diff::BreakCause::ContextRewritten { offset: 5, removed, .. }
+            journalscope_iterate::iterate::diff::BreakCause::ContextRewritten { offset: 5, removed, .. }
                 if removed == &vec![1]
         ),
         "the rewrite at @5 that replaced @1: {:?}",

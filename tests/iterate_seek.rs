@@ -10,9 +10,9 @@ use std::io::Write;
 use std::path::Path;
 
 use import_common::import_quietly as import;
-use journalscope::iterate::IterateJournal;
-use journalscope::iterate::{checkpoint, diff, stored};
 use journalscope::store::Store;
+use journalscope_iterate::iterate::IterateJournal;
+use journalscope_iterate::iterate::{checkpoint, diff, stored};
 use serde_json::json;
 
 /// A journal with everything that makes a view: keyed slots replaced before and after
@@ -146,7 +146,7 @@ fn assert_walks_equal_the_fold(
     requests: &[i64],
     what: &str,
 ) {
-    use journalscope::iterate::Transport;
+    use journalscope_iterate::iterate::Transport;
     let middle = requests[requests.len() / 2];
     let quarter = requests[requests.len() / 4];
     let ranges = [
@@ -200,7 +200,7 @@ fn assert_windows_equal_the_fold(
     requests: &[i64],
     what: &str,
 ) {
-    use journalscope::iterate::Transport;
+    use journalscope_iterate::iterate::Transport;
     let whole = loaded
         .cache_report(Transport::Openai)
         .expect("a cache report");
@@ -234,8 +234,8 @@ fn assert_windows_equal_the_fold(
 /// Every request of the journal, rendered from the store, is byte for byte the request a
 /// loaded journal renders, on both transports; an offset that is no request is refused alike.
 fn assert_requests_equal_the_fold(store: &Store, id: i64, what: &str) {
-    use journalscope::iterate::event::EventKind;
-    use journalscope::iterate::Transport;
+    use journalscope_iterate::iterate::event::EventKind;
+    use journalscope_iterate::iterate::Transport;
     let loaded = plain(store, id);
     let requests: Vec<i64> = loaded
         .events

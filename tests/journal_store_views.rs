@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use journalscope::breakpoint::Breakpoint;
 use journalscope::dialect::{self, Dialect};
 use journalscope::import::ImportControl;
-use journalscope::iterate::view::Tip;
-use journalscope::iterate::{IterateJournal, Transport};
 use journalscope::journal::Journal;
 use journalscope::store::Store;
+use journalscope_iterate::iterate::view::Tip;
+use journalscope_iterate::iterate::{IterateJournal, Transport};
 
 fn quiet_open(path: &Path, db: &Path) -> Journal {
     let mut quiet = |_| {};
@@ -68,7 +68,7 @@ fn assert_projection_is_plain(name: &str, journal: &Journal, plain: &IterateJour
         want.at = 0;
     }
     // The journal knows its contract whole, and its views follow it at every offset.
-    use journalscope::iterate::contract::ContractName;
+    use journalscope_iterate::iterate::contract::ContractName;
     want = match journal.contract().expect("the marks read").map(|c| c.name) {
         Some(ContractName::AgentLoop) => want.under_agent_loop(),
         Some(ContractName::Sections) => want.under_sections(),
@@ -427,9 +427,9 @@ fn given_more_diagnostics_than_a_view_carries_when_imported_then_the_tip_is_the_
 /// provider role on `transport` is a downgrade enters the projection, and every event setting
 /// keyed slot `key`.
 fn folded_stops(plain: &IterateJournal, transport: Transport, key: &str) -> (Vec<u64>, Vec<u64>) {
-    use journalscope::iterate::event::{EventKind, Role};
+    use journalscope_iterate::iterate::event::{EventKind, Role};
     let events = &plain.events;
-    let mut projection = journalscope::iterate::projection::Projection::default();
+    let mut projection = journalscope_iterate::iterate::projection::Projection::default();
     let (mut downgrades, mut keys) = (Vec::new(), Vec::new());
     for event in events {
         projection.apply(event);
@@ -446,7 +446,7 @@ fn folded_stops(plain: &IterateJournal, transport: Transport, key: &str) -> (Vec
             .and_then(|(lane, index)| projection.lane(lane).get(index))
             .filter(|item| item.seq == event.seq);
         if entered.is_some_and(|item| {
-            journalscope::iterate::roles::provider_role(item, transport)
+            journalscope_iterate::iterate::roles::provider_role(item, transport)
                 .rule
                 .is_downgrade()
         }) {
@@ -488,7 +488,7 @@ fn given_any_iterate_journal_then_item_facts_downgrade_and_key_stops_are_the_fol
             .events
             .iter()
             .filter_map(|event| match &event.kind {
-                journalscope::iterate::event::EventKind::ContextAdded(c) => c.key.clone(),
+                journalscope_iterate::iterate::event::EventKind::ContextAdded(c) => c.key.clone(),
                 _ => None,
             })
             .take(20)
@@ -501,9 +501,11 @@ fn given_any_iterate_journal_then_item_facts_downgrade_and_key_stops_are_the_fol
                 &journalscope::search::SearchQuery::default()
             )
             .expect("reads"),
-            journalscope::search::item_facts(&journalscope::iterate::IterateJournal::from_stored(
-                &store.events(loaded.row().id).expect("events")
-            )),
+            journalscope::search::item_facts(
+                &journalscope_iterate::iterate::IterateJournal::from_stored(
+                    &store.events(loaded.row().id).expect("events")
+                )
+            ),
             "{}: the item facts read from the store are the plain fold's",
             path.display()
         );

@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use journalscope::agui::MessageWindow;
 use journalscope::import::ImportControl;
 use journalscope::journal::{Demo, EventQuery, Journal, StepTarget};
+use journalscope_agui::agui::MessageWindow;
 
 fn open_demo(demo: Demo, dir: &tempfile::TempDir) -> Journal {
     let path: PathBuf = dir.path().join(demo.file_name());

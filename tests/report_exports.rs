@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use journalscope::import::{ImportControl, ImportProgress};
-use journalscope::iterate::Transport;
 use journalscope::journal::{Demo, Journal};
 use journalscope::report::{self, html, slice, OffsetRange};
+use journalscope_iterate::iterate::Transport;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -91,7 +91,7 @@ fn given_the_demo_when_sizes_are_measured_then_each_request_has_its_lanes_and_ma
             "the total is the bytes of the message contents at @{}",
             s.request_offset
         );
-        let counted = journalscope::iterate::tokens::count_messages(
+        let counted = journalscope_iterate::iterate::tokens::count_messages(
             snapshot.model.as_deref(),
             &snapshot.messages,
         );

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use journalscope::breakpoint::Breakpoint;
 use journalscope::console::{ConsoleError, ConsoleQuery};
 use journalscope::import::ImportControl;
-use journalscope::iterate::Transport;
 use journalscope::journal::{Demo, Journal};
 use journalscope::search::text::record_values;
 use journalscope::search::SearchQuery;
+use journalscope_iterate::iterate::Transport;
 use proptest::prelude::*;
 
 fn open(path: &Path, db: &Path) -> Journal {

@@ -9,10 +9,10 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use agui_common::{events_of, recordings};
-use journalscope::agui;
 use journalscope::dialect::Dialect;
 use journalscope::store::Store;
 use journalscope::tail::{self, Source, TailOptions};
+use journalscope_agui::agui;
 use serde_json::{json, Value};
 use support::RunServer;
 

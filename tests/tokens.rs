@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use journalscope::import::ImportControl;
-use journalscope::iterate::tokens::count_messages;
-use journalscope::iterate::Transport;
 use journalscope::journal::{Demo, Journal};
 use journalscope::report::{context_sizes, OffsetRange};
 use journalscope::tokens::{tolerance, Encoding};
 use journalscope_gen::Rng;
+use journalscope_iterate::iterate::tokens::count_messages;
+use journalscope_iterate::iterate::Transport;
 use serde_json::{json, Value};
 
 mod common;

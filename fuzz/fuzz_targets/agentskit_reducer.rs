@@ -4,7 +4,7 @@
 
 mod events;
 
-use journalscope::agentskit;
+use journalscope_agentskit::agentskit;
 use journalscope::dialect::Dialect;
 use libfuzzer_sys::fuzz_target;
 

@@ -4,7 +4,7 @@
 
 mod events;
 
-use journalscope::agui;
+use journalscope_agui::agui;
 use journalscope::dialect::Dialect;
 use libfuzzer_sys::fuzz_target;
 

@@ -5,7 +5,7 @@
 mod events;
 
 use journalscope::dialect::Dialect;
-use journalscope::iterate::{IterateJournal, Transport};
+use journalscope_iterate::iterate::{IterateJournal, Transport};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 //! repeated keys, and the iterate reader and event parser find the same in either.
 #![no_main]
 
-use journalscope::iterate::{event, Reader};
+use journalscope_iterate::iterate::{event, Reader};
 use journalscope::record_json::{self, Parsed};
 use journalscope::source::RawRecord;
 use libfuzzer_sys::fuzz_target;

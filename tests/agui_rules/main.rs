@@ -1,11 +1,11 @@
 //! Given/when/then tests for the AG-UI rules of interpretation.md §2 and the official
 //! TypeScript client's behaviour the reducer mirrors.
 
-use journalscope::agui::{
-    analyse, read_bytes, runs, state_at, step_view, ChangeKind, MessageFate, RunStatus,
-};
 use journalscope::diagnostic::Severity;
 use journalscope::store::StoredEvent;
+use journalscope_agui::agui::{
+    analyse, read_bytes, runs, state_at, step_view, ChangeKind, MessageFate, RunStatus,
+};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -32,7 +32,7 @@ fn codes(events: &[StoredEvent]) -> Vec<String> {
         .collect()
 }
 
-fn final_state(events: &[StoredEvent]) -> journalscope::agui::StateAt {
+fn final_state(events: &[StoredEvent]) -> journalscope_agui::agui::StateAt {
     state_at(events, events.len() as i64)
 }
 
@@ -643,7 +643,7 @@ fn state_at_serializes_exactly_the_cli_contract_keys() {
         json!({"threadId": "t1", "runId": "r1", "status": "running"}),
         "run is {{threadId, runId, status}} at offset 1"
     );
-    let text = journalscope::agui::render_state_text(&state_at(&events, 2));
+    let text = journalscope_agui::agui::render_state_text(&state_at(&events, 2));
     assert!(
         text.starts_with("@2  run t1/r1 finished"),
         "text form opens with the run: {text}"

@@ -5,9 +5,9 @@
 use journalscope::diagnostic::Diagnostic;
 use journalscope::dialect::Dialect;
 use journalscope::ingest::read_records;
-use journalscope::iterate::IterateJournal;
 use journalscope::source::RawRecord;
 use journalscope::store::StoredEvent;
+use journalscope_iterate::iterate::IterateJournal;
 use serde_json::{json, Value};
 
 pub const PREFIX: &str = "events.iterate.com/agent/";

@@ -13,9 +13,9 @@ mod import_common;
 use std::path::{Path, PathBuf};
 
 use cli::Cli;
-use journalscope::iterate::agent_loop::fold::TriggerSource;
-use journalscope::iterate::projection::Rules;
-use journalscope::iterate::Transport;
+use journalscope_iterate::iterate::agent_loop::fold::TriggerSource;
+use journalscope_iterate::iterate::projection::Rules;
+use journalscope_iterate::iterate::Transport;
 
 mod replays;
 
@@ -423,7 +423,7 @@ fn long_journal(cycles: i64) -> Vec<String> {
 #[test]
 fn given_a_long_agent_loop_journal_when_requests_are_read_from_checkpoints_then_each_body_is_the_plain_folds(
 ) {
-    use journalscope::iterate::IterateJournal;
+    use journalscope_iterate::iterate::IterateJournal;
     let lines = long_journal(200);
     let dir = tempfile::tempdir().expect("temp dir");
     let (store, id) = import_common::import_lines(dir.path(), &lines);
@@ -440,10 +440,14 @@ fn given_a_long_agent_loop_journal_when_requests_are_read_from_checkpoints_then_
     for row in store.request_rows(id).expect("rows") {
         let summary: serde_json::Value = serde_json::from_str(&row.1).expect("a row");
         let request = summary["offset"].as_i64().expect("an offset");
-        let stored =
-            journalscope::iterate::checkpoint::request_at(&store, id, request, Transport::Openai)
-                .expect("the store reads")
-                .unwrap_or_else(|e| panic!("request @{request} was sent: {e}"));
+        let stored = journalscope_iterate::iterate::checkpoint::request_at(
+            &store,
+            id,
+            request,
+            Transport::Openai,
+        )
+        .expect("the store reads")
+        .unwrap_or_else(|e| panic!("request @{request} was sent: {e}"));
         let folded = plain.request(request, Transport::Openai).expect("sent");
         assert_eq!(
             String::from_utf8_lossy(&stored.body()),
@@ -497,7 +501,8 @@ fn given_an_imported_agent_loop_journal_when_viewed_from_the_store_then_each_ite
     let (store, id) = import_common::import_lines(dir.path(), &lines);
     let mut checked = 0;
     for at in [5, 200, 511, 700, 900] {
-        let view = journalscope::iterate::checkpoint::view_at(&store, id, at).expect("a view");
+        let view =
+            journalscope_iterate::iterate::checkpoint::view_at(&store, id, at).expect("a view");
         for item in view.history.iter().filter(|item| !item.content.is_empty()) {
             assert_eq!(
                 item.tokens,

@@ -413,8 +413,8 @@ fn given_a_whole_lifecycle_when_folded_then_every_event_type_takes_its_part() {
 #[test]
 fn given_a_long_agent_loop_journal_when_requests_are_diffed_from_checkpoints_then_each_diff_is_the_plain_folds(
 ) {
-    use journalscope::iterate::diff::request_diff_stored;
-    use journalscope::iterate::IterateJournal;
+    use journalscope_iterate::iterate::diff::request_diff_stored;
+    use journalscope_iterate::iterate::IterateJournal;
     let lines = long_journal(60);
     let dir = tempfile::tempdir().expect("temp dir");
     let (store, id) = import_common::import_lines(dir.path(), &lines);
@@ -445,7 +445,7 @@ fn given_a_long_agent_loop_journal_when_requests_are_diffed_from_checkpoints_the
                 broke.expected
                     && matches!(
                         broke.causes.first(),
-                        Some(journalscope::iterate::diff::BreakCause::Compaction { .. })
+                        Some(journalscope_iterate::iterate::diff::BreakCause::Compaction { .. })
                     ),
                 "@{} → @{}: only a compaction breaks the generated loop's prefix: {broke:?}",
                 pair[0],

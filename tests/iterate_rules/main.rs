@@ -5,17 +5,17 @@
 mod common;
 
 use common::*;
-use journalscope::iterate::event::Role;
-use journalscope::iterate::projection::Projection;
-use journalscope::iterate::render::{header_line, PROTOCOL_MESSAGE};
-use journalscope::iterate::roles::{provider_role, Rule};
-use journalscope::iterate::view::VIEW_DIAGNOSTICS;
-use journalscope::iterate::{IterateJournal, Transport};
+use journalscope_iterate::iterate::event::Role;
+use journalscope_iterate::iterate::projection::Projection;
+use journalscope_iterate::iterate::render::{header_line, PROTOCOL_MESSAGE};
+use journalscope_iterate::iterate::roles::{provider_role, Rule};
+use journalscope_iterate::iterate::view::VIEW_DIAGNOSTICS;
+use journalscope_iterate::iterate::{IterateJournal, Transport};
 use serde_json::json;
 
 mod roles;
 
-fn offsets(items: &[journalscope::iterate::projection::Item]) -> Vec<i64> {
+fn offsets(items: &[journalscope_iterate::iterate::projection::Item]) -> Vec<i64> {
     items.iter().map(|i| i.offset).collect()
 }
 
