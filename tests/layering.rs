@@ -149,35 +149,6 @@ fn the_store_and_what_it_keeps_name_no_dialect_and_nothing_above_them() {
 }
 
 #[test]
-fn a_dialect_names_the_store_and_shared_shapes_but_not_the_pipeline_or_another_dialect() {
-    let graph = dependencies();
-    let above = [
-        "dialect",
-        "ingest",
-        "import",
-        "journal",
-        "tail",
-        "search",
-        "console",
-        "breakpoint",
-        "report",
-        "bookmark",
-        "cli",
-    ];
-    for dialect in DIALECTS {
-        let named = graph.get(*dialect).cloned().unwrap_or_default();
-        let forbidden: Vec<&String> = named
-            .iter()
-            .filter(|n| above.contains(&n.as_str()) || (DIALECTS.contains(&n.as_str())))
-            .collect();
-        assert!(
-            forbidden.is_empty(),
-            "the {dialect} dialect names {forbidden:?}: a dialect depends on the store's types and the shared shapes, never on what is built on it"
-        );
-    }
-}
-
-#[test]
 fn no_two_core_modules_depend_on_each_other_through_any_path() {
     let graph = dependencies();
     for start in graph.keys() {
@@ -195,19 +166,6 @@ fn no_two_core_modules_depend_on_each_other_through_any_path() {
                     stack.push((next.clone(), longer));
                 }
             }
-        }
-    }
-}
-
-#[test]
-fn nothing_in_the_core_names_the_command_line() {
-    let graph = dependencies();
-    for (module, named) in &graph {
-        if module != "cli" {
-            assert!(
-                !named.contains("cli"),
-                "{module} names the command line, which is an adapter over the core"
-            );
         }
     }
 }
