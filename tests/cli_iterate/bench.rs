@@ -108,7 +108,7 @@ fn bench_of_every_other_dialect_reports_the_scale_figures_without_the_iterate_vi
 }
 
 #[test]
-fn bench_prints_every_figure_of_the_performance_issue_in_text_and_json() {
+fn bench_prints_every_figure_and_its_target_in_text_and_json() {
     let cli = Cli::new();
     let dir = tempfile::tempdir().expect("temp dir");
     let args = ["bench", "--events", "3000", "--dir", s(dir.path())];

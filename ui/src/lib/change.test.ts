@@ -13,7 +13,7 @@ describe("iterate change line", () => {
     // When the change is read at @17
     const change = iterateChange(event(17), p, null, null, 21);
     // Then the line says it all, and only @17's card is touched
-    expect(change.line, "the issue's own example").toBe("@17 replaces @7 · key=github/review-task · unpublished · next sent by @21");
+    expect(change.line, "the change line's documented example").toBe("@17 replaces @7 · key=github/review-task · unpublished · next sent by @21");
     expect(change.touched, "the replaced card is the one highlighted").toEqual([17]);
   });
 

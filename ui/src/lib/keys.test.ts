@@ -10,7 +10,7 @@ describe("keyboard stepping map", () => {
     expect(actionFor({ key: "ArrowUp" }), "up arrow is previous event").toEqual({ kind: "step", target: "event", forward: false });
   });
 
-  it("J is previous request and K is next request, as the issue spells it", () => {
+  it("J is previous request and K is next request, as the key map spells it", () => {
     expect(actionFor({ key: "J" }), "J goes back a request").toEqual({ kind: "step", target: "request", forward: false });
     expect(actionFor({ key: "K" }), "K goes forward a request").toEqual({ kind: "step", target: "request", forward: true });
   });
