@@ -4,7 +4,7 @@
 //! `--tls ca.pem` serves https:// and wss:// instead, under a CA made at start and written
 //! there for `journalscope tail --cacert ca.pem`.
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/support/stream_server.rs"]
 mod support;
 
 use support::{load_journal, Certificate, Faults, StreamServer, TestCa};

@@ -20,10 +20,6 @@ mkdir -p target/e2e-screenshots
 start_xvfb "${E2E_DISPLAY:-:97}"
 trap stop_xvfb EXIT
 
-# Every src-tauri/tests/e2e_*.rs is an end-to-end test binary.
-suites=()
-for f in src-tauri/tests/e2e_*.rs; do
-  suites+=(--test "$(basename "$f" .rs)")
-done
+# src-tauri/tests/e2e/ is the end-to-end test binary, a module a suite.
 timeout -k 20 "${E2E_TIMEOUT:-1800}" \
-  cargo test --no-fail-fast --workspace "${suites[@]}" -- --ignored --test-threads=1 --nocapture
+  cargo test --no-fail-fast --workspace --test e2e -- --ignored --test-threads=1 --nocapture

@@ -3,8 +3,7 @@
 //! every request the provider received is what Journalscope exports for the line that records
 //! it. Ignored in the core tests; `make clients` (part of `make test`) runs them.
 
-mod cli;
-mod provider;
+mod support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,8 +11,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use cli::Cli;
-use provider::{Provider, Received, SUMMARY_ASKED};
+use support::cli::Cli;
+use support::provider::{Provider, Received, SUMMARY_ASKED};
 
 /// The pinned clients' binaries, as the install script prints them (installing what is missing).
 fn clients() -> BTreeMap<String, PathBuf> {
@@ -681,5 +680,39 @@ fn claude_code_before_the_request_record_a_subagent_is_exported_as_sent() {
     assert_eq!(
         compared, 3,
         "the main thread's two requests and the subagent's one"
+    );
+}
+
+#[test]
+fn the_scripted_provider_takes_its_steps_in_turn_as_calls_are_answered() {
+    // Protects the scenarios' scripts: a prompt's `#steps` are answered one a turn.
+    use serde_json::json;
+    use support::provider::{next_reply, Conversation, Reply};
+
+    let body = |answered: usize| {
+        let mut messages = vec![json!({"role": "user", "content":
+            "go #steps [[\"Read\", {\"file_path\": \"a\"}], [\"Write\", {\"file_path\": \"b\"}]]"})];
+        for _ in 0..answered {
+            messages.push(json!({"role": "assistant", "content": [{"type": "tool_use"}]}));
+            messages.push(json!({"role": "user", "content": [{"type": "tool_result"}]}));
+        }
+        json!({ "messages": messages })
+    };
+    assert_eq!(
+        next_reply(&Conversation::messages(&body(0))),
+        Reply::Call("Read".into(), json!({"file_path": "a"})),
+        "the first step answers the prompt"
+    );
+    assert_eq!(
+        next_reply(&Conversation::messages(&body(1))),
+        Reply::Call("Write".into(), json!({"file_path": "b"})),
+        "the second step answers the first call's result"
+    );
+    assert!(
+        matches!(
+            next_reply(&Conversation::messages(&body(2))),
+            Reply::Text(_)
+        ),
+        "spent steps end in a text"
     );
 }

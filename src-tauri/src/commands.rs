@@ -7,18 +7,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use journalscope_agentskit::agentskit::{SnapshotAt, TurnsReport};
-use journalscope_agui::agui::{AgUiStep, MessagePage, MessageWindow, RunSpan};
 use journalscope_document::journal::{
     Demo, EventDetail, EventPage, EventQuery, Journal, JournalError, JournalInfo, StepTarget,
     Timeline, TypeCount,
 };
 use journalscope_ingest::import::{ImportControl, ImportProgress};
-use journalscope_iterate::iterate::render::{ExportFormat, ExportOptions, RequestExport};
-use journalscope_iterate::iterate::view::{
-    CompactionView, ProjectionView, RequestSummary, RequestView,
-};
-use journalscope_iterate::iterate::Transport;
+use journalscope_registry::dialect::{AgentSession, Ask, Body, BodyFormat, Reply};
 use tauri::{AppHandle, Emitter, Manager, State};
 
 use crate::ipc::{Exported, ExportedText, ImportStatus, IpcError, RecentFile, Startup};
@@ -29,7 +23,7 @@ use crate::recent;
 pub const EXPORT_PATH_ENV: &str = "JOURNALSCOPE_EXPORT_PATH";
 
 /// Requests a cache report may take on either side of the one it is about.
-const MAX_REPORT_WINDOW: u32 = 2_000;
+const MAX_REPORT_WINDOW: u64 = 2_000;
 
 /// The opened journal and the import in flight, shared by every command.
 #[derive(Default)]
@@ -256,122 +250,60 @@ pub async fn seq_of_offset(
     session.with(|j| j.seq_of_offset(offset))
 }
 
+/// Any view of the shown journal, asked for by its family: its JSON comes back in the shape
+/// its dialect gives it. A request's body leaves by `request_body_text` or `export_request`.
 #[tauri::command]
-pub async fn projection_at(
+pub async fn ask(session: State<'_, Session>, ask: Ask) -> Result<serde_json::Value, IpcError> {
+    if matches!(ask, Ask::Body { .. }) {
+        return Err(IpcError::new(
+            "bad-ask",
+            "a request's body is copied or exported, not shown",
+        ));
+    }
+    session.with(|j| j.view(&bounded(ask)))
+}
+
+/// The question with what a pane draws kept to a window, however long the journal.
+fn bounded(ask: Ask) -> Ask {
+    match ask {
+        Ask::CacheAround {
+            at,
+            before,
+            after,
+            transports,
+        } => Ask::CacheAround {
+            at,
+            before: before.min(MAX_REPORT_WINDOW),
+            after: after.min(MAX_REPORT_WINDOW),
+            transports,
+        },
+        ask => ask,
+    }
+}
+
+/// The request body `ask` (a body question) asks for, as the CLI's `request -o` writes it:
+/// the body or a `curl` command, secrets redacted unless it asks for the exact bytes.
+fn request_body(session: &Session, ask: &Ask) -> Result<Body, IpcError> {
+    match session.with(|j| j.answer(ask))? {
+        Reply::Body(body) => Ok(body),
+        Reply::View(_) => Err(IpcError::new(
+            "bad-ask",
+            "only a request's body is copied or exported",
+        )),
+    }
+}
+
+/// The request body as text, for the clipboard.
+#[tauri::command]
+pub async fn request_body_text(
     session: State<'_, Session>,
-    seq: u64,
-) -> Result<ProjectionView, IpcError> {
-    session.with(|j| j.projection_at_seq(seq))
-}
-
-#[tauri::command]
-pub async fn requests(session: State<'_, Session>) -> Result<Vec<RequestSummary>, IpcError> {
-    session.with(|j| j.requests())
-}
-
-#[tauri::command]
-pub async fn request_at(
-    session: State<'_, Session>,
-    offset: i64,
-    transport: Transport,
-) -> Result<RequestView, IpcError> {
-    session.with(|j| j.request_view(offset, transport))
-}
-
-#[tauri::command]
-pub async fn compaction_at(
-    session: State<'_, Session>,
-    offset: i64,
-) -> Result<CompactionView, IpcError> {
-    session.with(|j| j.compaction(offset))
-}
-
-#[tauri::command]
-pub async fn agui_step(
-    session: State<'_, Session>,
-    seq: u64,
-    messages: MessageWindow,
-) -> Result<AgUiStep, IpcError> {
-    session.with(|j| j.agui_step(seq, messages))
-}
-
-#[tauri::command]
-pub async fn agui_messages(
-    session: State<'_, Session>,
-    at: i64,
-    window: MessageWindow,
-) -> Result<MessagePage, IpcError> {
-    session.with(|j| j.agui_messages(at, window))
-}
-
-#[tauri::command]
-pub async fn agui_runs(session: State<'_, Session>) -> Result<Vec<RunSpan>, IpcError> {
-    session.with(|j| j.agui_runs())
-}
-
-#[tauri::command]
-pub async fn agentskit_state(
-    session: State<'_, Session>,
-    seq: u64,
-    thread: Option<String>,
-) -> Result<SnapshotAt, IpcError> {
-    session.with(|j| j.agentskit_state(seq, thread.as_deref()))
-}
-
-#[tauri::command]
-pub async fn agentskit_turns(
-    session: State<'_, Session>,
-    thread: Option<String>,
-) -> Result<TurnsReport, IpcError> {
-    session.with(|j| j.agentskit_turns(thread.as_deref()))
-}
-
-/// The request export `options` ask for, as the CLI's `request -o` writes it: the body or a
-/// `curl` command, secrets redacted unless `options.exact`.
-fn request_export(
-    session: &Session,
-    offset: i64,
-    transport: Transport,
-    options: &ExportOptions,
-) -> Result<RequestExport, IpcError> {
-    let snapshot = session.with(|j| j.request(offset, transport))?;
-    snapshot
-        .export(options)
-        .map_err(|e| IpcError::new("invalid-redaction", e.to_string()))
-}
-
-/// The export as text, for the clipboard.
-#[tauri::command]
-pub async fn request_export_text(
-    session: State<'_, Session>,
-    offset: i64,
-    transport: Transport,
-    options: ExportOptions,
+    ask: Ask,
 ) -> Result<ExportedText, IpcError> {
-    let export = request_export(&session, offset, transport, &options)?;
+    let body = request_body(&session, &ask)?;
     Ok(ExportedText {
-        text: String::from_utf8_lossy(&export.bytes).into_owned(),
-        secrets: export.secrets as u64,
-        redacted: export.redacted,
-    })
-}
-
-/// A transcript's request body (the model and its messages or input items) as text for the
-/// clipboard, secrets redacted unless `exact`, as `journalscope request -o` writes it.
-#[tauri::command]
-pub async fn conversation_request_export_text(
-    session: State<'_, Session>,
-    offset: i64,
-    exact: bool,
-) -> Result<ExportedText, IpcError> {
-    let request = session.with(|journal| journal.conversation_request(offset))?;
-    let export = request
-        .export(exact, &[])
-        .map_err(|e| IpcError::new("invalid-redaction", e.to_string()))?;
-    Ok(ExportedText {
-        text: String::from_utf8_lossy(&export.bytes).into_owned(),
-        secrets: export.secrets as u64,
-        redacted: export.redacted,
+        text: String::from_utf8_lossy(&body.bytes).into_owned(),
+        secrets: body.secrets as u64,
+        redacted: body.redacted,
     })
 }
 
@@ -379,16 +311,17 @@ pub async fn conversation_request_export_text(
 /// `JOURNALSCOPE_EXPORT_PATH`. The window cannot name a path itself: a page that could would
 /// hold a write-anywhere primitive.
 #[tauri::command]
-pub async fn export_request(
-    app: AppHandle,
-    offset: i64,
-    transport: Transport,
-    options: ExportOptions,
-) -> Result<Exported, IpcError> {
-    let export = request_export(&app.state::<Session>(), offset, transport, &options)?;
+pub async fn export_request(app: AppHandle, ask: Ask) -> Result<Exported, IpcError> {
+    let export = request_body(&app.state::<Session>(), &ask)?;
+    let Ask::Body { at, format, .. } = ask else {
+        return Err(IpcError::new(
+            "bad-ask",
+            "only a request's body is exported",
+        ));
+    };
     let target = match std::env::var(EXPORT_PATH_ENV).ok() {
         Some(p) => Some(PathBuf::from(p)),
-        None => ask_save_path(&app, offset, options.format).await?,
+        None => ask_save_path(&app, at, format).await?,
     };
     let Some(target) = target else {
         return Ok(Exported {
@@ -410,12 +343,12 @@ pub async fn export_request(
 async fn ask_save_path(
     app: &AppHandle,
     offset: i64,
-    format: ExportFormat,
+    format: BodyFormat,
 ) -> Result<Option<PathBuf>, IpcError> {
     use tauri_plugin_dialog::DialogExt;
     let (name, filter, ext) = match format {
-        ExportFormat::Body => (format!("request-{offset}.json"), "JSON", "json"),
-        ExportFormat::Curl => (format!("request-{offset}.sh"), "Shell script", "sh"),
+        BodyFormat::Body => (format!("request-{offset}.json"), "JSON", "json"),
+        BodyFormat::Curl => (format!("request-{offset}.sh"), "Shell script", "sh"),
     };
     let dialog = app
         .dialog()
@@ -437,88 +370,10 @@ pub(crate) fn write_export(target: &Path, body: &[u8]) -> Result<(), IpcError> {
     })
 }
 
-/// Two requests compared (`journalscope diff`): `from` defaults to the request before `to`;
-/// `from_transport` defaults to `transport`.
-#[tauri::command]
-pub async fn request_diff(
-    session: State<'_, Session>,
-    from: Option<i64>,
-    to: i64,
-    transport: Transport,
-    from_transport: Option<Transport>,
-) -> Result<journalscope_iterate::iterate::diff::RequestDiff, IpcError> {
-    let transports = (from_transport.unwrap_or(transport), transport);
-    session.with(|j| j.request_diff(from, to, transports))
-}
-
-/// Prefix stability across every request (`journalscope cache`).
-#[tauri::command]
-pub async fn cache_report(
-    session: State<'_, Session>,
-    transport: Transport,
-    around: i64,
-    before: u32,
-    after: u32,
-) -> Result<journalscope_iterate::iterate::diff::CacheReport, IpcError> {
-    // A pane draws a bar per request: a window of requests, however long the journal.
-    let (before, after) = (before.min(MAX_REPORT_WINDOW), after.min(MAX_REPORT_WINDOW));
-    session.with(|j| j.cache_report_around(transport, around, (before.into(), after.into())))
-}
-
 /// The Claude Code and Codex sessions on this machine, newest first.
 #[tauri::command]
-pub async fn agent_sessions() -> Vec<journalscope_transcript::transcript::Session> {
+pub async fn agent_sessions() -> Vec<AgentSession> {
     tauri::async_runtime::spawn_blocking(journalscope_registry::dialect::sessions)
         .await
         .unwrap_or_default()
-}
-
-#[tauri::command]
-pub async fn conversation_at(
-    session: State<'_, Session>,
-    seq: u64,
-) -> Result<journalscope_transcript::transcript::ConversationView, IpcError> {
-    session.with(|journal| journal.conversation_at_seq(seq))
-}
-
-#[tauri::command]
-pub async fn conversation_request(
-    session: State<'_, Session>,
-    offset: i64,
-) -> Result<journalscope_registry::dialect::TranscriptRequest, IpcError> {
-    session.with(|journal| journal.conversation_request(offset))
-}
-
-/// A transcript's compaction, before | after.
-#[tauri::command]
-pub async fn transcript_compaction(
-    session: State<'_, Session>,
-    offset: i64,
-) -> Result<journalscope_transcript::transcript::TranscriptCompaction, IpcError> {
-    session.with(|journal| journal.transcript_compaction(offset))
-}
-
-/// A transcript's request against an earlier one (`journalscope diff` on a session): `from`
-/// defaults to the request before `to` in its thread.
-#[tauri::command]
-pub async fn transcript_diff(
-    session: State<'_, Session>,
-    from: Option<i64>,
-    to: i64,
-) -> Result<journalscope_transcript::transcript::diff::TranscriptDiff, IpcError> {
-    session.with(|journal| journal.transcript_diff(from, to))
-}
-
-#[tauri::command]
-pub async fn subagents(
-    session: State<'_, Session>,
-) -> Result<Vec<journalscope_transcript::transcript::Subagent>, IpcError> {
-    session.with(|journal| journal.subagents())
-}
-
-#[tauri::command]
-pub async fn spawned_by(
-    session: State<'_, Session>,
-) -> Result<Option<journalscope_transcript::transcript::SpawnedBy>, IpcError> {
-    session.with(|journal| journal.spawned_by())
 }

@@ -1,24 +1,14 @@
-//! IPC commands for reports and sharing: the context sizes the plot draws, and the two exports
-//! (the HTML report and the JSONL slice), which write exactly what the CLI's `report -o` and
-//! `slice -o` write. Thin adapters over `journalscope_document::report`.
+//! IPC commands for sharing: the two exports (the HTML report and the JSONL slice), which write
+//! exactly what the CLI's `report -o` and `slice -o` write. Thin adapters over
+//! `journalscope_document::report`.
 
 use std::path::PathBuf;
 
-use journalscope_document::report::{self, ContextSizes, OffsetRange};
-use journalscope_iterate::iterate::Transport;
-use tauri::{AppHandle, Manager, State};
+use journalscope_document::report::{self, OffsetRange};
+use tauri::{AppHandle, Manager};
 
 use crate::commands::{write_export, Session, EXPORT_PATH_ENV};
 use crate::ipc::{Exported, IpcError};
-
-#[tauri::command]
-pub async fn context_sizes(
-    session: State<'_, Session>,
-    range: OffsetRange,
-    transport: Transport,
-) -> Result<Vec<ContextSizes>, IpcError> {
-    session.with(|j| report::context_sizes(j, range, transport))
-}
 
 /// What an export writes: the HTML report or the JSONL slice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize, ts_rs::TS)]

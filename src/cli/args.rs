@@ -345,7 +345,8 @@ pub(super) enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// AgentsKit: every line's cursor verdict and the lineage tree.
+    /// A session's turns: AgentsKit's cursor verdict for every line and the lineage tree, or an
+    /// AG-UI thread's runs, each with where it started and how it ended.
     Turns {
         journal: String,
         #[arg(long)]

@@ -312,13 +312,7 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         Command::Subagents { journal, json } => {
             let journal = open(&journal, None)?;
-            let subagents = journal.subagents()?;
-            if json {
-                output::json(&mut out, &subagents)?;
-            } else {
-                output::spawned_by(&mut out, journal.spawned_by()?.as_ref())?;
-                output::subagents(&mut out, &subagents)?;
-            }
+            print_view(&mut out, journal.answer(&Ask::Subagents)?, json)?;
         }
         Command::Diagnostics { journal, json } => {
             let journal = open(&journal, None)?;

@@ -23,7 +23,7 @@ use journalscope_document::journal::{EventQuery, Journal, JournalError};
 use journalscope_gen::{self as gen, ContractName, GenOptions, Rng};
 use journalscope_ingest::import::ImportControl;
 use journalscope_iterate::iterate::Transport;
-use journalscope_registry::dialect::{Dialect, View};
+use journalscope_registry::dialect::{Ask, Dialect, Family, View};
 
 #[derive(Debug, Clone)]
 pub struct BenchOptions {

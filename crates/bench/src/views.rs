@@ -64,10 +64,10 @@ pub(crate) fn scale_figures(
     let _ = journal.events_page(&EventQuery::default())?;
     let middle = journal.event_count() / 2;
     let at = journal.offset_at_seq(middle)?.unwrap_or(0);
-    drop(journal.step_at(at, None)?);
-    // The window's timeline shows a thread's runs as it opens.
-    if journal.dialect().offers(View::Thread) {
-        drop(journal.agui_runs()?);
+    drop(journal.answer(&Ask::State { at, session: None })?);
+    // The window shows a thread's runs, or a session's turns, as it opens.
+    if journal.answers(Family::Turns) {
+        drop(journal.answer(&Ask::Turns { session: None })?);
     }
     let reopen_ms = ms(start);
     let info = journal.info()?;

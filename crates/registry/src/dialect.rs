@@ -11,10 +11,9 @@ use journalscope_claude::claude;
 use journalscope_codex::codex;
 use journalscope_iterate::iterate;
 use journalscope_store::store::{JournalRow, Store, StoreError, StoredEvent};
-use journalscope_transcript::transcript::requests::SentRequest;
 
 pub use journalscope_seam::family::{
-    Answer, Ask, AskError, Body, BodyFormat, Family, Reply, Transports,
+    Answer, Ask, AskError, Body, BodyFormat, Family, MessageWindow, Reply, Transports,
 };
 pub use journalscope_seam::interpreter::{
     fold_all, Controls, Fold, FoldRecord, Interpreter, RecordReader, View,
@@ -22,6 +21,7 @@ pub use journalscope_seam::interpreter::{
 pub use journalscope_store::derived::{
     Analysis, CheckpointCover, Dialect, FoldWatch, Mark, ReadEvent, TipRow, WATCH_EVERY,
 };
+pub use journalscope_transcript::transcript::Session as AgentSession;
 
 /// Every dialect, in the order detection asks them: iterate last, as the fallback.
 const INTERPRETERS: [&dyn Interpreter; 5] = [
@@ -128,39 +128,6 @@ pub fn analyse(dialect: Dialect, events: &[StoredEvent]) -> Analysis {
     fold_all(interpreter(dialect), events)
 }
 
-/// The view of a journal at an offset, in the shape its dialect gives it: what `state`
-/// prints, and what a step of any journal answers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum Step {
-    /// The lanes of items the model can see (iterate).
-    Projection(iterate::view::ProjectionView),
-    /// A thread's state, messages and run (AG-UI).
-    Thread(agui::StateAt),
-    /// The snapshot a session's cursor holds (AgentsKit).
-    Snapshot(agentskit::SnapshotAt),
-    /// The conversation the model saw (Claude Code, Codex).
-    Conversation(claude::ConversationView),
-}
-
-/// The view of `journal` at offset `at`; `session` picks the session a snapshot cursor follows
-/// where the dialect has sessions.
-pub fn step_at(
-    store: &Store,
-    journal: &JournalRow,
-    at: i64,
-    session: Option<&str>,
-) -> Result<Step, StoreError> {
-    let id = journal.id;
-    Ok(match journal.dialect {
-        Dialect::Iterate => Step::Projection(iterate::stored::projection(store, id, at)?),
-        Dialect::AgUi => Step::Thread(agui::state_at_stored(store, id, at)?),
-        Dialect::AgentsKit => Step::Snapshot(agentskit::state_at_stored(store, id, at, session)?),
-        Dialect::ClaudeCode => Step::Conversation(claude::view::projection(store, id, at)?),
-        Dialect::Codex => Step::Conversation(codex::projection(store, id, at)?),
-    })
-}
-
 /// The contract a journal follows, where its dialect has contracts (iterate's seed and
 /// sections contracts).
 pub fn contract(
@@ -185,71 +152,14 @@ pub fn controls(store: &Store, journal: &JournalRow) -> Result<Controls, StoreEr
     })
 }
 
-/// A transcript's request as its provider got it: Claude Code's as Messages API messages,
-/// Codex's as Responses API input items.
+/// A transcript's request as its provider got it, in the shape the window reads it: Claude
+/// Code's as Messages API messages, Codex's as Responses API input items.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(untagged)]
 #[ts(export)]
 pub enum TranscriptRequest {
     Messages(claude::ConversationRequest),
     Items(codex::RolloutRequest),
-}
-
-impl TranscriptRequest {
-    /// The body the transcript records its provider got (each dialect's own).
-    pub fn body(&self) -> serde_json::Value {
-        match self {
-            TranscriptRequest::Messages(request) => request.body(),
-            TranscriptRequest::Items(request) => request.body(),
-        }
-    }
-
-    /// The body as it leaves the program: redacted (the built-in rules, and `redact_paths`)
-    /// unless `exact`. A transcript holds code, paths and sometimes pasted credentials.
-    pub fn export(
-        &self,
-        exact: bool,
-        redact_paths: &[String],
-    ) -> Result<
-        journalscope_iterate::iterate::render::RequestExport,
-        journalscope_shapes::redact::RedactError,
-    > {
-        let exported = match self {
-            TranscriptRequest::Messages(request) => request.export(exact, redact_paths),
-            TranscriptRequest::Items(request) => request.export(exact, redact_paths),
-        }?;
-        Ok(journalscope_iterate::iterate::render::RequestExport {
-            bytes: exported.bytes,
-            secrets: exported.secrets,
-            redacted: !exact,
-        })
-    }
-
-    /// The request as one side of a diff: its first line, model, and messages (or items) as
-    /// JSON, as each dialect gives them.
-    pub fn messages(&self) -> (i64, Option<String>, Vec<serde_json::Value>) {
-        match self {
-            TranscriptRequest::Messages(request) => request.messages(),
-            TranscriptRequest::Items(request) => request.messages(),
-        }
-    }
-}
-
-/// The request of a transcript whose first line is at `request_offset`; `None` when none
-/// starts there or the journal is no transcript.
-pub fn transcript_request(
-    store: &Store,
-    journal: &JournalRow,
-    request_offset: i64,
-) -> Result<Option<TranscriptRequest>, StoreError> {
-    Ok(match journal.dialect {
-        Dialect::ClaudeCode => claude::view::request(store, journal.id, request_offset)?
-            .map(TranscriptRequest::Messages),
-        Dialect::Codex => {
-            codex::request(store, journal.id, request_offset)?.map(TranscriptRequest::Items)
-        }
-        Dialect::Iterate | Dialect::AgUi | Dialect::AgentsKit => None,
-    })
 }
 
 /// Why each request of a transcript read less from the prompt cache than the one before it
@@ -264,51 +174,6 @@ pub fn transcript_cache(
         Dialect::Codex => Some(codex::cache_report(store, journal.id, range)?),
         Dialect::Iterate | Dialect::AgUi | Dialect::AgentsKit => None,
     })
-}
-
-/// The record whose conversation is the one a transcript went on with after the compaction at
-/// `seq`: the compaction's first child (its summary) for Claude Code, the compaction line
-/// itself (its replacement history) for Codex; `None` when there is none yet or the journal is
-/// no transcript.
-pub fn compaction_continues(
-    store: &Store,
-    journal: &JournalRow,
-    seq: u64,
-) -> Result<Option<u64>, StoreError> {
-    Ok(match journal.dialect {
-        Dialect::ClaudeCode => store
-            .links_to(journal.id, claude::fold::PARENT, seq)?
-            .first()
-            .copied(),
-        Dialect::Codex => Some(seq),
-        Dialect::Iterate | Dialect::AgUi | Dialect::AgentsKit => None,
-    })
-}
-
-/// The subagents a transcript ran, each with the call that spawned it and where its lines
-/// are; `None` when the journal is no transcript.
-pub fn subagents(
-    store: &Store,
-    journal: &JournalRow,
-) -> Result<Option<Vec<journalscope_transcript::transcript::Subagent>>, StoreError> {
-    Ok(match journal.dialect {
-        Dialect::ClaudeCode => Some(claude::subagent::subagents(store, journal)?),
-        Dialect::Codex => Some(codex::subagent::subagents(store, journal)?),
-        Dialect::Iterate | Dialect::AgUi | Dialect::AgentsKit => None,
-    })
-}
-
-/// The session or thread that spawned this transcript's subagent; `None` when it is no
-/// subagent's, or the journal is no transcript.
-pub fn spawned_by(
-    store: &Store,
-    journal: &JournalRow,
-) -> Result<Option<journalscope_transcript::transcript::SpawnedBy>, StoreError> {
-    match journal.dialect {
-        Dialect::ClaudeCode => claude::subagent::spawned_by(store, journal),
-        Dialect::Codex => codex::subagent::spawned_by(store, journal),
-        Dialect::Iterate | Dialect::AgUi | Dialect::AgentsKit => Ok(None),
-    }
 }
 
 /// Every agent session on disk that a dialect knows where to find, newest first.

@@ -1,12 +1,14 @@
 //! The answers every transcript dialect gives alike (the conversation at a line, its requests,
-//! one request and its body, two side by side, the prompt cache and the context sizes): a
-//! transcript dialect says how to read its conversation, its requests and its cache report,
-//! and the rest follows here once for all of them.
+//! one request and its body, two side by side, the prompt cache, the context sizes, a
+//! compaction and the subagents): a transcript dialect says how to read its conversation, its
+//! requests, its cache report and its lineage, and the rest follows here once for all of them.
 
 use journalscope_store::store::{JournalRow, Store, StoreError};
 use journalscope_transcript::transcript::cache::{CacheReport, Range};
 use journalscope_transcript::transcript::requests::{self, SentRequest, Unanswered};
-use journalscope_transcript::transcript::{text, ConversationView};
+use journalscope_transcript::transcript::{
+    text, ConversationView, SpawnedBy, Subagent, TranscriptCompaction,
+};
 
 use crate::family::{Answer, Ask, AskError, Body, BodyFormat, Family, Reply};
 
@@ -38,6 +40,25 @@ pub trait Transcript {
         journal_id: i64,
         range: Range,
     ) -> Result<CacheReport, StoreError>;
+
+    /// The row whose conversation is the one the transcript went on with after the compaction
+    /// at row `seq`; `None` when there is none yet.
+    fn compaction_continues(
+        &self,
+        store: &Store,
+        journal_id: i64,
+        seq: u64,
+    ) -> Result<Option<u64>, StoreError>;
+
+    /// The subagents the transcript ran, each with the call that spawned it.
+    fn subagents(&self, store: &Store, journal: &JournalRow) -> Result<Vec<Subagent>, StoreError>;
+
+    /// The session that ran this transcript, when it is a subagent's.
+    fn spawned_by(
+        &self,
+        store: &Store,
+        journal: &JournalRow,
+    ) -> Result<Option<SpawnedBy>, StoreError>;
 }
 
 /// The families a transcript answers: all but the turns of a session, which it has none of.
@@ -48,7 +69,9 @@ pub fn answers(family: Family) -> bool {
         | Family::Diff
         | Family::Cache
         | Family::Sizes
-        | Family::State => true,
+        | Family::State
+        | Family::Compaction
+        | Family::Lineage => true,
         Family::Turns => false,
     }
 }
@@ -69,7 +92,13 @@ pub fn answer<T: Transcript>(
         Ask::Requests => Answer::of(&requests::rows(store, id)?, |out, rows| {
             text::requests(out, rows)
         }),
-        Ask::Request { at, transports } => {
+        // The window steps by row; the conversation there is the one at the row's offset.
+        Ask::Step { seq, .. } => {
+            let at = store.offset_at_or_before_seq(id, *seq)?.unwrap_or(0);
+            Answer::of(&dialect.conversation(store, id, at)?, text::conversation)
+        }
+        // A request recorded as sent has nothing more to show in full than itself.
+        Ask::Request { at, transports } | Ask::Detail { at, transports } => {
             no_transport(transports.is_empty())?;
             request_answer(&request_at(dialect, store, id, *at)?)
         }
@@ -135,9 +164,82 @@ pub fn answer<T: Transcript>(
             no_transport(transports.is_empty())?;
             Answer::of(&dialect.cache_report(store, id, *range)?, text::sizes)
         }
+        Ask::Compaction { at } => Answer::of(&compaction(dialect, store, id, *at)?, |out, c| {
+            text::compaction(out, c)
+        }),
+        Ask::Subagents => {
+            let subagents = dialect.subagents(store, journal)?;
+            let spawned_by = dialect.spawned_by(store, journal)?;
+            Answer::of(&subagents, |out, subagents| {
+                text::spawned_by(out, spawned_by.as_ref())?;
+                text::subagents(out, subagents)
+            })
+        }
+        Ask::SpawnedBy => Answer::of(&dialect.spawned_by(store, journal)?, |out, parent| {
+            text::spawned_by(out, parent.as_ref())
+        }),
+        Ask::Messages { .. } => {
+            return Err(AskError::refused(
+                requests::NOT_PAGED_CODE,
+                requests::NOT_PAGED,
+            ))
+        }
+        Ask::CacheAround { .. } => {
+            return Err(AskError::refused(
+                requests::NOT_PAGED_CODE,
+                requests::CACHE_BY_RANGE,
+            ))
+        }
         Ask::Turns { .. } => return Err(AskError::NotOffered(ask.family())),
     };
     Ok(Reply::View(answer))
+}
+
+/// The compaction at offset `at`, before | after: the conversation at the row just before the
+/// compaction's line (a Codex compaction line already holds its replacement), and at the row
+/// the transcript goes on with after it.
+fn compaction<T: Transcript>(
+    dialect: &T,
+    store: &Store,
+    id: i64,
+    at: i64,
+) -> Result<TranscriptCompaction, AskError> {
+    let not_one = || {
+        AskError::refused(
+            requests::NOT_A_COMPACTION_CODE,
+            requests::not_a_compaction(at),
+        )
+    };
+    let seq = store.seq_at_offset(id, at)?.ok_or_else(not_one)?;
+    let note = store
+        .marks_between(id, seq, seq + 1)?
+        .into_iter()
+        .find(|mark| mark.kind == "compaction")
+        .ok_or_else(not_one)?
+        .note;
+    let conversation_at_row = |seq: u64| -> Result<ConversationView, StoreError> {
+        let at = store.offset_at_or_before_seq(id, seq)?.unwrap_or(0);
+        dialect.conversation(store, id, at)
+    };
+    let before = match seq.checked_sub(1) {
+        Some(previous) => conversation_at_row(previous)?,
+        None => ConversationView {
+            at,
+            system_known: false,
+            system: Vec::new(),
+            history: Vec::new(),
+        },
+    };
+    let after = match dialect.compaction_continues(store, id, seq)? {
+        Some(next) => Some(conversation_at_row(next)?),
+        None => None,
+    };
+    Ok(TranscriptCompaction {
+        offset: at,
+        note,
+        before,
+        after,
+    })
 }
 
 /// A transcript's requests are what its provider got: a transport named for one is refused

@@ -140,6 +140,8 @@ pub struct Controls {
     /// The views the dialect's fold builds (its `offers`), which the window's centre pane
     /// shows at a selection.
     pub views: Vec<View>,
+    /// The families of views the dialect answers (its `answers`), which the window asks for.
+    pub families: Vec<Family>,
 }
 
 impl Controls {
@@ -150,6 +152,7 @@ impl Controls {
             transports: false,
             sizes: false,
             views: Vec::new(),
+            families: Vec::new(),
             breakpoints: breakpoints.iter().map(|b| b.to_string()).collect(),
             legend: legend.iter().map(|l| l.to_string()).collect(),
         }
@@ -242,10 +245,14 @@ pub trait Interpreter: Sync {
 }
 
 /// The window's controls for `interpreter`'s journals: what it describes, with the views its
-/// fold builds.
+/// fold builds and the families it answers.
 pub fn controls_of(interpreter: &dyn Interpreter) -> Controls {
     Controls {
         views: interpreter.offers().to_vec(),
+        families: Family::ALL
+            .into_iter()
+            .filter(|family| interpreter.answers(*family))
+            .collect(),
         ..interpreter.controls()
     }
 }

@@ -1,7 +1,7 @@
-//! The end-to-end harness shared by every `e2e_*` test: tauri-driver in front of
+//! The end-to-end harness shared by every suite of `e2e/`: tauri-driver in front of
 //! WebKitWebDriver (under the Xvfb display scripts/e2e.sh starts), a fresh app per scenario
 //! driven with fantoccini, and a screenshot under target/e2e-screenshots/ for each one.
-//! Each test binary uses a subset of it.
+//! Each suite uses a subset of it.
 #![allow(dead_code)]
 
 use std::net::{TcpListener, TcpStream};

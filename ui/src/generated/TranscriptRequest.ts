@@ -3,7 +3,7 @@ import type { ConversationRequest } from "./ConversationRequest";
 import type { RolloutRequest } from "./RolloutRequest";
 
 /**
- * A transcript's request as its provider got it: Claude Code's as Messages API messages,
- * Codex's as Responses API input items.
+ * A transcript's request as its provider got it, in the shape the window reads it: Claude
+ * Code's as Messages API messages, Codex's as Responses API input items.
  */
 export type TranscriptRequest = ConversationRequest | RolloutRequest;

@@ -8,6 +8,7 @@ import { open } from "@tauri-apps/plugin-dialog";
 import { writeText } from "@tauri-apps/plugin-clipboard-manager";
 import type {
   AgentSession,
+  Ask,
   Bookmark,
   Breakpoint,
   BreakpointHit,
@@ -15,45 +16,24 @@ import type {
   ConsoleResult,
   SearchQuery,
   SearchResult,
-  AgentsKitSnapshotAt,
-  AgentsKitTurnsReport,
-  AgUiRunSpan,
-  AgUiStep,
-  AgUiMessagePage,
-  AgUiMessageWindow,
-  CacheReport,
-  CompactionView,
   ConnectRequest,
-  ContextSizes,
-  ConversationView,
   Demo,
   EventDetail,
   EventPage,
   EventQuery,
   ExportKind,
+  OffsetRange,
   Exported,
   ExportedText,
-  ExportOptions,
   ImportStatus,
   IpcError,
   JournalInfo,
   LiveChange,
   LiveState,
-  OffsetRange,
-  ProjectionView,
   RecentFile,
-  RequestDiff,
-  RequestSummary,
-  RequestView,
   Startup,
   StepTarget,
   Timeline,
-  SpawnedBy,
-  Subagent,
-  TranscriptCompaction,
-  TranscriptDiff,
-  TranscriptRequest,
-  Transport,
   TypeCount,
 } from "./types";
 
@@ -90,22 +70,13 @@ export const backend = {
   step: (from: number, target: StepTarget, forward: boolean) =>
     call<number | null>("step", { from, target, forward }),
   seqOfOffset: (offset: number) => call<number | null>("seq_of_offset", { offset }),
-  projectionAt: (seq: number) => call<ProjectionView>("projection_at", { seq }),
-  requests: () => call<RequestSummary[]>("requests"),
-  requestAt: (offset: number, transport: Transport) =>
-    call<RequestView>("request_at", { offset, transport }),
-  compactionAt: (offset: number) => call<CompactionView>("compaction_at", { offset }),
-  /** Asks where with the native save dialog; the window never names a path itself. */
-  exportRequest: (offset: number, transport: Transport, options: ExportOptions) =>
-    call<Exported>("export_request", { offset, transport, options }),
-  requestExportText: (offset: number, transport: Transport, options: ExportOptions) =>
-    call<ExportedText>("request_export_text", { offset, transport, options }),
-
-  /** `from` null: the request before `to`. `fromTransport` null: the same as `to`'s. */
-  requestDiff: (from: number | null, to: number, transport: Transport, fromTransport: Transport | null = null) =>
-    call<RequestDiff>("request_diff", { from, to, transport, fromTransport }),
-  cacheReport: (transport: Transport, around: number, before: number, after: number) =>
-    call<CacheReport>("cache_report", { transport, around, before, after }),
+  /** Any view of the open journal, asked for by its family; `T` is the shape its dialect gives. */
+  ask: <T>(ask: Ask) => call<T>("ask", { ask }),
+  /** A request's body (a `body` question) as text for the clipboard. */
+  requestBodyText: (ask: Ask) => call<ExportedText>("request_body_text", { ask }),
+  /** Writes a request's body (a `body` question) where the native save dialog says; the window
+   * never names a path itself. */
+  exportRequest: (ask: Ask) => call<Exported>("export_request", { ask }),
   search: (query: SearchQuery) => call<SearchResult>("search", { query }),
   sqlQuery: (query: ConsoleQuery) => call<ConsoleResult>("sql_query", { query }),
   runBreakpoint: (breakpoint: Breakpoint, from: number | null, forward: boolean) =>
@@ -114,32 +85,11 @@ export const backend = {
   setBookmark: (seq: number, note: string) => call<Bookmark>("set_bookmark", { seq, note }),
   removeBookmark: (seq: number) => call<boolean>("remove_bookmark", { seq }),
 
-  /** Context size of every request in the range (reports and sharing). */
-  contextSizes: (range: OffsetRange, transport: Transport) =>
-    call<ContextSizes[]>("context_sizes", { range, transport }),
   /** The HTML report or JSONL slice of a range; the backend asks where. */
   exportJournal: (kind: ExportKind, range: OffsetRange) => call<Exported>("export_journal", { kind, range }),
 
-  aguiStep: (seq: number, messages: AgUiMessageWindow) => call<AgUiStep>("agui_step", { seq, messages }),
-  aguiMessages: (at: number, window: AgUiMessageWindow) => call<AgUiMessagePage>("agui_messages", { at, window }),
-  aguiRuns: () => call<AgUiRunSpan[]>("agui_runs"),
-  agentskitState: (seq: number, thread: string | null) =>
-    call<AgentsKitSnapshotAt>("agentskit_state", { seq, thread }),
-  agentskitTurns: (thread: string | null) => call<AgentsKitTurnsReport>("agentskit_turns", { thread }),
-
   /** The Claude Code and Codex sessions on this machine, newest first. */
   agentSessions: () => call<AgentSession[]>("agent_sessions"),
-  conversationAt: (seq: number) => call<ConversationView>("conversation_at", { seq }),
-  conversationRequest: (offset: number) => call<TranscriptRequest>("conversation_request", { offset }),
-  /** The request's body for the clipboard, secrets redacted unless `exact`. */
-  conversationRequestExportText: (offset: number, exact: boolean) =>
-    call<ExportedText>("conversation_request_export_text", { offset, exact }),
-  subagents: () => call<Subagent[]>("subagents"),
-  /** The session or thread that ran this transcript, when it is a subagent's. */
-  spawnedBy: () => call<SpawnedBy | null>("spawned_by"),
-  /** `from` null: the request before `to` in its thread. */
-  transcriptDiff: (from: number | null, to: number) => call<TranscriptDiff>("transcript_diff", { from, to }),
-  transcriptCompaction: (offset: number) => call<TranscriptCompaction>("transcript_compaction", { offset }),
 
   async pickJournal(): Promise<string | null> {
     const picked = await open({

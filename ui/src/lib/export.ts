@@ -1,7 +1,8 @@
 // Request export options as the request pane's controls give them, and the notice an export
 // leaves. Redaction is on unless the user asks for exact bytes.
 
-import type { Exported, ExportFormat, ExportOptions } from "./types";
+import type { BodyOptions } from "./asks";
+import type { BodyFormat, Exported } from "./types";
 
 /** Splits the redact-paths field: one path a line or comma-separated, blanks ignored. */
 export function redactPaths(text: string): string[] {
@@ -11,7 +12,7 @@ export function redactPaths(text: string): string[] {
     .filter((p) => p !== "");
 }
 
-export function exportOptions(format: ExportFormat, exact: boolean, pathsText: string): ExportOptions {
+export function exportOptions(format: BodyFormat, exact: boolean, pathsText: string): BodyOptions {
   return { format, exact, redactPaths: exact ? [] : redactPaths(pathsText) };
 }
 

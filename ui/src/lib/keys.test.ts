@@ -87,9 +87,10 @@ describe("keys follow the journal's controls", () => {
     transports: true,
     sizes: true,
     views: ["projection", "requests", "compactions", "item-filters"],
+    families: ["projection", "request", "diff", "cache", "sizes", "state", "compaction"],
   };
-  const agui: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["run", "diagnostic"], steps: ["run"], transports: false, sizes: false, views: ["thread"] };
-  const kit: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, sizes: false, views: ["snapshots"] };
+  const agui: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["run", "diagnostic"], steps: ["run"], transports: false, sizes: false, views: ["thread"], families: ["state", "turns"] };
+  const kit: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, sizes: false, views: ["snapshots"], families: ["state", "turns"] };
 
   it("J/K step by the dialect's first unit: requests for iterate, runs for AG-UI, nothing for AgentsKit", () => {
     expect(actionFor({ key: "K" }, iterate), "iterate K is the next request").toEqual({ kind: "step", target: "request", forward: true });
@@ -151,8 +152,8 @@ describe("keys in a focused list of rows", () => {
   });
 
   it("given an AG-UI journal, when the help is listed, then it names the list keys, and not for other dialects", () => {
-    const agui: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["run", "diagnostic"], steps: ["run"], transports: false, sizes: false, views: ["thread"] };
-    const kit: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, sizes: false, views: ["snapshots"] };
+    const agui: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["run", "diagnostic"], steps: ["run"], transports: false, sizes: false, views: ["thread"], families: ["state", "turns"] };
+    const kit: Controls = { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, sizes: false, views: ["snapshots"], families: ["state", "turns"] };
     const listed = (c: Controls) => bindingsFor(c).some((b) => b.label.includes("message or diagnostic list"));
     expect(listed(agui), "AG-UI's help says how to move through a step's lists").toBe(true);
     expect(listed(kit), "AgentsKit has no such lists, so its help does not list the keys").toBe(false);

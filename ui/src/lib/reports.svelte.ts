@@ -2,6 +2,7 @@
 // the export dialog (HTML report or JSONL slice, whole journal or an offset range). Kept apart
 // from the session so the window's own state stays as it was.
 
+import { transports } from "./asks";
 import { backend } from "./backend";
 import { gotoOffset, ui } from "./session.svelte";
 import type { ContextSizes, ExportKind, IpcError, OffsetRange } from "./types";
@@ -30,7 +31,7 @@ export async function loadSizes() {
   const wanted = key();
   if (reports.loadedFor === wanted && reports.sizes) return;
   try {
-    const sizes = await backend.contextSizes({ from: null, to: null }, ui.transport);
+    const sizes = await backend.ask<ContextSizes[]>({ ask: "sizes", range: [null, null], transports: transports(ui.transport) });
     reports.sizes = sizes;
     reports.loadedFor = wanted;
   } catch (e) {

@@ -8,8 +8,10 @@ import type { Action } from "./keys";
 import { agentsKitChange, aguiChange, iterateChange, transcriptChange, type StepChange } from "./change";
 import { otherTransport } from "./roles";
 import { MESSAGE_PAGE } from "./threadpages";
+import { bodyAsk, detailAsk, FIRST_PAGE, stepAsk, type BodyOptions } from "./asks";
 import type {
   AgentSession,
+  Ask,
   AgentsKitSnapshotAt,
   AgentsKitTurnsReport,
   AgUiRunSpan,
@@ -19,13 +21,13 @@ import type {
   Demo,
   EventDetail,
   EventQuery,
-  ExportOptions,
   ImportStatus,
   IpcError,
   JournalInfo,
   ProjectionView,
   RecentFile,
   RequestView,
+  SpawnedBy,
   StepTarget,
   Subagent,
   Timeline,
@@ -131,8 +133,8 @@ export async function afterOpen(info: JournalInfo) {
   // asks its own lines which session ran it.
   ui.parent = opening;
   opening = null;
-  if (!ui.parent && (info.dialect === "claude-code" || info.dialect === "codex")) {
-    const spawned = await backend.spawnedBy().catch(() => null);
+  if (!ui.parent && info.controls.families.includes("lineage")) {
+    const spawned = await backend.ask<SpawnedBy | null>({ ask: "spawnedBy" }).catch(() => null);
     if (spawned?.path) {
       const fileName = spawned.path.split(/[\\/]/).pop() ?? spawned.path;
       ui.parent = { path: spawned.path, fileName, callOffset: null, agentId: spawned.agentId };
@@ -142,8 +144,9 @@ export async function afterOpen(info: JournalInfo) {
   ui.timeline = null;
   ui.zoom = null;
   ui.listVersion += 1;
-  if (info.controls.views.includes("thread")) ui.runs = await backend.aguiRuns().catch(() => []);
-  if (info.controls.views.includes("snapshots")) ui.turns = await backend.agentskitTurns(null).catch(() => null);
+  const turns: Ask = { ask: "turns", session: null };
+  if (info.controls.views.includes("thread")) ui.runs = await backend.ask<AgUiRunSpan[]>(turns).catch(() => []);
+  if (info.controls.views.includes("snapshots")) ui.turns = await backend.ask<AgentsKitTurnsReport>(turns).catch(() => null);
   await refreshSubagents();
   const [types, timeline] = await Promise.all([backend.eventTypes(), backend.timeline(TIMELINE_BUCKETS)]);
   ui.types = types;
@@ -200,11 +203,11 @@ export function openDemo(demo: Demo) {
 /** The parent the next open is a subagent of, for `afterOpen` to keep. */
 let opening: typeof ui.parent = null;
 
-/** Reads the subagents of the open Claude Code session or Codex thread again: at an open, and as a followed
- * session grows (a Task call may have spawned one since). */
+/** Reads the subagents of the open session again, where its journal has any: at an open, and
+ * as a followed session grows (a call may have spawned one since). */
 export async function refreshSubagents() {
-  if (ui.info?.dialect !== "claude-code" && ui.info?.dialect !== "codex") return;
-  ui.subagents = await backend.subagents().catch(() => ui.subagents);
+  if (!ui.info?.controls.families.includes("lineage")) return;
+  ui.subagents = await backend.ask<Subagent[]>({ ask: "subagents" }).catch(() => ui.subagents);
 }
 
 /** Opens a subagent's own transcript, or goes to its first line when it is written inline. */
@@ -274,7 +277,7 @@ export async function select(seq: number) {
     if (views.includes("projection")) {
       // The next request is asked for alongside, so the change line lands with the projection.
       const [projection, next, before] = await Promise.all([
-        backend.projectionAt(seq),
+        backend.ask<ProjectionView>(stepAsk(seq, FIRST_PAGE)),
         nextRequestOffset(seq),
         ui.delta ? projectionBefore(seq) : null,
       ]);
@@ -286,7 +289,7 @@ export async function select(seq: number) {
         // The diff view follows the selected request.
         if (ticket === selecting) ui.centre = ui.centre === "diff" ? "diff" : "request";
       } else if (kinds.has("compaction") && detail.offset !== null) {
-        const compaction = await backend.compactionAt(detail.offset);
+        const compaction = await backend.ask<CompactionView>({ ask: "compaction", at: detail.offset });
         if (ticket !== selecting) return;
         ui.compaction = compaction;
         ui.centre = "compaction";
@@ -298,28 +301,28 @@ export async function select(seq: number) {
       const compaction = kinds.has("compaction") ? ui.compaction : null;
       ui.change = iterateChange(detail, projection, request, compaction, next);
     } else if (views.includes("thread")) {
-      const step = await backend.aguiStep(seq, { start: 0, limit: MESSAGE_PAGE });
+      const step = await backend.ask<AgUiStep>(stepAsk(seq, { start: 0, limit: MESSAGE_PAGE }));
       if (ticket !== selecting) return;
       ui.agui = step;
       ui.change = aguiChange(detail, step);
     } else if (views.includes("snapshots")) {
-      const kit = await backend.agentskitState(seq, ui.thread);
+      const kit = await backend.ask<AgentsKitSnapshotAt>(stepAsk(seq, FIRST_PAGE, ui.thread));
       if (ticket !== selecting) return;
       ui.kit = kit;
       ui.change = agentsKitChange(detail, kit);
     } else if (views.includes("conversation")) {
-      const conversation = await backend.conversationAt(seq);
+      const conversation = await backend.ask<ConversationView>(stepAsk(seq, FIRST_PAGE));
       if (ticket !== selecting) return;
       ui.conversation = conversation;
       ui.change = transcriptChange(detail, conversation, kinds);
       if (kinds.has("request") && detail.offset !== null) {
-        const request = await backend.conversationRequest(detail.offset);
+        const request = await backend.ask<TranscriptRequest>(detailAsk(detail.offset, null));
         if (ticket !== selecting) return;
         ui.transcriptRequest = request;
         // The diff view follows the selected request, as it does for iterate journals.
         ui.centre = ui.centre === "diff" ? "diff" : "request";
       } else if (kinds.has("compaction") && detail.offset !== null) {
-        const compaction = await backend.transcriptCompaction(detail.offset);
+        const compaction = await backend.ask<TranscriptCompaction>({ ask: "compaction", at: detail.offset });
         if (ticket !== selecting) return;
         ui.transcriptCompaction = compaction;
         ui.centre = "compaction";
@@ -335,7 +338,7 @@ export async function select(seq: number) {
 
 /** The projection at the event before `seq`; an empty one before the first. */
 async function projectionBefore(seq: number): Promise<ProjectionView | null> {
-  return seq > 0 ? backend.projectionAt(seq - 1) : null;
+  return seq > 0 ? backend.ask<ProjectionView>(stepAsk(seq - 1, FIRST_PAGE)) : null;
 }
 
 /** Turns the delta view on or off, reading the previous event's projection when on. */
@@ -368,7 +371,7 @@ async function nextRequestOffset(seq: number): Promise<number | null> {
 }
 
 async function loadRequest(offset: number, ticket: number) {
-  const request = await backend.requestAt(offset, ui.transport);
+  const request = await backend.ask<RequestView>(detailAsk(offset, ui.transport));
   if (ticket !== selecting) return;
   ui.request = request;
   const through = request.earlierPublished.concat(request.newlyPublished);
@@ -380,7 +383,7 @@ export async function setTransport(t: Transport) {
   ui.transport = t;
   if (ui.request) {
     try {
-      ui.request = await backend.requestAt(ui.request.snapshot.requestOffset, t);
+      ui.request = await backend.ask<RequestView>(detailAsk(ui.request.snapshot.requestOffset, t));
     } catch (e) {
       fail(e);
     }
@@ -519,10 +522,10 @@ export function setFilter(types: string[], text: string) {
 }
 
 /** Copies the request's body or curl command, redacted unless `options.exact`. */
-export async function copyRequestExport(options: ExportOptions) {
+export async function copyRequestExport(options: BodyOptions) {
   if (!ui.request) return;
   try {
-    const r = await backend.requestExportText(ui.request.snapshot.requestOffset, ui.transport, options);
+    const r = await backend.requestBodyText(bodyAsk(ui.request.snapshot.requestOffset, ui.transport, options));
     await backend.copyText(r.text);
     ui.notice = `request ${options.format === "curl" ? "curl command" : "body"} copied (${redactionLabel(r)})`;
   } catch (e) {
@@ -536,7 +539,7 @@ export async function copyTranscriptRequest(exact = false) {
   if (!ui.transcriptRequest) return;
   const offset = ui.transcriptRequest.requestOffset;
   try {
-    const body = await backend.conversationRequestExportText(offset, exact);
+    const body = await backend.requestBodyText(bodyAsk(offset, null, { format: "body", exact, redactPaths: [] }));
     await backend.copyText(body.text);
     ui.notice = `body of request @${offset} copied (${redactionLabel(body)})`;
   } catch (e) {
@@ -544,10 +547,10 @@ export async function copyTranscriptRequest(exact = false) {
   }
 }
 
-export async function exportRequest(options: ExportOptions) {
+export async function exportRequest(options: BodyOptions) {
   if (!ui.request) return;
   try {
-    const r = await backend.exportRequest(ui.request.snapshot.requestOffset, ui.transport, options);
+    const r = await backend.exportRequest(bodyAsk(ui.request.snapshot.requestOffset, ui.transport, options));
     ui.notice = exportNotice(r);
   } catch (e) {
     fail(e);
@@ -558,8 +561,8 @@ export async function exportRequest(options: ExportOptions) {
 export async function setThread(thread: string | null) {
   ui.thread = thread;
   try {
-    ui.turns = await backend.agentskitTurns(thread);
-    if (ui.selectedSeq !== null) ui.kit = await backend.agentskitState(ui.selectedSeq, thread);
+    ui.turns = await backend.ask<AgentsKitTurnsReport>({ ask: "turns", session: thread });
+    if (ui.selectedSeq !== null) ui.kit = await backend.ask<AgentsKitSnapshotAt>(stepAsk(ui.selectedSeq, FIRST_PAGE, thread));
   } catch (e) {
     fail(e);
   }

@@ -22,7 +22,7 @@ const fixture = vi.hoisted(() => ({
     errors: 0,
     warnings: 0,
     importKind: "fresh",
-    controls: { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, sizes: false, views: ["snapshots"] },
+    controls: { itemFilters: false, breakpoints: ["diagnostic", "sql"], legend: ["diagnostic"], steps: [], transports: false, sizes: false, views: ["snapshots"], families: ["state", "turns"] },
   },
 }));
 
@@ -36,7 +36,13 @@ vi.mock("./backend", () => {
       fixture.shown.push(seq as number);
       return Promise.resolve({ seq, offset: (seq as number) + 1, marks: [], diagnostics: [] });
     },
-    agentskitState: (seq) => Promise.resolve({ at: (seq as number) + 1, offset: null, turnId: null, sequence: null, status: null }),
+    // The held snapshot after a step; whatever else the session asks (turns) answers nothing.
+    ask: (question) => {
+      const q = question as { ask: string; seq?: number };
+      return Promise.resolve(
+        q.ask === "step" ? { at: (q.seq as number) + 1, offset: null, turnId: null, sequence: null, status: null } : null,
+      );
+    },
     step: (seq, _target, forward) => {
       fixture.steps += 1;
       const next = (seq as number) + (forward ? 1 : -1);

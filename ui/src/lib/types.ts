@@ -42,6 +42,13 @@ export type { LiveChange } from "../generated/LiveChange";
 export type { LiveState } from "../generated/LiveState";
 export type { TailStatus } from "../generated/TailStatus";
 
+// Questions for a journal, by family (crates/seam/src/family.rs).
+export type { Ask } from "../generated/Ask";
+export type { BodyFormat } from "../generated/BodyFormat";
+export type { Family } from "../generated/Family";
+export type { MessageWindow } from "../generated/MessageWindow";
+export type { Transports } from "../generated/Transports";
+
 // Shapes owned by the desktop shell (src-tauri/src/ipc.rs).
 export type { Exported } from "../generated/Exported";
 export type { ExportedText } from "../generated/ExportedText";
@@ -53,7 +60,6 @@ export type { Startup } from "../generated/Startup";
 // AG-UI and AgentsKit views.
 export type { AgUiStep } from "../generated/AgUiStep";
 export type { AgUiMessagePage } from "../generated/AgUiMessagePage";
-export type { AgUiMessageWindow } from "../generated/AgUiMessageWindow";
 export type { AgUiRunSpan } from "../generated/AgUiRunSpan";
 export type { AgUiPathChange } from "../generated/AgUiPathChange";
 export type { AgentsKitSnapshotAt } from "../generated/AgentsKitSnapshotAt";

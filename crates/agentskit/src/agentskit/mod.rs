@@ -296,6 +296,15 @@ impl Interpreter for AgentsKit {
                     Ok(())
                 })))
             }
+            // The window steps by row; an AgentsKit offset is the row's position, one past it.
+            Ask::Step { seq, session, .. } => {
+                let at = i64::try_from(*seq).unwrap_or(i64::MAX).saturating_add(1);
+                let state = state_at_stored(store, journal.id, at, session.as_deref())?;
+                Ok(Reply::View(Answer::of(&state, |out, state| {
+                    out.push_str(&render_state_text(state));
+                    Ok(())
+                })))
+            }
             Ask::Turns { session } => {
                 let report = turns_stored(store, journal.id, session.as_deref())?;
                 Ok(Reply::View(Answer::of(&report, |out, report| {

@@ -11,6 +11,7 @@
 //! `TOOL_CALL_START` for a tool call already held only renames it (wire-formats.md). An
 //! event's `metadata` object is merged key by key into the message it builds or changes.
 
+mod answer;
 pub mod checkpoint;
 pub mod lint;
 mod messages;
@@ -26,13 +27,13 @@ pub use reducer::{
 };
 pub use view::{
     diff, fold_with, messages_stored, render_state_text, runs, runs_stored, state_at,
-    state_at_stored, step_view, step_view_stored, AgUiStep, ChangeKind, MessagePage, MessageWindow,
-    PathChange, RunSpan, StateAt,
+    state_at_stored, step_view, step_view_stored, AgUiStep, ChangeKind, MessagePage, PathChange,
+    RunSpan, StateAt,
 };
 
 use serde_json::Value;
 
-use journalscope_seam::family::{Answer, Ask, AskError, Family, Reply};
+use journalscope_seam::family::{Ask, AskError, Family, Reply};
 use journalscope_seam::interpreter::{Controls, Fold, FoldRecord, Interpreter, RecordReader, View};
 use journalscope_shapes::record_json::{Field, Parsed};
 use journalscope_shapes::source::{detect_framing, split, Position, RawRecord};
@@ -129,20 +130,11 @@ impl Interpreter for AgUi {
     }
 
     fn answers(&self, family: Family) -> bool {
-        family == Family::State
+        answer::answers(family)
     }
 
     fn answer(&self, store: &Store, journal: &JournalRow, ask: &Ask) -> Result<Reply, AskError> {
-        match ask {
-            Ask::State { at, .. } => {
-                let state = state_at_stored(store, journal.id, *at)?;
-                Ok(Reply::View(Answer::of(&state, |out, state| {
-                    out.push_str(&render_state_text(state));
-                    Ok(())
-                })))
-            }
-            _ => Err(AskError::NotOffered(ask.family())),
-        }
+        answer::answer(store, journal, ask)
     }
 }
 

@@ -2,10 +2,11 @@
 //! step with what it changed (the desktop's step inspector), and run boundaries (its timeline),
 //! each from loaded events or read from the store a slice at a time.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
+use journalscope_seam::family::MessageWindow;
 use journalscope_shapes::diagnostic::Diagnostic;
 use journalscope_shapes::record_json::Field;
 use journalscope_store::store::{Store, StoreError, StoredEvent};
@@ -78,36 +79,6 @@ pub struct AgUiStep {
     pub reconciliation: Vec<MessageReconciliation>,
     /// Read-time and fold-time diagnostics of this step.
     pub diagnostics: Vec<Diagnostic>,
-}
-
-/// Which of a thread's messages a view carries. A long thread holds tens of thousands, so the
-/// desktop asks for a page at a time rather than the whole list with every step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, TS)]
-#[ts(export, rename = "AgUiMessageWindow")]
-pub struct MessageWindow {
-    #[ts(type = "number")]
-    pub start: u64,
-    #[ts(type = "number")]
-    pub limit: u64,
-}
-
-impl MessageWindow {
-    /// Messages one answer carries at most, whatever the window asks for, so that an answer
-    /// stays small however long the thread grows.
-    pub const MAX: u64 = 1_000;
-
-    /// The first page as large as an answer may be.
-    pub const FIRST: MessageWindow = MessageWindow {
-        start: 0,
-        limit: MessageWindow::MAX,
-    };
-
-    /// The positions it covers in a list of `len` messages.
-    fn range(self, len: usize) -> std::ops::Range<usize> {
-        let start = usize::try_from(self.start).unwrap_or(usize::MAX).min(len);
-        let limit = usize::try_from(self.limit.min(Self::MAX)).unwrap_or(0);
-        start..start.saturating_add(limit).min(len)
-    }
 }
 
 /// A page of the thread's messages after a step: what the desktop's message list scrolls to.

@@ -11,7 +11,7 @@ use journalscope_seam::conversation::{self, Transcript};
 use journalscope_seam::family::{Ask, AskError, Family, Reply};
 use journalscope_store::store::{JournalRow, Store, StoreError};
 use journalscope_transcript::transcript::cache::{CacheReport, Range};
-use journalscope_transcript::transcript::{text, ConversationView};
+use journalscope_transcript::transcript::{text, ConversationView, SpawnedBy, Subagent};
 
 use super::view::{self, ConversationRequest};
 
@@ -46,6 +46,30 @@ impl Transcript for Claude {
         range: Range,
     ) -> Result<CacheReport, StoreError> {
         super::cache::cache_report(store, journal_id, range)
+    }
+
+    fn compaction_continues(
+        &self,
+        store: &Store,
+        journal_id: i64,
+        seq: u64,
+    ) -> Result<Option<u64>, StoreError> {
+        Ok(store
+            .links_to(journal_id, super::fold::PARENT, seq)?
+            .first()
+            .copied())
+    }
+
+    fn subagents(&self, store: &Store, journal: &JournalRow) -> Result<Vec<Subagent>, StoreError> {
+        super::subagent::subagents(store, journal)
+    }
+
+    fn spawned_by(
+        &self,
+        store: &Store,
+        journal: &JournalRow,
+    ) -> Result<Option<SpawnedBy>, StoreError> {
+        super::subagent::spawned_by(store, journal)
     }
 }
 

@@ -10,7 +10,7 @@ use journalscope_seam::conversation::{self, Transcript};
 use journalscope_seam::family::{Ask, AskError, Family, Reply};
 use journalscope_store::store::{JournalRow, Store, StoreError};
 use journalscope_transcript::transcript::cache::{CacheReport, Range};
-use journalscope_transcript::transcript::{text, ConversationView};
+use journalscope_transcript::transcript::{text, ConversationView, SpawnedBy, Subagent};
 
 use super::RolloutRequest;
 
@@ -45,6 +45,28 @@ impl Transcript for Codex {
         range: Range,
     ) -> Result<CacheReport, StoreError> {
         super::cache_report(store, journal_id, range)
+    }
+
+    /// A Codex compaction line holds the history the rollout went on with.
+    fn compaction_continues(
+        &self,
+        _store: &Store,
+        _journal_id: i64,
+        seq: u64,
+    ) -> Result<Option<u64>, StoreError> {
+        Ok(Some(seq))
+    }
+
+    fn subagents(&self, store: &Store, journal: &JournalRow) -> Result<Vec<Subagent>, StoreError> {
+        super::subagent::subagents(store, journal)
+    }
+
+    fn spawned_by(
+        &self,
+        store: &Store,
+        journal: &JournalRow,
+    ) -> Result<Option<SpawnedBy>, StoreError> {
+        super::subagent::spawned_by(store, journal)
     }
 }
 

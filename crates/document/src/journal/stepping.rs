@@ -146,7 +146,7 @@ impl Journal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use journalscope_registry::dialect::{Analysis, Dialect, View};
+    use journalscope_registry::dialect::{Analysis, Dialect, Family, View};
     use journalscope_store::store::Store;
 
     fn mark(seq: u64, kind: &str) -> Mark {
@@ -232,6 +232,18 @@ mod tests {
                 controls.views,
                 interpreter.offers(),
                 "{dialect:?}: the window is told every view the fold builds"
+            );
+            let answered: Vec<Family> = Family::ALL
+                .into_iter()
+                .filter(|family| interpreter.answers(*family))
+                .collect();
+            assert_eq!(
+                controls.families, answered,
+                "{dialect:?}: the window is told every family the dialect answers, and no other"
+            );
+            assert!(
+                controls.families.contains(&Family::State),
+                "{dialect:?}: every journal has a state at each row for the window to step through"
             );
             assert_eq!(
                 controls.item_filters,

@@ -1,12 +1,12 @@
-//! The views of a journal's folded state, each in its dialect: iterate's projection, requests,
-//! compactions and request diffs; AG-UI's step and runs; AgentsKit's held snapshot and turns.
+//! The typed views the read model's reports and breakpoints build on, each in its dialect:
+//! iterate's projection, requests, compactions, request diffs and prompt cache; a transcript's
+//! requests and cache report. The command line and the window ask for views by family
+//! (`ask.rs`).
 
-use journalscope_iterate::iterate::view::{
-    CompactionView, IterateError, ProjectionView, RequestSummary, RequestView,
-};
+use journalscope_iterate::iterate::view::{CompactionView, ProjectionView, RequestSummary};
 use journalscope_iterate::iterate::Transport;
 use journalscope_registry::dialect::Registered as _;
-use journalscope_registry::dialect::{Step, View};
+use journalscope_registry::dialect::View;
 
 use super::{Journal, JournalError};
 
@@ -18,26 +18,6 @@ impl Journal {
             self.row.id,
             at,
         )?)
-    }
-
-    /// The view at offset `at`, in the shape the journal's dialect gives it; `session` picks
-    /// the session a snapshot cursor follows.
-    pub fn step_at(&self, at: i64, session: Option<&str>) -> Result<Step, JournalError> {
-        Ok(journalscope_registry::dialect::step_at(
-            &self.store,
-            &self.row,
-            at,
-            session,
-        )?)
-    }
-
-    pub fn projection_at_seq(&self, seq: u64) -> Result<ProjectionView, JournalError> {
-        let at = self.offset_at_seq(seq)?.unwrap_or(i64::MIN);
-        let mut view = self.projection(at)?;
-        if at == i64::MIN {
-            view.at = 0;
-        }
-        Ok(view)
     }
 
     /// Every request with what it published: the rows the analysis stored.
@@ -61,33 +41,6 @@ impl Journal {
             request_offset,
             transport,
         )??)
-    }
-
-    /// The request pane, from the checkpoints.
-    pub fn request_view(
-        &self,
-        request_offset: i64,
-        transport: Transport,
-    ) -> Result<RequestView, JournalError> {
-        self.offer(View::Requests)?;
-        let mut view = journalscope_iterate::iterate::stored::request_view_at(
-            &self.store,
-            self.row.id,
-            request_offset,
-            transport,
-        )??;
-        let row = journalscope_iterate::iterate::stored::request_summaries_in(
-            &self.store,
-            self.row.id,
-            (Some(request_offset), Some(request_offset)),
-        )?
-        .into_iter()
-        .find(|row| row.offset == request_offset);
-        if let Some(row) = row {
-            view.reported = row.reported;
-            view.reconciliation = row.reconciliation();
-        }
-        Ok(view)
     }
 
     /// The exact provider body, as `request -o` writes it.
@@ -128,64 +81,8 @@ impl Journal {
     }
 }
 
-/// Views of a transcript's conversation (Claude Code).
+/// Views of a transcript's requests (Claude Code, Codex).
 impl Journal {
-    /// The conversation a transcript's model saw at the event at `seq`.
-    pub fn conversation_at_seq(
-        &self,
-        seq: u64,
-    ) -> Result<journalscope_transcript::transcript::ConversationView, JournalError> {
-        self.offer(View::Conversation)?;
-        let at = self.offset_at_seq(seq)?.unwrap_or(0);
-        match self.step_at(at, None)? {
-            Step::Conversation(view) => Ok(view),
-            _ => Err(JournalError::NoSuchEvent(seq)),
-        }
-    }
-
-    /// The transcript's compaction at `offset`, before | after: the conversation at the record
-    /// just before the compaction's line (a Codex compaction line already holds its
-    /// replacement), and at the record that goes on after it.
-    pub fn transcript_compaction(
-        &self,
-        offset: i64,
-    ) -> Result<journalscope_transcript::transcript::TranscriptCompaction, JournalError> {
-        self.offer(View::Conversation)?;
-        let id = self.row.id;
-        let not_one = || JournalError::from(IterateError::NotACompaction(offset));
-        let seq = self.store.seq_at_offset(id, offset)?.ok_or_else(not_one)?;
-        let note = self
-            .store
-            .marks_between(id, seq, seq + 1)?
-            .into_iter()
-            .find(|mark| mark.kind == "compaction")
-            .ok_or_else(not_one)?
-            .note;
-        let before = match seq.checked_sub(1) {
-            Some(previous) => self.conversation_at_seq(previous)?,
-            None => journalscope_transcript::transcript::ConversationView {
-                at: offset,
-                system_known: false,
-                system: Vec::new(),
-                history: Vec::new(),
-            },
-        };
-        let after = match journalscope_registry::dialect::compaction_continues(
-            &self.store,
-            &self.row,
-            seq,
-        )? {
-            Some(next) => Some(self.conversation_at_seq(next)?),
-            None => None,
-        };
-        Ok(journalscope_transcript::transcript::TranscriptCompaction {
-            offset,
-            note,
-            before,
-            after,
-        })
-    }
-
     /// Every request of a transcript, by its first line.
     pub fn conversation_requests(
         &self,
@@ -212,70 +109,8 @@ impl Journal {
             },
         )
     }
-
-    /// The subagents the transcript ran, by the call that spawned each.
-    pub fn subagents(
-        &self,
-    ) -> Result<Vec<journalscope_transcript::transcript::Subagent>, JournalError> {
-        self.offer(View::Conversation)?;
-        Ok(journalscope_registry::dialect::subagents(&self.store, &self.row)?.unwrap_or_default())
-    }
-
-    /// The session or thread that spawned this transcript, when it is a subagent's.
-    pub fn spawned_by(
-        &self,
-    ) -> Result<Option<journalscope_transcript::transcript::SpawnedBy>, JournalError> {
-        self.offer(View::Conversation)?;
-        Ok(journalscope_registry::dialect::spawned_by(
-            &self.store,
-            &self.row,
-        )?)
-    }
-
-    /// The first line of a transcript's last request; `None` when it has none.
-    pub fn last_conversation_request(&self) -> Result<Option<i64>, JournalError> {
-        self.offer(View::Conversation)?;
-        Ok(journalscope_transcript::transcript::requests::last(
-            &self.store,
-            self.row.id,
-        )?)
-    }
-
-    /// Two requests of a transcript side by side, with the later one's cache entry when the
-    /// earlier is the request before it in its thread; `from` defaults to that request.
-    pub fn transcript_diff(
-        &self,
-        from: Option<i64>,
-        to: i64,
-    ) -> Result<journalscope_transcript::transcript::diff::TranscriptDiff, JournalError> {
-        use journalscope_transcript::transcript::requests::{diff_between, Unanswered};
-        self.offer(View::Conversation)?;
-        let messages_of = |at| {
-            Ok::<_, JournalError>(
-                journalscope_registry::dialect::transcript_request(&self.store, &self.row, at)?
-                    .map(|request| request.messages()),
-            )
-        };
-        match diff_between(from, to, messages_of, |range| self.transcript_cache(range))? {
-            Ok(diff) => Ok(diff),
-            Err(Unanswered::NotARequest(at)) => Err(IterateError::NotARequest(at).into()),
-            Err(Unanswered::NoEarlierRequest(at)) => Err(IterateError::NoEarlierRequest(at).into()),
-        }
-    }
-
-    /// The request whose first line is at `request_offset`, as its provider got it.
-    pub fn conversation_request(
-        &self,
-        request_offset: i64,
-    ) -> Result<journalscope_registry::dialect::TranscriptRequest, JournalError> {
-        self.offer(View::Conversation)?;
-        journalscope_registry::dialect::transcript_request(&self.store, &self.row, request_offset)?
-            .ok_or(IterateError::NotARequest(request_offset).into())
-    }
 }
 
-/// Views of the AG-UI and AgentsKit dialects. Their offsets are positions, so the event at
-/// `seq` has offset `seq + 1`.
 impl Journal {
     /// Refuses a view the journal's dialect does not build.
     pub(crate) fn offer(&self, view: View) -> Result<(), JournalError> {
@@ -287,70 +122,6 @@ impl Journal {
             });
         }
         Ok(())
-    }
-
-    /// The step at `seq`, from the checkpoint before it and the stored records after that,
-    /// carrying the thread's messages `messages` covers.
-    pub fn agui_step(
-        &self,
-        seq: u64,
-        messages: journalscope_agui::agui::MessageWindow,
-    ) -> Result<journalscope_agui::agui::AgUiStep, JournalError> {
-        self.offer(View::Thread)?;
-        Ok(
-            journalscope_agui::agui::step_view_stored(&self.store, self.row.id, seq as i64 + 1)?
-                .windowed(messages),
-        )
-    }
-
-    /// The thread's messages `window` covers after the step at offset `at` (a step's own
-    /// `at`, so a page asked for by the step it belongs to needs no other key).
-    pub fn agui_messages(
-        &self,
-        at: i64,
-        window: journalscope_agui::agui::MessageWindow,
-    ) -> Result<journalscope_agui::agui::MessagePage, JournalError> {
-        self.offer(View::Thread)?;
-        Ok(journalscope_agui::agui::messages_stored(
-            &self.store,
-            self.row.id,
-            at,
-            window,
-        )?)
-    }
-
-    pub fn agui_runs(&self) -> Result<Vec<journalscope_agui::agui::RunSpan>, JournalError> {
-        self.offer(View::Thread)?;
-        Ok(journalscope_agui::agui::runs_stored(
-            &self.store,
-            self.row.id,
-        )?)
-    }
-
-    pub fn agentskit_state(
-        &self,
-        seq: u64,
-        session: Option<&str>,
-    ) -> Result<journalscope_agentskit::agentskit::SnapshotAt, JournalError> {
-        self.offer(View::Snapshots)?;
-        Ok(journalscope_agentskit::agentskit::state_at_stored(
-            &self.store,
-            self.row.id,
-            seq as i64 + 1,
-            session,
-        )?)
-    }
-
-    pub fn agentskit_turns(
-        &self,
-        session: Option<&str>,
-    ) -> Result<journalscope_agentskit::agentskit::TurnsReport, JournalError> {
-        self.offer(View::Snapshots)?;
-        Ok(journalscope_agentskit::agentskit::turns_stored(
-            &self.store,
-            self.row.id,
-            session,
-        )?)
     }
 }
 
@@ -390,25 +161,6 @@ impl Journal {
         transport: Transport,
     ) -> Result<journalscope_iterate::iterate::diff::CacheReport, JournalError> {
         self.cache_report_range(transport, (None, None))
-    }
-
-    /// The cache report of a window of requests: the `before` requests before the one at
-    /// `request_offset`, it, and the `after` after it. A pane shows this much of a journal
-    /// of any size, reading only the records the window covers.
-    pub fn cache_report_around(
-        &self,
-        transport: Transport,
-        request_offset: i64,
-        (before, after): (u64, u64),
-    ) -> Result<journalscope_iterate::iterate::diff::CacheReport, JournalError> {
-        self.offer(View::Requests)?;
-        let range = journalscope_iterate::iterate::stored::requests_around(
-            &self.store,
-            self.row.id,
-            request_offset,
-            (before, after),
-        )?;
-        self.cache_report_range(transport, range)
     }
 
     /// The cache report of the requests with an offset in `range` (either end open), the

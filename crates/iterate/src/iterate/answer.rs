@@ -9,7 +9,7 @@ use journalscope_store::store::{JournalRow, Store, StoreError};
 use super::checkpoint::request_at;
 use super::diff::{self, CacheReport, RequestDiff};
 use super::render::{ExportFormat, ExportOptions, RequestSnapshot};
-use super::view::{IterateError, RequestSummary};
+use super::view::{IterateError, RequestSummary, RequestView};
 use super::{sizes, stored, text, Transport};
 
 impl From<IterateError> for AskError {
@@ -118,6 +118,25 @@ fn request(
     Ok(request_at(store, journal_id, at, transport)??)
 }
 
+/// The request at `at` in full, as the window's request pane shows it: its blocks from the
+/// checkpoints, with what the provider reported of it and how that agrees with the count.
+fn request_detail(
+    store: &Store,
+    journal_id: i64,
+    at: i64,
+    transport: Transport,
+) -> Result<RequestView, AskError> {
+    let mut view = stored::request_view_at(store, journal_id, at, transport)??;
+    let row = stored::request_summaries_in(store, journal_id, (Some(at), Some(at)))?
+        .into_iter()
+        .find(|row| row.offset == at);
+    if let Some(row) = row {
+        view.reported = row.reported;
+        view.reconciliation = row.reconciliation();
+    }
+    Ok(view)
+}
+
 /// A request's answer: the snapshot with each message's count, and its text.
 pub fn request_answer(snapshot: &RequestSnapshot) -> Answer {
     Answer::of(&text::request_json(snapshot), |out, _| {
@@ -139,8 +158,23 @@ pub fn answer(store: &Store, journal: &JournalRow, ask: &Ask) -> Result<Reply, A
             let view = stored::projection(store, id, *at)?;
             Answer::of(&view, |out, view| text::projection(out, view))
         }
+        // The window steps by row: the projection at the row's offset, an empty one before the
+        // first record with an offset.
+        Ask::Step { seq, .. } => {
+            let at = store.offset_at_or_before_seq(id, *seq)?;
+            let mut view = stored::projection(store, id, at.unwrap_or(i64::MIN))?;
+            if at.is_none() {
+                view.at = 0;
+            }
+            Answer::of(&view, |out, view| text::projection(out, view))
+        }
         Ask::Requests => Answer::of(&requests(store, id)?, |out, rows| text::requests(out, rows)),
         Ask::Request { at, transports } => request_answer(&request(store, id, *at, transports)?),
+        Ask::Detail { at, transports } => {
+            let transport = transport_named(transports.both.as_deref())?;
+            Answer::view(&request_detail(store, id, *at, transport)?)
+        }
+        Ask::Compaction { at } => Answer::view(&stored::compaction_at(store, id, *at)??),
         Ask::Body {
             at,
             transports,
@@ -190,13 +224,27 @@ pub fn answer(store: &Store, journal: &JournalRow, ask: &Ask) -> Result<Reply, A
             let report = cache_report(store, id, transport, *range)?;
             Answer::of(&report, |out, report| text::prefix::cache(out, report))
         }
+        Ask::CacheAround {
+            at,
+            before,
+            after,
+            transports,
+        } => {
+            let transport = transport_named(transports.both.as_deref())?;
+            let range = stored::requests_around(store, id, *at, (*before, *after))?;
+            let report = cache_report(store, id, transport, range)?;
+            Answer::of(&report, |out, report| text::prefix::cache(out, report))
+        }
         Ask::Sizes { range, transports } => {
             let transport = transport_named(transports.both.as_deref())?;
             let sizes = sizes::context_sizes(store, id, *range, transport)?;
             Answer::of(&sizes, |out, sizes| text::sizes(out, sizes))
         }
-        // The turns of a session are AgentsKit's family.
-        Ask::Turns { .. } => return Err(AskError::NotOffered(ask.family())),
+        // The turns of a session are AgentsKit's family, an iterate journal's lineage no one's,
+        // and its projection comes whole.
+        Ask::Turns { .. } | Ask::Subagents | Ask::SpawnedBy | Ask::Messages { .. } => {
+            return Err(AskError::NotOffered(ask.family()))
+        }
     };
     Ok(Reply::View(view))
 }

@@ -109,6 +109,7 @@ impl Interpreter for Iterate {
                 | Family::Diff
                 | Family::Cache
                 | Family::Sizes
+                | Family::Compaction
         )
     }
 

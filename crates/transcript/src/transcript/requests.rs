@@ -27,10 +27,25 @@ pub const NO_CURL: &str = "a transcript does not record the system prompt or the
 /// Why a diff with no later request named has nothing to show.
 pub const NOTHING_TO_DIFF: &str = "the transcript has no requests to diff";
 
-/// The code of a refused transport, of a refused curl command and of a diff with no requests.
+/// Why a transcript's conversation comes whole: it is no thread of messages paged through.
+pub const NOT_PAGED: &str = "a transcript's conversation is read whole, not a page at a time";
+
+/// Why a transcript's cache report needs a range: its requests are not numbered around one.
+pub const CACHE_BY_RANGE: &str =
+    "a transcript's prompt-cache report is asked for by a range of offsets";
+
+/// Why the line at `at` has no compaction to show.
+pub fn not_a_compaction(at: i64) -> String {
+    format!("offset {at} is not a compaction")
+}
+
+/// The code of a refused transport, of a refused curl command, of a diff with no requests, of
+/// a question the transcript answers another way, and of a line that is no compaction.
 pub const NO_TRANSPORT_CODE: &str = "transport-not-applicable";
 pub const NO_CURL_CODE: &str = "curl-not-applicable";
 pub const NOTHING_TO_DIFF_CODE: &str = "no-requests";
+pub const NOT_PAGED_CODE: &str = "not-applicable";
+pub const NOT_A_COMPACTION_CODE: &str = "not-a-compaction";
 
 /// Every request of the transcript, by its first line: the rows its fold stored.
 pub fn rows(store: &Store, journal_id: i64) -> Result<Vec<RequestRow>, StoreError> {

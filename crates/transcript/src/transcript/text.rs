@@ -1,6 +1,7 @@
 //! The text the command line prints of a transcript's views (the conversation at a line, the
-//! request list, the cache report, the context sizes and the diff of two requests), written to
-//! any `fmt::Write` so that each transcript dialect makes its answers of them.
+//! request list, the cache report, the context sizes, the diff of two requests, a compaction
+//! and the subagents), written to any `fmt::Write` so that each transcript dialect makes its
+//! answers of them.
 
 use std::fmt::{self, Write};
 
@@ -8,7 +9,7 @@ use serde_json::Value;
 
 use super::cache::{CacheEntry, CacheReport};
 use super::diff::{RowChange, TranscriptDiff, TranscriptDiffMessage};
-use super::{ConversationView, RequestRow};
+use super::{ConversationView, RequestRow, SpawnedBy, Subagent, TranscriptCompaction};
 
 /// A block of a transcript message in one line: its type and the start of what it says.
 pub fn block_line(block: &Value) -> String {
@@ -272,6 +273,66 @@ pub fn sizes(out: &mut impl Write, report: &CacheReport) -> fmt::Result {
             "▒".repeat(written as usize),
             "░".repeat(rest as usize),
         )?;
+    }
+    Ok(())
+}
+
+/// A compaction: what the transcript says of it, the conversation before it, and the one the
+/// transcript went on with.
+pub fn compaction(out: &mut impl Write, compaction: &TranscriptCompaction) -> fmt::Result {
+    writeln!(
+        out,
+        "compaction @{}  {}",
+        compaction.offset, compaction.note
+    )?;
+    writeln!(out, "before:")?;
+    conversation(out, &compaction.before)?;
+    match &compaction.after {
+        Some(after) => {
+            writeln!(out, "after:")?;
+            conversation(out, after)
+        }
+        None => writeln!(out, "after: nothing yet"),
+    }
+}
+
+/// The session or thread that ran this subagent's transcript, where it is one.
+pub fn spawned_by(out: &mut impl Write, parent: Option<&SpawnedBy>) -> fmt::Result {
+    let Some(parent) = parent else {
+        return Ok(());
+    };
+    let id = parent.parent_id.as_deref().unwrap_or("an unnamed session");
+    match &parent.path {
+        Some(path) => writeln!(out, "spawned by {id}\n    {path}"),
+        None => writeln!(
+            out,
+            "spawned by {id} (its file is not where its writer keeps it)"
+        ),
+    }
+}
+
+/// The subagents a session ran, a call each: where it was made, where its result came back,
+/// and where the subagent's own lines are.
+pub fn subagents(out: &mut impl Write, subagents: &[Subagent]) -> fmt::Result {
+    if subagents.is_empty() {
+        return writeln!(out, "no subagents");
+    }
+    let at = |offset: Option<i64>| offset.map_or_else(|| "-".to_string(), |o| format!("@{o}"));
+    for s in subagents {
+        let agent = s.agent_id.as_deref().unwrap_or("inline");
+        writeln!(
+            out,
+            "call {:>6}  result {:>6}  agent {agent}  {}",
+            at(s.call_offset),
+            at(s.result_offset),
+            s.description.as_deref().unwrap_or("")
+        )?;
+        match (&s.path, s.root_offset, &s.agent_id) {
+            (Some(path), _, _) => writeln!(out, "    {path}")?,
+            (None, Some(root), _) => writeln!(out, "    in this session from @{root}")?,
+            (None, None, Some(_)) => writeln!(out, "    its file is not beside the session")?,
+            (None, None, None) => {}
+        }
     }
     Ok(())
 }
