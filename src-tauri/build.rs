@@ -26,6 +26,8 @@ const COMMANDS: &[&str] = &[
     "request_body_text",
     "export_request",
     "agent_sessions",
+    "session_places",
+    "demos",
     "search",
     "sql_query",
     "run_breakpoint",

@@ -430,9 +430,6 @@ fn each_crate_depends_only_on_the_crates_below_it() {
         (
             "crates/document",
             &[
-                "journalscope-agentskit",
-                "journalscope-agui",
-                "journalscope-claude",
                 "journalscope-ingest",
                 "journalscope-iterate",
                 "journalscope-registry",

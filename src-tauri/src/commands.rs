@@ -8,11 +8,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use journalscope_document::journal::{
-    Demo, EventDetail, EventPage, EventQuery, Journal, JournalError, JournalInfo, StepTarget,
-    Timeline, TypeCount,
+    Demo, DemoListing, EventDetail, EventPage, EventQuery, Journal, JournalError, JournalInfo,
+    StepTarget, Timeline, TypeCount,
 };
 use journalscope_ingest::import::{ImportControl, ImportProgress};
-use journalscope_registry::dialect::{AgentSession, Ask, Body, BodyFormat, Reply};
+use journalscope_registry::dialect::{AgentSession, Ask, Body, BodyFormat, Reply, SessionPlace};
 use tauri::{AppHandle, Emitter, Manager, State};
 
 use crate::ipc::{Exported, ExportedText, ImportStatus, IpcError, RecentFile, Startup};
@@ -122,7 +122,10 @@ async fn import(
 pub fn startup(app: AppHandle, session: State<'_, Session>) -> Startup {
     Startup {
         launch_path: session.launch_path.clone(),
-        open_demo: session.launch_path.is_none(),
+        open_demo: match session.launch_path {
+            Some(_) => None,
+            None => Demo::all().first().map(|demo| demo.name().to_string()),
+        },
         recent: config_dir(&app)
             .map(|d| recent::load(&d))
             .unwrap_or_default(),
@@ -152,8 +155,9 @@ pub async fn open_file(app: AppHandle, path: String) -> Result<JournalInfo, IpcE
 }
 
 #[tauri::command]
-pub async fn open_demo(app: AppHandle, demo: Demo) -> Result<JournalInfo, IpcError> {
-    import(app, format!("{demo:?} demo"), move |control| {
+pub async fn open_demo(app: AppHandle, name: String) -> Result<JournalInfo, IpcError> {
+    let demo = Demo::named(&name).ok_or_else(|| ipc_error(JournalError::NoSuchDemo(name)))?;
+    import(app, format!("{} demo", demo.name()), move |control| {
         Journal::open(
             &journalscope_document::journal::demo_path(demo)?,
             None,
@@ -161,6 +165,12 @@ pub async fn open_demo(app: AppHandle, demo: Demo) -> Result<JournalInfo, IpcErr
         )
     })
     .await
+}
+
+/// The bundled demo journals, the default dialect's first.
+#[tauri::command]
+pub fn demos() -> Vec<DemoListing> {
+    Demo::all().into_iter().map(Demo::listing).collect()
 }
 
 /// Loads the shown journal's events again after a load failed. False when it has them
@@ -370,10 +380,16 @@ pub(crate) fn write_export(target: &Path, body: &[u8]) -> Result<(), IpcError> {
     })
 }
 
-/// The Claude Code and Codex sessions on this machine, newest first.
+/// The agents' sessions on this machine, newest first.
 #[tauri::command]
 pub async fn agent_sessions() -> Vec<AgentSession> {
     tauri::async_runtime::spawn_blocking(journalscope_registry::dialect::sessions)
         .await
         .unwrap_or_default()
+}
+
+/// Where the sessions are looked for, agent by agent.
+#[tauri::command]
+pub fn session_places() -> Vec<SessionPlace> {
+    journalscope_registry::dialect::session_places()
 }

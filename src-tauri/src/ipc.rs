@@ -66,8 +66,9 @@ pub struct ImportStatus {
 pub struct Startup {
     /// The path given on the command line, opened at once when present.
     pub launch_path: Option<String>,
-    /// Open the iterate demo when no path was given (`make run` without FILE).
-    pub open_demo: bool,
+    /// The demo to open when no path was given (`make run` without FILE): the default
+    /// dialect's.
+    pub open_demo: Option<String>,
     pub recent: Vec<RecentFile>,
     /// The version and the commit of this build, for the About box.
     pub version: String,

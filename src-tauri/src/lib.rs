@@ -49,6 +49,8 @@ pub fn run() {
             commands::request_body_text,
             commands::export_request,
             commands::agent_sessions,
+            commands::session_places,
+            commands::demos,
             inquiry::search,
             inquiry::sql_query,
             inquiry::run_breakpoint,

@@ -129,7 +129,6 @@ fn read(state: &Mutex<LiveState>) -> LiveState {
 fn tail_error(e: TailError) -> IpcError {
     let code = match e {
         TailError::InvalidTarget(_) => "invalid-target",
-        TailError::Unsupported(_) => "unsupported",
         _ => "tail-failed",
     };
     IpcError::new(code, e.to_string())
@@ -171,7 +170,7 @@ pub fn source_of(request: &ConnectRequest) -> Result<Source, IpcError> {
             format!("the run input is not JSON: {e}"),
         )
     })?;
-    Source::ag_ui_run(request.url.trim(), headers, input).map_err(tail_error)
+    Source::posted(request.url.trim(), headers, input).map_err(tail_error)
 }
 
 /// One path a line, blank lines left out.
@@ -238,7 +237,7 @@ pub async fn connect_stream(
 ) -> Result<LiveState, IpcError> {
     let start_at = parse_start(&request.from)?;
     let source = source_of(&request)?;
-    let (Source::Stream(target) | Source::AgUiRun { target, .. }) = &source else {
+    let (Source::Stream(target) | Source::Posted { target, .. }) = &source else {
         return Err(IpcError::new(
             "invalid-target",
             "a stream URL starts with http://, https://, ws:// or wss://",
@@ -528,7 +527,7 @@ mod tests {
         let input = r#"{"threadId":"t1","runId":"r1","messages":[]}"#;
         let source = source_of(&request("http://127.0.0.1:9/agent", input)).expect("a run");
         assert!(
-            matches!(&source, Source::AgUiRun { input, .. } if input["threadId"] == "t1"),
+            matches!(&source, Source::Posted { body, .. } if body["threadId"] == "t1"),
             "the dialog's run input makes a POSTed run: {source:?}"
         );
         let source = source_of(&request("http://127.0.0.1:9/sse", "")).expect("a stream");

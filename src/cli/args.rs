@@ -3,16 +3,32 @@
 
 use super::*;
 
+/// What the command line reads, from the dialects it knows and the demos they bundle.
+fn long_about() -> String {
+    let read = journalscope::dialect::described();
+    let read = match read.as_slice() {
+        [rest @ .., last] if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => read.join(""),
+    };
+    let demos: Vec<String> = journalscope::journal::Demo::all()
+        .into_iter()
+        .skip(1)
+        .map(|demo| format!("`demo:{}`", demo.name()))
+        .collect();
+    format!(
+        "Inspect agent journals ({read}). <JOURNAL> is a journal file (JSONL, JSON array or \
+captured SSE body, optionally gzip-compressed), a database written by `journalscope import`, a \
+session id that `journalscope sessions` lists, or `demo` (also {}) for a bundled demo journal.",
+        demos.join(", ")
+    )
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "journalscope",
     version = journalscope::release::DESCRIPTION,
     about = "Inspect agent journals: replay what the model saw at any offset",
-    long_about = "Inspect agent journals (iterate agent streams, AG-UI event streams, AgentsKit turn \
-snapshots, Claude Code sessions and Codex rollouts). <JOURNAL> is a journal file (JSONL, JSON \
-array or captured SSE body, optionally gzip-compressed), a database written by `journalscope \
-import`, a session id that `journalscope sessions` lists, or `demo` (also `demo:ag-ui`, \
-`demo:agentskit`) for a bundled demo journal."
+    long_about = long_about()
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -106,7 +122,7 @@ pub(super) enum Command {
     /// the targets in docs/performance.md.
     Bench {
         /// The dialect of the generated journal.
-        #[arg(long, default_value = "iterate", value_parser = dialect_arg())]
+        #[arg(long, default_value = Dialect::default().as_str(), value_parser = dialect_arg())]
         dialect: Dialect,
         /// Events in the generated journal.
         #[arg(long, default_value_t = 100_000)]
@@ -148,7 +164,7 @@ pub(super) enum Command {
         events: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        #[arg(long, default_value = "iterate", value_parser = dialect_arg())]
+        #[arg(long, default_value = Dialect::default().as_str(), value_parser = dialect_arg())]
         dialect: Dialect,
         /// The contract an iterate journal follows: `seed` (keyed slots, request stamps,
         /// compactions), or `agent-loop` (iterate's agent loop, contract "agent" v16: sections,
@@ -331,8 +347,8 @@ pub(super) enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// The Claude Code and Codex sessions on this machine, newest first: any command takes a
-    /// listed id in place of a journal file.
+    /// The agents' sessions on this machine, newest first: any command takes a listed id in
+    /// place of a journal file.
     Sessions {
         #[arg(long)]
         json: bool,

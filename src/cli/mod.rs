@@ -54,7 +54,8 @@ fn print_view(out: &mut dyn Write, reply: Reply, json: bool) -> Result<()> {
     }
 }
 
-/// The contract a generated journal follows: what `--contract` names, for iterate only.
+/// The contract a generated journal follows: what `--contract` names, where the dialect has
+/// contracts.
 fn generated_contract(
     dialect: Dialect,
     contract: Option<ContractArg>,
@@ -64,12 +65,7 @@ fn generated_contract(
         ContractArg::Seed => ContractName::Seed,
         ContractArg::AgentLoop => ContractName::AgentLoop,
     });
-    journalscope_gen::contract_for(dialect, asked).with_context(|| {
-        format!(
-            "--contract chooses one of iterate's contracts; {} journals have one shape",
-            dialect.as_str()
-        )
-    })
+    journalscope_gen::contract_for(dialect, asked).map_err(anyhow::Error::msg)
 }
 
 /// The event with exactly this offset.
@@ -308,7 +304,12 @@ pub fn run(cli: Cli) -> Result<()> {
                 .with_context(|| format!("writing manual pages into {}", dir.display()))?;
         }
         Command::Sessions { json } => {
-            output::sessions(&mut out, &journalscope::dialect::sessions(), json)?;
+            output::sessions(
+                &mut out,
+                &journalscope::dialect::sessions(),
+                &journalscope::dialect::session_places(),
+                json,
+            )?;
         }
         Command::Subagents { journal, json } => {
             let journal = open(&journal, None)?;

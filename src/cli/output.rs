@@ -228,13 +228,22 @@ pub fn bookmarks(
 pub fn sessions(
     out: &mut dyn Write,
     sessions: &[journalscope::transcript::Session],
+    places: &[journalscope::transcript::SessionPlace],
     as_json: bool,
 ) -> Result<()> {
     if as_json {
         return json(out, &sessions);
     }
     if sessions.is_empty() {
-        writeln!(out, "no Claude Code or Codex sessions found")?;
+        let looked: Vec<String> = places
+            .iter()
+            .map(|place| format!("{} for {}", place.folder, place.agent))
+            .collect();
+        writeln!(
+            out,
+            "no agent sessions found (looked in {})",
+            looked.join(", ")
+        )?;
         return Ok(());
     }
     for s in sessions {

@@ -98,7 +98,7 @@ pub fn run_cli(args: TailArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 .with_context(|| format!("reading the run input {}", file.display()))?;
             let input: serde_json::Value = serde_json::from_slice(&text)
                 .with_context(|| format!("{} is not JSON", file.display()))?;
-            Source::ag_ui_run(&args.target, headers, input)?
+            Source::posted(&args.target, headers, input)?
         }
         None => Source::parse(&args.target, headers)?,
     };

@@ -11,7 +11,13 @@ use journalscope_iterate::iterate::roles::Rule;
 use journalscope_iterate::iterate::{IterateJournal, Transport};
 
 fn demo_lines() -> Vec<String> {
-    let text = String::from_utf8(Demo::Iterate.bytes().to_vec()).expect("the demo is UTF-8");
+    let text = String::from_utf8(
+        Demo::named("iterate")
+            .expect("the iterate demo")
+            .bytes()
+            .to_vec(),
+    )
+    .expect("the demo is UTF-8");
     text.lines().map(str::to_string).collect()
 }
 
@@ -263,7 +269,11 @@ fn demo_has_settled_usage_unknown_and_malformed_events() {
 fn demo_opened_through_the_facade_reports_the_same_diagnostics() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("iterate-demo.jsonl");
-    std::fs::write(&file, Demo::Iterate.bytes()).expect("write demo");
+    std::fs::write(
+        &file,
+        Demo::named("iterate").expect("the iterate demo").bytes(),
+    )
+    .expect("write demo");
     let mut progress = |_| {};
     let journal = Journal::open(
         &file,

@@ -132,7 +132,11 @@ fn random_texts(count: usize) -> Vec<String> {
 /// The texts of every bundled demo: each rendered message of every iterate request, and every
 /// line of the other demos (their JSON is mostly text a model reads).
 fn demo_texts(dir: &Path) -> Vec<String> {
-    let journal = open(dir, "iterate-demo.jsonl", Demo::Iterate.bytes());
+    let journal = open(
+        dir,
+        "iterate-demo.jsonl",
+        Demo::named("iterate").expect("the iterate demo").bytes(),
+    );
     let mut texts = Vec::new();
     for request in journal.requests().expect("requests") {
         for transport in Transport::ALL {
@@ -142,7 +146,10 @@ fn demo_texts(dir: &Path) -> Vec<String> {
             texts.extend(snapshot.messages.into_iter().map(|m| m.content));
         }
     }
-    for demo in [Demo::AgUi, Demo::AgentsKit] {
+    for demo in [
+        Demo::named("ag-ui").expect("the AG-UI demo"),
+        Demo::named("agentskit").expect("the AgentsKit demo"),
+    ] {
         let text = String::from_utf8_lossy(demo.bytes()).into_owned();
         texts.extend(text.lines().map(str::to_string));
     }

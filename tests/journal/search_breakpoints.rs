@@ -28,7 +28,11 @@ fn open(path: &Path, db: &Path) -> Journal {
 
 fn demo(dir: &tempfile::TempDir) -> (Journal, PathBuf, PathBuf) {
     let path = dir.path().join("iterate-demo.jsonl");
-    std::fs::write(&path, Demo::Iterate.bytes()).expect("write the demo journal");
+    std::fs::write(
+        &path,
+        Demo::named("iterate").expect("the iterate demo").bytes(),
+    )
+    .expect("write the demo journal");
     let db = dir.path().join("journal.sqlite");
     (open(&path, &db), path, db)
 }

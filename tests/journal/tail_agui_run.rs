@@ -39,7 +39,7 @@ fn record_run(
     db: &Path,
     input: Value,
 ) -> Result<tail::TailSummary, tail::TailError> {
-    let source = Source::ag_ui_run(&server.url(), vec![], input).expect("a run");
+    let source = Source::posted(&server.url(), vec![], input).expect("a run");
     tail::start(db, source, TailOptions::default(), |_| {})
         .expect("tail starts")
         .wait()
@@ -155,7 +155,7 @@ fn an_endpoint_that_does_not_answer_fails_at_once_without_a_second_post() {
         .port();
     let dir = tempfile::tempdir().expect("temp dir");
     let events = events_of(&corpus_dir().join("step01-gettingstarted-turn1.json"));
-    let source = Source::ag_ui_run(
+    let source = Source::posted(
         &format!("http://127.0.0.1:{port}/agent"),
         vec![],
         run_input(&events),
@@ -176,8 +176,8 @@ fn an_endpoint_that_does_not_answer_fails_at_once_without_a_second_post() {
 #[test]
 fn a_run_input_without_ids_or_a_websocket_url_is_refused_before_sending() {
     let input = json!({"threadId": "t", "runId": "r"});
-    assert!(Source::ag_ui_run("ws://127.0.0.1:1/agent", vec![], input).is_err());
-    let err = Source::ag_ui_run("http://127.0.0.1:1/agent", vec![], json!({"threadId": "t"}))
+    assert!(Source::posted("ws://127.0.0.1:1/agent", vec![], input).is_err());
+    let err = Source::posted("http://127.0.0.1:1/agent", vec![], json!({"threadId": "t"}))
         .expect_err("a run needs a runId");
     assert!(err.to_string().contains("runId"), "{err}");
 }

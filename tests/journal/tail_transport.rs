@@ -327,7 +327,7 @@ fn given_a_posted_run_whose_response_ends_mid_run_when_recorded_then_the_end_is_
     let dir = tempfile::tempdir().expect("temp dir");
     let db = dir.path().join("db.sqlite");
     let input = json!({"threadId": "t1", "runId": "r1", "messages": [], "tools": [], "context": [], "state": {}, "forwardedProps": {}});
-    let source = Source::ag_ui_run(&server.url("/agent"), vec![], input).expect("a run");
+    let source = Source::posted(&server.url("/agent"), vec![], input).expect("a run");
     let found = tail_and_diagnose(&db, source, options(None));
     assert!(
         found.contains(&(Some(2), "dropped-during-run".to_string(), Severity::Warning)),

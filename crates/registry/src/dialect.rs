@@ -16,12 +16,12 @@ pub use journalscope_seam::family::{
     Answer, Ask, AskError, Body, BodyFormat, Family, MessageWindow, Reply, Transports,
 };
 pub use journalscope_seam::interpreter::{
-    fold_all, Controls, Fold, FoldRecord, Interpreter, RecordReader, View,
+    fold_all, Controls, DemoJournal, Fold, FoldRecord, Interpreter, RecordReader, View,
 };
 pub use journalscope_store::derived::{
     Analysis, CheckpointCover, Dialect, FoldWatch, Mark, ReadEvent, TipRow, WATCH_EVERY,
 };
-pub use journalscope_transcript::transcript::Session as AgentSession;
+pub use journalscope_transcript::transcript::{Session as AgentSession, SessionPlace};
 
 /// Every dialect, in the order detection asks them: iterate last, as the fallback.
 const INTERPRETERS: [&dyn Interpreter; 5] = [
@@ -46,6 +46,47 @@ pub fn names() -> Vec<&'static str> {
         .into_iter()
         .map(|interpreter| interpreter.dialect().as_str())
         .collect()
+}
+
+/// Every dialect, the one a journal nobody recognises is read as first: the order lists of
+/// dialects are shown in.
+fn listed() -> impl Iterator<Item = &'static dyn Interpreter> {
+    let default = interpreter(Dialect::default());
+    std::iter::once(default).chain(
+        INTERPRETERS
+            .into_iter()
+            .filter(move |interpreter| interpreter.dialect() != default.dialect()),
+    )
+}
+
+/// What Journalscope reads, a phrase a dialect ("iterate agent streams").
+pub fn described() -> Vec<&'static str> {
+    listed()
+        .map(|interpreter| interpreter.describes())
+        .collect()
+}
+
+/// The bundled demo journals, each with the dialect it shows.
+pub fn demos() -> Vec<(Dialect, &'static DemoJournal)> {
+    listed()
+        .filter_map(|interpreter| Some((interpreter.dialect(), interpreter.demo()?)))
+        .collect()
+}
+
+/// Where `sessions` looks for agents' sessions on this machine.
+pub fn session_places() -> Vec<SessionPlace> {
+    listed()
+        .filter_map(|interpreter| interpreter.session_place())
+        .collect()
+}
+
+/// The key of the journal a stream answering the POSTed `body` is kept in, from the dialect
+/// whose streams answer POSTed requests; why not, when the body is none it takes.
+pub fn posted(body: &Value) -> Result<String, String> {
+    INTERPRETERS
+        .into_iter()
+        .find_map(|interpreter| interpreter.posted(body))
+        .unwrap_or_else(|| Err("no dialect's stream answers a POSTed body".to_string()))
 }
 
 /// The dialects whose journals offer `view`.
@@ -197,4 +238,54 @@ pub fn session_file(id: &str) -> Option<std::path::PathBuf> {
         .into_iter()
         .find(|session| session.id == id)
         .map(|session| std::path::PathBuf::from(session.path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_of_dialects_start_with_the_default_and_name_each_once() {
+        // Given the registered dialects; when they are listed (for help, demos, sessions);
+        // then the default comes first and none is left out or said twice.
+        let dialects: Vec<Dialect> = listed().map(|interpreter| interpreter.dialect()).collect();
+        assert_eq!(
+            dialects.first(),
+            Some(&Dialect::default()),
+            "the default leads"
+        );
+        let mut unique = dialects.clone();
+        unique.sort_by_key(|dialect| dialect.as_str());
+        unique.dedup();
+        assert_eq!(
+            unique.len(),
+            INTERPRETERS.len(),
+            "each dialect once: {dialects:?}"
+        );
+        assert_eq!(
+            described().len(),
+            INTERPRETERS.len(),
+            "each says what it reads"
+        );
+        assert!(
+            described().iter().all(|phrase| !phrase.is_empty()),
+            "no dialect describes itself with nothing"
+        );
+    }
+
+    #[test]
+    fn a_posted_body_is_refused_with_what_it_lacks() {
+        // Given bodies to POST; when the registry asks which dialect's stream answers them;
+        // then a run input names its thread, and a body without one says what is missing.
+        assert_eq!(
+            posted(&serde_json::json!({"threadId": "t1", "runId": "r1"})),
+            Ok("thread=t1".to_string()),
+            "a run input is kept by its thread"
+        );
+        let refused = posted(&serde_json::json!({"threadId": "t1"})).expect_err("no run id");
+        assert!(
+            refused.contains("runId"),
+            "the refusal names the field: {refused}"
+        );
+    }
 }

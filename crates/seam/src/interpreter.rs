@@ -179,9 +179,30 @@ impl Controls {
     }
 }
 
+/// A journal bundled with Journalscope to show what a dialect's journals look like.
+#[derive(Debug)]
+pub struct DemoJournal {
+    /// The name it is written under in the cache folder (its extension says its framing).
+    pub file_name: &'static str,
+    pub bytes: &'static [u8],
+    /// How the list of demos titles it.
+    pub title: &'static str,
+    /// What it shows, in a phrase.
+    pub about: &'static str,
+}
+
 /// One dialect: how its journals are recognised, read and folded, and which views it offers.
 pub trait Interpreter: Sync {
     fn dialect(&self) -> Dialect;
+
+    /// What its journals are, as a list of what Journalscope reads names them
+    /// ("iterate agent streams").
+    fn describes(&self) -> &'static str;
+
+    /// Its bundled demo journal, where it has one.
+    fn demo(&self) -> Option<&'static DemoJournal> {
+        None
+    }
 
     /// Whether a parsed record is one this dialect writes.
     fn looks_like(&self, value: &Value) -> bool;
@@ -222,6 +243,20 @@ pub trait Interpreter: Sync {
         _now: std::time::SystemTime,
     ) -> Vec<journalscope_transcript::transcript::Session> {
         Vec::new()
+    }
+
+    /// Where `sessions` looks, and for which agent; `None` for a dialect whose journals are
+    /// wherever their writer puts them.
+    fn session_place(&self) -> Option<journalscope_transcript::transcript::SessionPlace> {
+        None
+    }
+
+    /// For a dialect whose streams answer a POSTed request (an AG-UI run input), what a body
+    /// for one holds: the key its journal is kept under (the runs of one thread make one
+    /// journal), or why the body is no such request. `None` for a dialect whose streams are
+    /// only read.
+    fn posted(&self, _body: &Value) -> Option<Result<String, String>> {
+        None
     }
 
     /// What a stored journal is in the middle of at its end (an AG-UI run that started and has

@@ -43,7 +43,7 @@ async fn stepping(c: &Client) -> Outcome {
         .click()
         .await
         .map_err(err("home"))?;
-    wait_for(c, "[data-testid=demo-agents-kit]").await?;
+    wait_for(c, "[data-testid=demo-agentskit]").await?;
     Ok(())
 }
 
@@ -606,7 +606,7 @@ async fn agui(c: &Client) -> Outcome {
 /// AgentsKit: every line carries its verdict, the lineage tree highlights the turn of the held
 /// snapshot, and clicking another turn jumps to its first snapshot.
 async fn agentskit(c: &Client) -> Outcome {
-    open_demo(c, "agents-kit").await?;
+    open_demo(c, "agentskit").await?;
     keys(c, "G").await?;
     wait_for(c, "[data-testid=agentskit-view]").await?;
     only_its_controls(c, &["diagnostic", "sql"], &["diagnostic"], None).await?;

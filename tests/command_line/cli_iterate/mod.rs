@@ -15,7 +15,13 @@ mod bench;
 
 fn demo_file(dir: &Path) -> PathBuf {
     let path = dir.join("iterate-demo.jsonl");
-    std::fs::write(&path, journalscope::journal::Demo::Iterate.bytes()).expect("write the demo");
+    std::fs::write(
+        &path,
+        journalscope::journal::Demo::named("iterate")
+            .expect("the iterate demo")
+            .bytes(),
+    )
+    .expect("write the demo");
     path
 }
 
@@ -256,7 +262,11 @@ fn gzip_input_is_read() {
     let file = dir.path().join("iterate-demo.jsonl.gz");
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     encoder
-        .write_all(journalscope::journal::Demo::Iterate.bytes())
+        .write_all(
+            journalscope::journal::Demo::named("iterate")
+                .expect("the iterate demo")
+                .bytes(),
+        )
         .expect("compress");
     std::fs::write(&file, encoder.finish().expect("finish gzip")).expect("write gz");
     let value = cli.json(&["import", s(&file), "--json"]);

@@ -36,7 +36,7 @@ fn open_demo(demo: Demo, dir: &tempfile::TempDir) -> Journal {
 #[test]
 fn unfiltered_pages_follow_file_order_and_report_the_total() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let journal = open_demo(Demo::Iterate, &dir);
+    let journal = open_demo(Demo::named("iterate").expect("the iterate demo"), &dir);
     let page = journal
         .events_page(&EventQuery {
             start: 5,
@@ -56,7 +56,7 @@ fn unfiltered_pages_follow_file_order_and_report_the_total() {
 #[test]
 fn filters_by_type_and_text_and_locates_a_row_in_the_filtered_list() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let journal = open_demo(Demo::Iterate, &dir);
+    let journal = open_demo(Demo::named("iterate").expect("the iterate demo"), &dir);
     let requests = EventQuery {
         types: vec!["events.iterate.com/agent/llm-request-requested".to_string()],
         ..EventQuery::default()
@@ -105,7 +105,7 @@ fn regression_row_of_seq_counted_the_whole_table_without_a_filter() {
     // Unfiltered, the row is the seq (seqs are dense); it used to count every row before it,
     // 145 ms a step in a 200,000-event journal. The answer must not change.
     let dir = tempfile::tempdir().expect("temp dir");
-    let journal = open_demo(Demo::Iterate, &dir);
+    let journal = open_demo(Demo::named("iterate").expect("the iterate demo"), &dir);
     let all = EventQuery::default();
     let count = journal.info().expect("info").event_count;
     let page = journal
@@ -131,7 +131,7 @@ fn regression_row_of_seq_counted_the_whole_table_without_a_filter() {
 #[test]
 fn stepping_moves_between_requests_compactions_and_diagnostics() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let journal = open_demo(Demo::Iterate, &dir);
+    let journal = open_demo(Demo::named("iterate").expect("the iterate demo"), &dir);
     let seq_of = |offset| {
         journal
             .seq_of_offset(offset)
@@ -180,7 +180,7 @@ fn stepping_moves_between_requests_compactions_and_diagnostics() {
 #[test]
 fn ag_ui_journals_step_by_run_start() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let journal = open_demo(Demo::AgUi, &dir);
+    let journal = open_demo(Demo::named("ag-ui").expect("the AG-UI demo"), &dir);
     let offset_of = |seq| journal.offset_at_seq(seq).expect("lookup");
     let second = journal
         .step(0, StepTarget::Run, true)
@@ -212,7 +212,7 @@ fn ag_ui_journals_step_by_run_start() {
 #[test]
 fn the_timeline_covers_every_event_and_marks_requests_and_compactions() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let journal = open_demo(Demo::Iterate, &dir);
+    let journal = open_demo(Demo::named("iterate").expect("the iterate demo"), &dir);
     let timeline = journal.timeline(8).expect("the timeline reads");
     assert_eq!(
         timeline.density.iter().map(|d| *d as u64).sum::<u64>(),
@@ -242,7 +242,7 @@ fn the_timeline_covers_every_event_and_marks_requests_and_compactions() {
 #[test]
 fn a_zoomed_timeline_spans_its_range_and_keeps_the_marks_and_diagnostics_inside_it() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let journal = open_demo(Demo::Iterate, &dir);
+    let journal = open_demo(Demo::named("iterate").expect("the iterate demo"), &dir);
     let whole = journal.timeline(64).expect("the timeline reads");
     // Given the span from the second request's seq to the end, and one past the end
     let from = whole
@@ -296,7 +296,7 @@ fn a_zoomed_timeline_spans_its_range_and_keeps_the_marks_and_diagnostics_inside_
 #[test]
 fn dialect_views_refuse_a_journal_of_another_dialect_with_a_stable_code() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let iterate = open_demo(Demo::Iterate, &dir);
+    let iterate = open_demo(Demo::named("iterate").expect("the iterate demo"), &dir);
     let err = iterate
         .view(&Ask::Turns { session: None })
         .expect_err("an iterate journal has no turns");
@@ -306,7 +306,7 @@ fn dialect_views_refuse_a_journal_of_another_dialect_with_a_stable_code() {
         "the desktop matches on the code"
     );
     let other = tempfile::tempdir().expect("temp dir");
-    let agui = open_demo(Demo::AgUi, &other);
+    let agui = open_demo(Demo::named("ag-ui").expect("the AG-UI demo"), &other);
     let err = agui
         .projection(1)
         .expect_err("an AG-UI journal has no iterate projection");
@@ -323,7 +323,10 @@ fn dialect_views_refuse_a_journal_of_another_dialect_with_a_stable_code() {
         "the AG-UI demo has runs: {runs}"
     );
     let third = tempfile::tempdir().expect("temp dir");
-    let agentskit = open_demo(Demo::AgentsKit, &third);
+    let agentskit = open_demo(
+        Demo::named("agentskit").expect("the AgentsKit demo"),
+        &third,
+    );
     let turns = agentskit
         .view(&Ask::Turns { session: None })
         .expect("turns");
@@ -338,9 +341,9 @@ fn dialect_views_refuse_a_journal_of_another_dialect_with_a_stable_code() {
 #[test]
 fn an_event_detail_keeps_the_original_bytes_and_pretty_prints_json() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let journal = open_demo(Demo::Iterate, &dir);
+    let journal = open_demo(Demo::named("iterate").expect("the iterate demo"), &dir);
     let detail = journal.event_detail(0).expect("detail");
-    let first_line = std::str::from_utf8(Demo::Iterate.bytes())
+    let first_line = std::str::from_utf8(Demo::named("iterate").expect("the iterate demo").bytes())
         .expect("utf-8")
         .lines()
         .next()
@@ -377,7 +380,7 @@ fn every_event_detail_carries_exactly_its_own_marks_and_diagnostics() {
     // Protects the detail's seek into the journal's marks and diagnostics (both in seq order):
     // it must find what a scan of all of them finds, for every event.
     let dir = tempfile::tempdir().expect("temp dir");
-    let journal = open_demo(Demo::Iterate, &dir);
+    let journal = open_demo(Demo::named("iterate").expect("the iterate demo"), &dir);
     for seq in 0..journal.event_count() {
         let detail = journal.event_detail(seq).expect("detail");
         let marks: Vec<_> = journal

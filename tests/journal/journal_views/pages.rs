@@ -172,7 +172,11 @@ fn a_reload_after_a_follower_appended_shows_what_a_fresh_open_shows() {
 fn every_row_of_a_dense_or_sparse_page_carries_the_marks_and_severity_a_scan_finds() {
     // Protects the event list's reads of marks and diagnostics (one range for a dense page,
     // a lookup per row for a filter's): each row must show what the whole journal says of it.
-    for demo in [Demo::Iterate, Demo::AgUi, Demo::AgentsKit] {
+    for demo in [
+        Demo::named("iterate").expect("the iterate demo"),
+        Demo::named("ag-ui").expect("the AG-UI demo"),
+        Demo::named("agentskit").expect("the AgentsKit demo"),
+    ] {
         let dir = tempfile::tempdir().expect("temp dir");
         let journal = open_demo(demo, &dir);
         let marks = journal.marks().expect("marks read");
@@ -220,7 +224,7 @@ fn regression_advice_wears_no_alarm_badge_in_the_event_list() {
     use journalscope::diagnostic::Severity;
     // The AG-UI demo's first tool call names a parent message the thread lacks: advice (info).
     let dir = tempfile::tempdir().expect("temp dir");
-    let journal = open_demo(Demo::AgUi, &dir);
+    let journal = open_demo(Demo::named("ag-ui").expect("the AG-UI demo"), &dir);
     let page = journal
         .events_page(&EventQuery {
             limit: 1_000,

@@ -42,7 +42,11 @@ fn open_bytes(dir: &Path, name: &str, bytes: &[u8]) -> Journal {
 }
 
 fn demo(dir: &Path) -> Journal {
-    open_bytes(dir, "iterate-demo.jsonl", Demo::Iterate.bytes())
+    open_bytes(
+        dir,
+        "iterate-demo.jsonl",
+        Demo::named("iterate").expect("the iterate demo").bytes(),
+    )
 }
 
 const PREFIX: &str = "events.iterate.com/agent/";
@@ -580,7 +584,11 @@ fn given_a_large_journal_when_reported_then_tables_are_capped_and_the_file_is_bo
 #[test]
 fn given_an_ag_ui_journal_when_reported_then_summary_and_timeline_only() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let journal = open_bytes(dir.path(), "agui-demo.sse", Demo::AgUi.bytes());
+    let journal = open_bytes(
+        dir.path(),
+        "agui-demo.sse",
+        Demo::named("ag-ui").expect("the AG-UI demo").bytes(),
+    );
     let built = report::build(&journal, OffsetRange::all()).expect("report");
     assert!(built.requests.is_empty(), "AG-UI has no iterate requests");
     let html = html::render(&built);
@@ -604,7 +612,7 @@ fn given_the_demo_when_sliced_whole_then_the_slice_is_the_file() {
     let bytes = slice::slice_bytes(&journal, OffsetRange::all()).expect("slice");
     assert_eq!(
         bytes,
-        Demo::Iterate.bytes(),
+        Demo::named("iterate").expect("the iterate demo").bytes(),
         "the whole slice is the demo, byte for byte"
     );
     let bounded = slice::slice_bytes(
@@ -617,7 +625,7 @@ fn given_the_demo_when_sliced_whole_then_the_slice_is_the_file() {
     .expect("slice");
     assert_eq!(
         bounded,
-        Demo::Iterate.bytes(),
+        Demo::named("iterate").expect("the iterate demo").bytes(),
         "first to last offset is the whole file"
     );
 }

@@ -171,7 +171,13 @@ fn cli_slice_writes_the_original_lines_and_says_so() {
         "the CLI says what it wrote: {text}"
     );
     let written = std::fs::read_to_string(&file).expect("slice file");
-    let demo = String::from_utf8(Demo::Iterate.bytes().to_vec()).expect("utf-8 demo");
+    let demo = String::from_utf8(
+        Demo::named("iterate")
+            .expect("the iterate demo")
+            .bytes()
+            .to_vec(),
+    )
+    .expect("utf-8 demo");
     let expected: String = demo
         .lines()
         .skip(2)

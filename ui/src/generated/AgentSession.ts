@@ -8,7 +8,11 @@ export type AgentSession = {
 /**
  * The session's id: what `sessions` lists and any command takes instead of a path.
  */
-id: string, dialect: Dialect, path: string, 
+id: string, dialect: Dialect, 
+/**
+ * The agent that wrote it, as people call it.
+ */
+agent: string, path: string, 
 /**
  * The directory the agent worked in, as the session records it.
  */

@@ -10,9 +10,10 @@ export type Startup = {
  */
 launchPath: string | null, 
 /**
- * Open the iterate demo when no path was given (`make run` without FILE).
+ * The demo to open when no path was given (`make run` without FILE): the default
+ * dialect's.
  */
-openDemo: boolean, recent: Array<RecentFile>, 
+openDemo: string | null, recent: Array<RecentFile>, 
 /**
  * The version and the commit of this build, for the About box.
  */

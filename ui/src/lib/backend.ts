@@ -8,6 +8,7 @@ import { open } from "@tauri-apps/plugin-dialog";
 import { writeText } from "@tauri-apps/plugin-clipboard-manager";
 import type {
   AgentSession,
+  SessionPlace,
   Ask,
   Bookmark,
   Breakpoint,
@@ -17,7 +18,7 @@ import type {
   SearchQuery,
   SearchResult,
   ConnectRequest,
-  Demo,
+  DemoListing,
   EventDetail,
   EventPage,
   EventQuery,
@@ -57,7 +58,8 @@ async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> 
 export const backend = {
   startup: () => call<Startup>("startup"),
   openFile: (path: string) => call<JournalInfo>("open_file", { path }),
-  openDemo: (demo: Demo) => call<JournalInfo>("open_demo", { demo }),
+  openDemo: (name: string) => call<JournalInfo>("open_demo", { name }),
+  demos: () => call<DemoListing[]>("demos"),
   cancelImport: () => call<void>("cancel_import"),
   recentFiles: () => call<RecentFile[]>("recent_files"),
   info: () => call<JournalInfo>("journal_info"),
@@ -88,8 +90,10 @@ export const backend = {
   /** The HTML report or JSONL slice of a range; the backend asks where. */
   exportJournal: (kind: ExportKind, range: OffsetRange) => call<Exported>("export_journal", { kind, range }),
 
-  /** The Claude Code and Codex sessions on this machine, newest first. */
+  /** The agents' sessions on this machine, newest first. */
   agentSessions: () => call<AgentSession[]>("agent_sessions"),
+  /** Where the agents keep their sessions: the folders `agentSessions` looks in. */
+  sessionPlaces: () => call<SessionPlace[]>("session_places"),
 
   async pickJournal(): Promise<string | null> {
     const picked = await open({

@@ -1,7 +1,7 @@
 // The change line's wording for each view, given the views a step loads.
 import { describe, expect, it } from "vitest";
-import { agentsKitChange, aguiChange, iterateChange, transcriptChange, type ChangedEvent } from "./change";
-import type { AgentsKitSnapshotAt, AgUiStep, ConversationView, RequestView } from "./types";
+import { snapshotChange, threadChange, projectionChange, transcriptChange, type ChangedEvent } from "./change";
+import type { SnapshotAt, ThreadStep, ConversationView, RequestView } from "./types";
 import { item, projection } from "./testing";
 
 const event = (offset: number, diagnostics: ChangedEvent["diagnostics"] = []): ChangedEvent => ({ offset, type: null, diagnostics });
@@ -11,7 +11,7 @@ describe("iterate change line", () => {
     // Given @17 replaced @7 in slot github/review-task, not yet published, and @21 is the next request
     const p = projection([item(7, { key: "other" }), item(17, { key: "github/review-task", updatesOffset: 7 })]);
     // When the change is read at @17
-    const change = iterateChange(event(17), p, null, null, 21);
+    const change = projectionChange(event(17), p, null, null, 21);
     // Then the line says it all, and only @17's card is touched
     expect(change.line, "the change line's documented example").toBe("@17 replaces @7 · key=github/review-task · unpublished · next sent by @21");
     expect(change.touched, "the replaced card is the one highlighted").toEqual([17]);
@@ -19,15 +19,15 @@ describe("iterate change line", () => {
 
   it("an unpublished slot replaced again says it was replaced in place", () => {
     const p = projection([item(18, { key: "github/review-task", updatesOffset: 7, coalesced: [17] })]);
-    expect(iterateChange(event(18), p, null, null, 21).line, "the direct predecessor, in place").toBe(
+    expect(projectionChange(event(18), p, null, null, 21).line, "the direct predecessor, in place").toBe(
       "@18 replaces @17 in place · key=github/review-task · unpublished · next sent by @21",
     );
   });
 
   it("a new item says which lane it joined, and published when it already was", () => {
     const p = projection([item(3, { role: "user", published: true })]);
-    expect(iterateChange(event(3), p, null, null, null).line, "a new published user item").toBe("@3 adds a user item to history · published");
-    expect(iterateChange(event(5), p, null, null, null).line, "an event that touches no item").toBe("@5 changes no item");
+    expect(projectionChange(event(3), p, null, null, null).line, "a new published user item").toBe("@3 adds a user item to history · published");
+    expect(projectionChange(event(5), p, null, null, null).line, "an event that touches no item").toBe("@5 changes no item");
   });
 
   it("a request says how many items it sends and which it publishes first", () => {
@@ -40,7 +40,7 @@ describe("iterate change line", () => {
       unpublished: [],
       downgrades: [],
     } as unknown as RequestView;
-    const change = iterateChange(event(21), projection([]), request, null, null);
+    const change = projectionChange(event(21), projection([]), request, null, null);
     expect(change.line, "items sent and first published").toBe("@21 sends 3 items · publishes 3 items @13–@20");
     expect(change.touched, "the items it publishes first are highlighted").toEqual([13, 17, 20]);
   });
@@ -55,36 +55,36 @@ describe("iterate change line", () => {
       unpublished: [],
       downgrades: [],
     } as unknown as RequestView;
-    const change = iterateChange(event(11), projection([]), request, null, null);
+    const change = projectionChange(event(11), projection([]), request, null, null);
     expect(change.line, "the loop sends its whole list").toBe("@11 sends 2 input items");
     expect(change.touched, "no card is first published by it").toEqual([]);
   });
 
   it("given an agent-loop item, when its change is read, then it joins the list, not the history lane", () => {
     const p = { ...projection([item(3, { role: "user", published: false })]), rules: "agent-loop" as const };
-    expect(iterateChange(event(3), p, null, null, 4).line, "the loop's one list").toBe("@3 adds a user item to the list · unpublished · next sent by @4");
+    expect(projectionChange(event(3), p, null, null, 4).line, "the loop's one list").toBe("@3 adds a user item to the list · unpublished · next sent by @4");
   });
 
   it("a diagnostic of the event closes the line", () => {
     const diag = { line: 9, severity: "warning" as const, code: "ungenuine-answer", message: "…" };
-    expect(iterateChange(event(5, [diag]), projection([]), null, null, null).line, "the warning's code is named").toBe(
+    expect(projectionChange(event(5, [diag]), projection([]), null, null, null).line, "the warning's code is named").toBe(
       "@5 changes no item · warning: ungenuine-answer",
     );
   });
 });
 
 describe("AG-UI change line", () => {
-  const step = (over: Partial<AgUiStep>): AgUiStep =>
-    ({ at: 22, event: null, kind: "STATE_DELTA", state: {}, messages: [], run: {}, steps: [], patch: null, changes: [], patchFailure: null, reconciliation: [], diagnostics: [], ...over }) as unknown as AgUiStep;
+  const step = (over: Partial<ThreadStep>): ThreadStep =>
+    ({ at: 22, event: null, kind: "STATE_DELTA", state: {}, messages: [], run: {}, steps: [], patch: null, changes: [], patchFailure: null, reconciliation: [], diagnostics: [], ...over }) as unknown as ThreadStep;
 
   it("names the one path a delta changed, and lists the paths to expand", () => {
-    const change = aguiChange(event(22), step({ changes: [{ path: "/todos/0/done", change: "replaced" }] }));
+    const change = threadChange(event(22), step({ changes: [{ path: "/todos/0/done", change: "replaced" }] }));
     expect(change.line, "one path, with how it changed").toBe("@22 STATE_DELTA · replaced /todos/0/done");
     expect(change.paths, "the changed path is expanded").toEqual(["/todos/0/done"]);
   });
 
   it("a failed patch says why; a snapshot of messages counts their fates", () => {
-    expect(aguiChange(event(23), step({ patchFailure: "test failed at /city" })).line, "the reason").toBe("@23 STATE_DELTA · patch failed: test failed at /city");
+    expect(threadChange(event(23), step({ patchFailure: "test failed at /city" })).line, "the reason").toBe("@23 STATE_DELTA · patch failed: test failed at /city");
     const snapshot = step({
       kind: "MESSAGES_SNAPSHOT",
       reconciliation: [
@@ -93,20 +93,20 @@ describe("AG-UI change line", () => {
         { messageId: "u2", role: "user", fate: "replaced" },
       ],
     });
-    expect(aguiChange(event(33), snapshot).line, "fates counted in first-seen order").toBe("@33 MESSAGES_SNAPSHOT · 2 replaced, 1 appended");
-    expect(aguiChange(event(3), step({ kind: "TEXT_MESSAGE_START" })).line, "an event with no effect on state").toBe("@3 TEXT_MESSAGE_START · state unchanged");
+    expect(threadChange(event(33), snapshot).line, "fates counted in first-seen order").toBe("@33 MESSAGES_SNAPSHOT · 2 replaced, 1 appended");
+    expect(threadChange(event(3), step({ kind: "TEXT_MESSAGE_START" })).line, "an event with no effect on state").toBe("@3 TEXT_MESSAGE_START · state unchanged");
   });
 });
 
 describe("AgentsKit change line", () => {
-  const kit = (offset: number | null): AgentsKitSnapshotAt =>
-    ({ at: 4, session: "s1", sequence: offset === null ? null : 2, status: offset === null ? null : "completed", messages: null, usage: null, lineage: null, turnId: offset === null ? null : "t2", offset, error: null }) as AgentsKitSnapshotAt;
+  const kit = (offset: number | null): SnapshotAt =>
+    ({ at: 4, session: "s1", sequence: offset === null ? null : 2, status: offset === null ? null : "completed", messages: null, usage: null, lineage: null, turnId: offset === null ? null : "t2", offset, error: null }) as SnapshotAt;
 
   it("an accepted snapshot changes what the cursor holds; a rejected line leaves it", () => {
-    expect(agentsKitChange(event(4), kit(4)).line, "accepted here").toBe("@4 accepted: the cursor now holds turn t2 · sequence 2 · completed");
+    expect(snapshotChange(event(4), kit(4)).line, "accepted here").toBe("@4 accepted: the cursor now holds turn t2 · sequence 2 · completed");
     const stale = { line: 5, severity: "warning" as const, code: "stale-sequence", message: "…" };
-    expect(agentsKitChange(event(5, [stale]), kit(4)).line, "rejected, the held one stays").toBe("@5 rejected (stale-sequence) · the snapshot from @4 stays");
-    expect(agentsKitChange(event(1), kit(null)).line, "nothing held yet").toBe("@1 not a snapshot the cursor takes · no snapshot held yet");
+    expect(snapshotChange(event(5, [stale]), kit(4)).line, "rejected, the held one stays").toBe("@5 rejected (stale-sequence) · the snapshot from @4 stays");
+    expect(snapshotChange(event(1), kit(null)).line, "nothing held yet").toBe("@1 not a snapshot the cursor takes · no snapshot held yet");
   });
 });
 

@@ -3,8 +3,8 @@
 // view the dialects offer, each pure over views the window has already loaded.
 
 import type {
-  AgentsKitSnapshotAt,
-  AgUiStep,
+  SnapshotAt,
+  ThreadStep,
   CompactionView,
   ConversationView,
   Diagnostic,
@@ -18,7 +18,7 @@ export interface StepChange {
   line: string;
   /** Offsets of the cards the event added or replaced, to highlight and scroll to. */
   touched: number[];
-  /** State paths the event changed (AG-UI), to expand. */
+  /** State paths the event changed (a thread's state), to expand. */
   paths: string[];
 }
 
@@ -58,10 +58,10 @@ function problem(e: ChangedEvent): string[] {
 }
 
 /**
- * An iterate event: what it did to the projection. `nextRequest` is the first request after
+ * An event of a journal with a projection: what it did to it. `nextRequest` is the first request after
  * the event, which will send what it left unpublished.
  */
-export function iterateChange(
+export function projectionChange(
   e: ChangedEvent,
   projection: ProjectionView,
   request: RequestView | null,
@@ -110,8 +110,8 @@ export function iterateChange(
   return { line: sentence(e, [...phrases, ...problem(e)]), touched, paths: [] };
 }
 
-/** An AG-UI event: the state paths it changed, what it did to the messages, its run. */
-export function aguiChange(e: ChangedEvent, step: AgUiStep): StepChange {
+/** An event of a thread: the state paths it changed, what it did to the messages, its run. */
+export function threadChange(e: ChangedEvent, step: ThreadStep): StepChange {
   const phrases: string[] = [step.kind ?? e.type ?? "event"];
   const paths = step.changes.map((c) => c.path);
   if (step.patchFailure) phrases.push(`patch failed: ${step.patchFailure}`);
@@ -126,21 +126,21 @@ export function aguiChange(e: ChangedEvent, step: AgUiStep): StepChange {
   return { line: sentence(e, [...phrases, ...problem(e)]), touched: [], paths };
 }
 
-/** An AgentsKit line: the snapshot the cursor holds changes (accepted here) or stays. */
-export function agentsKitChange(e: ChangedEvent, kit: AgentsKitSnapshotAt): StepChange {
+/** A line of a snapshot journal: the snapshot the cursor holds changes (accepted here) or stays. */
+export function snapshotChange(e: ChangedEvent, snapshot: SnapshotAt): StepChange {
   const phrases: string[] = [];
-  if (kit.offset !== null && kit.offset === e.offset) {
-    phrases.push(`accepted: the cursor now holds turn ${kit.turnId ?? "?"}`);
-    if (kit.sequence !== null) phrases.push(`sequence ${kit.sequence}`);
-    if (kit.status) phrases.push(kit.status);
+  if (snapshot.offset !== null && snapshot.offset === e.offset) {
+    phrases.push(`accepted: the cursor now holds turn ${snapshot.turnId ?? "?"}`);
+    if (snapshot.sequence !== null) phrases.push(`sequence ${snapshot.sequence}`);
+    if (snapshot.status) phrases.push(snapshot.status);
   } else {
     const why = e.diagnostics[0];
     phrases.push(why ? `rejected (${why.code})` : "not a snapshot the cursor takes");
-    phrases.push(kit.offset === null ? "no snapshot held yet" : `the snapshot from @${kit.offset} stays`);
+    phrases.push(snapshot.offset === null ? "no snapshot held yet" : `the snapshot from @${snapshot.offset} stays`);
   }
   return {
     line: sentence(e, phrases),
-    touched: kit.offset !== null && kit.offset === e.offset ? [kit.offset] : [],
+    touched: snapshot.offset !== null && snapshot.offset === e.offset ? [snapshot.offset] : [],
     paths: [],
   };
 }

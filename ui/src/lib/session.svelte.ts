@@ -5,20 +5,21 @@ import { backend } from "./backend";
 import { editBookmark, inquiry, runBreak, stepBookmark, stepHit } from "./inquiry.svelte";
 import { exportNotice, redactionLabel } from "./export";
 import type { Action } from "./keys";
-import { agentsKitChange, aguiChange, iterateChange, transcriptChange, type StepChange } from "./change";
+import { snapshotChange, threadChange, projectionChange, transcriptChange, type StepChange } from "./change";
 import { otherTransport } from "./roles";
 import { MESSAGE_PAGE } from "./threadpages";
 import { bodyAsk, detailAsk, FIRST_PAGE, stepAsk, type BodyOptions } from "./asks";
 import type {
   AgentSession,
+  DemoListing,
+  SessionPlace,
   Ask,
-  AgentsKitSnapshotAt,
-  AgentsKitTurnsReport,
-  AgUiRunSpan,
-  AgUiStep,
+  SnapshotAt,
+  TurnsReport,
+  RunSpan,
+  ThreadStep,
   CompactionView,
   ConversationView,
-  Demo,
   EventDetail,
   EventQuery,
   ImportStatus,
@@ -59,23 +60,27 @@ export const ui = $state({
   request: null as RequestView | null,
   compaction: null as CompactionView | null,
   boundarySeq: null as number | null,
-  agui: null as AgUiStep | null,
-  runs: [] as AgUiRunSpan[],
-  kit: null as AgentsKitSnapshotAt | null,
-  turns: null as AgentsKitTurnsReport | null,
-  /** AgentsKit session the cursor follows; null lets the core pick the journal's own. */
+  threadStep: null as ThreadStep | null,
+  runs: [] as RunSpan[],
+  snapshot: null as SnapshotAt | null,
+  turns: null as TurnsReport | null,
+  /** The session the snapshot cursor follows; null lets the core pick the journal's own. */
   thread: null as string | null,
-  /** A Claude Code or Codex transcript: what the model could see at the selection. */
+  /** A transcript: what the model could see at the selection. */
   conversation: null as ConversationView | null,
   /** The transcript request the selection belongs to, as its provider got it. */
   transcriptRequest: null as TranscriptRequest | null,
   transcriptCompaction: null as TranscriptCompaction | null,
-  /** The subagents the open Claude Code session ran, by the call that spawned each. */
+  /** The subagents the open session ran, by the call that spawned each. */
   subagents: [] as Subagent[],
   /** The session a subagent's transcript was opened from, to go back to its call. */
   parent: null as { path: string; fileName: string; callOffset: number | null; agentId?: string | null } | null,
-  /** Claude Code and Codex sessions found on this machine; null until first listed. */
+  /** Agents' sessions found on this machine; null until first listed. */
   sessions: null as AgentSession[] | null,
+  /** Where those sessions were looked for, agent by agent. */
+  sessionPlaces: [] as SessionPlace[],
+  /** The bundled demo journals; empty until first listed. */
+  demos: [] as DemoListing[],
   help: false,
   /** This build's version and commit, shown in the About box. */
   version: "",
@@ -120,9 +125,9 @@ export async function afterOpen(info: JournalInfo) {
   ui.request = null;
   ui.compaction = null;
   ui.boundarySeq = null;
-  ui.agui = null;
+  ui.threadStep = null;
   ui.runs = [];
-  ui.kit = null;
+  ui.snapshot = null;
   ui.turns = null;
   ui.thread = null;
   ui.conversation = null;
@@ -145,8 +150,8 @@ export async function afterOpen(info: JournalInfo) {
   ui.zoom = null;
   ui.listVersion += 1;
   const turns: Ask = { ask: "turns", session: null };
-  if (info.controls.views.includes("thread")) ui.runs = await backend.ask<AgUiRunSpan[]>(turns).catch(() => []);
-  if (info.controls.views.includes("snapshots")) ui.turns = await backend.ask<AgentsKitTurnsReport>(turns).catch(() => null);
+  if (info.controls.views.includes("thread")) ui.runs = await backend.ask<RunSpan[]>(turns).catch(() => []);
+  if (info.controls.views.includes("snapshots")) ui.turns = await backend.ask<TurnsReport>(turns).catch(() => null);
   await refreshSubagents();
   const [types, timeline] = await Promise.all([backend.eventTypes(), backend.timeline(TIMELINE_BUCKETS)]);
   ui.types = types;
@@ -196,8 +201,9 @@ export function openFile(path: string) {
   return runImport(() => backend.openFile(path), name);
 }
 
-export function openDemo(demo: Demo) {
-  return runImport(() => backend.openDemo(demo), `${demo} demo`);
+/** Opens the bundled demo of the dialect named `name`. */
+export function openDemo(name: string) {
+  return runImport(() => backend.openDemo(name), `${name} demo`);
 }
 
 /** The parent the next open is a subagent of, for `afterOpen` to keep. */
@@ -230,9 +236,15 @@ export async function backToParent() {
   if (call !== null) await gotoOffset(call);
 }
 
-/** Lists the Claude Code and Codex sessions on this machine again. */
+/** Lists the agents' sessions on this machine again. */
 export async function listSessions() {
   ui.sessions = await backend.agentSessions().catch(() => ui.sessions ?? []);
+  ui.sessionPlaces = await backend.sessionPlaces().catch(() => ui.sessionPlaces);
+}
+
+/** Lists the bundled demo journals, once: they are built in. */
+export async function listDemos() {
+  if (ui.demos.length === 0) ui.demos = await backend.demos().catch(() => []);
 }
 
 export async function pickAndOpen() {
@@ -255,7 +267,7 @@ export async function startup() {
     ui.recent = s.recent;
     ui.version = s.version;
     if (s.launchPath) await openFile(s.launchPath);
-    else if (s.openDemo) await openDemo("iterate");
+    else if (s.openDemo) await openDemo(s.openDemo);
   } catch (e) {
     fail(e);
   }
@@ -299,17 +311,17 @@ export async function select(seq: number) {
       if (ticket !== selecting) return;
       const request = kinds.has("request") ? ui.request : null;
       const compaction = kinds.has("compaction") ? ui.compaction : null;
-      ui.change = iterateChange(detail, projection, request, compaction, next);
+      ui.change = projectionChange(detail, projection, request, compaction, next);
     } else if (views.includes("thread")) {
-      const step = await backend.ask<AgUiStep>(stepAsk(seq, { start: 0, limit: MESSAGE_PAGE }));
+      const step = await backend.ask<ThreadStep>(stepAsk(seq, { start: 0, limit: MESSAGE_PAGE }));
       if (ticket !== selecting) return;
-      ui.agui = step;
-      ui.change = aguiChange(detail, step);
+      ui.threadStep = step;
+      ui.change = threadChange(detail, step);
     } else if (views.includes("snapshots")) {
-      const kit = await backend.ask<AgentsKitSnapshotAt>(stepAsk(seq, FIRST_PAGE, ui.thread));
+      const snapshot = await backend.ask<SnapshotAt>(stepAsk(seq, FIRST_PAGE, ui.thread));
       if (ticket !== selecting) return;
-      ui.kit = kit;
-      ui.change = agentsKitChange(detail, kit);
+      ui.snapshot = snapshot;
+      ui.change = snapshotChange(detail, snapshot);
     } else if (views.includes("conversation")) {
       const conversation = await backend.ask<ConversationView>(stepAsk(seq, FIRST_PAGE));
       if (ticket !== selecting) return;
@@ -319,7 +331,7 @@ export async function select(seq: number) {
         const request = await backend.ask<TranscriptRequest>(detailAsk(detail.offset, null));
         if (ticket !== selecting) return;
         ui.transcriptRequest = request;
-        // The diff view follows the selected request, as it does for iterate journals.
+        // The diff view follows the selected request, as it does for projection journals.
         ui.centre = ui.centre === "diff" ? "diff" : "request";
       } else if (kinds.has("compaction") && detail.offset !== null) {
         const compaction = await backend.ask<TranscriptCompaction>({ ask: "compaction", at: detail.offset });
@@ -557,12 +569,12 @@ export async function exportRequest(options: BodyOptions) {
   }
 }
 
-/** Follows another AgentsKit session: the turns report and the snapshot are re-read for it. */
+/** Follows another session of a snapshot journal: its turns report and snapshot are re-read. */
 export async function setThread(thread: string | null) {
   ui.thread = thread;
   try {
-    ui.turns = await backend.ask<AgentsKitTurnsReport>({ ask: "turns", session: thread });
-    if (ui.selectedSeq !== null) ui.kit = await backend.ask<AgentsKitSnapshotAt>(stepAsk(ui.selectedSeq, FIRST_PAGE, thread));
+    ui.turns = await backend.ask<TurnsReport>({ ask: "turns", session: thread });
+    if (ui.selectedSeq !== null) ui.snapshot = await backend.ask<SnapshotAt>(stepAsk(ui.selectedSeq, FIRST_PAGE, thread));
   } catch (e) {
     fail(e);
   }

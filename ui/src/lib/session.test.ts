@@ -62,7 +62,7 @@ import { openDemo, runAction, ui } from "./session.svelte";
 describe("keys pressed while a journal opens", () => {
   it("g_pressed_as_the_journal_opens_lands_on_the_last_event", async () => {
     (globalThis as { document?: unknown }).document ??= { title: "" };
-    const opening = openDemo("agents-kit");
+    const opening = openDemo("agentskit");
     await vi.waitFor(() => expect(ui.info, "the file name shows").not.toBeNull(), { interval: 1 });
     const pressed = runAction({ kind: "last" });
     await opening;
@@ -89,7 +89,7 @@ describe("a cancelled import", () => {
 describe("a held j", () => {
   it("regression_held_j_ran_on_through_a_backlog_after_the_key_was_released", async () => {
     (globalThis as { document?: unknown }).document ??= { title: "" };
-    await openDemo("agents-kit");
+    await openDemo("agentskit");
     fixture.shown.length = 0;
     fixture.steps = 0;
     const first = runAction({ kind: "step", target: "event", forward: true });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { KEEP_PAGES, MESSAGE_PAGE, messageAt, missingPages, pagesOfStep, withPage } from "./threadpages";
-import type { AgUiStep } from "./types";
+import type { ThreadStep } from "./types";
 
 /** A step of a thread of `total` messages carrying `count` of them from `start`. */
-function step(total: number, start = 0, count = Math.min(MESSAGE_PAGE, total - start)): AgUiStep {
+function step(total: number, start = 0, count = Math.min(MESSAGE_PAGE, total - start)): ThreadStep {
   const messages = Array.from({ length: count }, (_, k) => ({ id: `m${start + k}` }));
-  return { at: 42, messageCount: total, messagesStart: start, messages } as unknown as AgUiStep;
+  return { at: 42, messageCount: total, messagesStart: start, messages } as unknown as ThreadStep;
 }
 
 describe("the pages of a step's messages", () => {

@@ -3,7 +3,7 @@
 // screen are let go, so a thread of any length costs the window a few pages.
 
 import { pagesFor } from "./listwindow";
-import type { AgUiStep } from "./types";
+import type { ThreadStep } from "./types";
 
 /** Messages in a page: the step's own window and every page read after it. */
 export const MESSAGE_PAGE = 200;
@@ -19,7 +19,7 @@ export interface ThreadPages {
 }
 
 /** What a step brings: its messages as a page, when they are one whole page of the thread. */
-export function pagesOfStep(step: AgUiStep): ThreadPages {
+export function pagesOfStep(step: ThreadStep): ThreadPages {
   const pages = new Map<number, unknown[]>();
   const start = step.messagesStart;
   const whole = Math.min(MESSAGE_PAGE, Math.max(0, step.messageCount - start));

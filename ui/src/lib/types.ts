@@ -4,7 +4,7 @@
 
 export type { CompactionView } from "../generated/CompactionView";
 export type { Controls } from "../generated/Controls";
-export type { Demo } from "../generated/Demo";
+export type { DemoListing } from "../generated/DemoListing";
 export type { Diagnostic } from "../generated/Diagnostic";
 export type { Dialect } from "../generated/Dialect";
 export type { Downgrade } from "../generated/Downgrade";
@@ -57,16 +57,16 @@ export type { IpcError } from "../generated/IpcError";
 export type { RecentFile } from "../generated/RecentFile";
 export type { Startup } from "../generated/Startup";
 
-// AG-UI and AgentsKit views.
-export type { AgUiStep } from "../generated/AgUiStep";
-export type { AgUiMessagePage } from "../generated/AgUiMessagePage";
-export type { AgUiRunSpan } from "../generated/AgUiRunSpan";
-export type { AgUiPathChange } from "../generated/AgUiPathChange";
-export type { AgentsKitSnapshotAt } from "../generated/AgentsKitSnapshotAt";
-export type { AgentsKitPromptTokens } from "../generated/AgentsKitPromptTokens";
-export type { AgentsKitTurnsReport } from "../generated/AgentsKitTurnsReport";
-export type { AgentsKitLineageNode } from "../generated/AgentsKitLineageNode";
-export type { AgentsKitVerdict } from "../generated/AgentsKitVerdict";
+// The thread and snapshot views.
+export type { ThreadStep } from "../generated/ThreadStep";
+export type { MessagePage } from "../generated/MessagePage";
+export type { RunSpan } from "../generated/RunSpan";
+export type { PathChange } from "../generated/PathChange";
+export type { SnapshotAt } from "../generated/SnapshotAt";
+export type { PromptTokens } from "../generated/PromptTokens";
+export type { TurnsReport } from "../generated/TurnsReport";
+export type { LineageNode } from "../generated/LineageNode";
+export type { Verdict } from "../generated/Verdict";
 export type { BreakCause } from "../generated/BreakCause";
 export type { CacheEntry } from "../generated/CacheEntry";
 export type { CacheReport } from "../generated/CacheReport";
@@ -81,6 +81,7 @@ export type { TextSegment } from "../generated/TextSegment";
 
 // Claude Code and Codex transcripts (src/transcript.rs, src/dialect.rs).
 export type { AgentSession } from "../generated/AgentSession";
+export type { SessionPlace } from "../generated/SessionPlace";
 export type { ConversationItem } from "../generated/ConversationItem";
 export type { ConversationMessage } from "../generated/ConversationMessage";
 export type { ConversationRequest } from "../generated/ConversationRequest";

@@ -10,7 +10,7 @@ use super::decoder::{DecodeError, TurnBody, TurnEvent};
 /// What the cursor made of one line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, TS)]
 #[serde(rename_all = "kebab-case")]
-#[ts(export, rename = "AgentsKitVerdict")]
+#[ts(export)]
 pub enum Verdict {
     Accepted,
     Duplicate,

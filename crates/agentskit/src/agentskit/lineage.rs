@@ -15,7 +15,7 @@ use journalscope_shapes::diagnostic::Diagnostic;
 /// One turn in the lineage tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(export, rename = "AgentsKitLineageNode")]
+#[ts(export)]
 pub struct LineageNode {
     pub turn_id: String,
     pub operation: Operation,

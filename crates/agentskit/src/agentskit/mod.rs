@@ -224,6 +224,19 @@ impl Interpreter for AgentsKit {
         Dialect::AgentsKit
     }
 
+    fn describes(&self) -> &'static str {
+        "AgentsKit turn snapshots"
+    }
+
+    fn demo(&self) -> Option<&'static journalscope_seam::interpreter::DemoJournal> {
+        Some(&journalscope_seam::interpreter::DemoJournal {
+            file_name: "agentskit-demo.ndjson",
+            bytes: include_bytes!("../../../../demo/agentskit-demo.ndjson"),
+            title: "AgentsKit",
+            about: "snapshot cursor: verdicts, sessions, lineage",
+        })
+    }
+
     fn looks_like(&self, value: &Value) -> bool {
         looks_like(value)
     }

@@ -13,7 +13,7 @@ use journalscope_shapes::tokens::{tokenizer_for, Reconciliation, RequestTokens};
 /// A turn's prompt counted, and its reported size when the snapshot has one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(export, rename = "AgentsKitPromptTokens")]
+#[ts(export)]
 pub struct PromptTokens {
     /// The snapshot's messages that make the prompt: the first this many.
     pub messages: usize,

@@ -16,7 +16,7 @@ use journalscope_store::store::{Store, StoreError, StoredEvent};
 
 /// The CLI's `turns` answer.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, TS)]
-#[ts(export, rename = "AgentsKitTurnsReport")]
+#[ts(export)]
 pub struct TurnsReport {
     /// The session the cursor followed; `None` when the journal holds no valid snapshot and
     /// none was asked for.
@@ -210,7 +210,7 @@ fn render_node(out: &mut String, node: &LineageNode, depth: usize) {
 /// nulls while it holds none.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(export, rename = "AgentsKitSnapshotAt")]
+#[ts(export)]
 pub struct SnapshotAt {
     #[ts(type = "number")]
     pub at: i64,

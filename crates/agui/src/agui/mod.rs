@@ -27,8 +27,8 @@ pub use reducer::{
 };
 pub use view::{
     diff, fold_with, messages_stored, render_state_text, runs, runs_stored, state_at,
-    state_at_stored, step_view, step_view_stored, AgUiStep, ChangeKind, MessagePage, PathChange,
-    RunSpan, StateAt,
+    state_at_stored, step_view, step_view_stored, ChangeKind, MessagePage, PathChange, RunSpan,
+    StateAt, ThreadStep,
 };
 
 use serde_json::Value;
@@ -62,6 +62,19 @@ impl AgUi {
 impl Interpreter for AgUi {
     fn dialect(&self) -> Dialect {
         Dialect::AgUi
+    }
+
+    fn describes(&self) -> &'static str {
+        "AG-UI event streams"
+    }
+
+    fn demo(&self) -> Option<&'static journalscope_seam::interpreter::DemoJournal> {
+        Some(&journalscope_seam::interpreter::DemoJournal {
+            file_name: "agui-demo.sse",
+            bytes: include_bytes!("../../../../demo/agui-demo.sse"),
+            title: "AG-UI",
+            about: "state snapshots and JSON patches, messages, runs",
+        })
     }
 
     fn looks_like(&self, value: &Value) -> bool {
@@ -127,6 +140,10 @@ impl Interpreter for AgUi {
 
     fn unfinished(&self, store: &Store, journal_id: i64) -> Result<Option<String>, StoreError> {
         unfinished(store, journal_id)
+    }
+
+    fn posted(&self, body: &Value) -> Option<Result<String, String>> {
+        Some(run_input_key(body))
     }
 
     fn answers(&self, family: Family) -> bool {
@@ -200,6 +217,18 @@ impl Fold for AgUiFold {
 /// Everything a fold of these records derives, as an import would store it.
 pub fn analyse(events: &[StoredEvent]) -> Analysis {
     journalscope_seam::interpreter::fold_all(&INTERPRETER, events)
+}
+
+/// The journal a run input's runs are kept in, one a thread ("thread=t1"); a body without a
+/// thread and a run is no `RunAgentInput`.
+pub fn run_input_key(input: &Value) -> Result<String, String> {
+    let named = |field: &str| input.get(field).and_then(Value::as_str);
+    match (input.is_object(), named("threadId"), named("runId")) {
+        (true, Some(thread), Some(_)) => Ok(format!("thread={thread}")),
+        _ => {
+            Err("the run input is a RunAgentInput object, with a threadId and a runId".to_string())
+        }
+    }
 }
 
 /// What a stored AG-UI journal is in the middle of at its end, as a phrase ("run \"r1\""):

@@ -40,7 +40,7 @@ pub enum ChangeKind {
 
 /// One JSON Pointer in the state that a step changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[ts(export, rename = "AgUiPathChange")]
+#[ts(export)]
 pub struct PathChange {
     pub path: String,
     pub change: ChangeKind,
@@ -50,7 +50,7 @@ pub struct PathChange {
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
-pub struct AgUiStep {
+pub struct ThreadStep {
     #[ts(type = "number")]
     pub at: i64,
     /// The event at `at` as it is in the journal; `null` when it is not JSON or out of range.
@@ -84,7 +84,7 @@ pub struct AgUiStep {
 /// A page of the thread's messages after a step: what the desktop's message list scrolls to.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(export, rename = "AgUiMessagePage")]
+#[ts(export)]
 pub struct MessagePage {
     #[ts(type = "number")]
     pub at: i64,
@@ -96,9 +96,9 @@ pub struct MessagePage {
     pub messages: Vec<Value>,
 }
 
-impl AgUiStep {
+impl ThreadStep {
     /// The step with only the messages `window` covers.
-    pub fn windowed(mut self, window: MessageWindow) -> AgUiStep {
+    pub fn windowed(mut self, window: MessageWindow) -> ThreadStep {
         let range = window.range(self.messages.len());
         self.messages_start = range.start as u64;
         self.messages = self.messages.drain(range).collect();
@@ -109,7 +109,7 @@ impl AgUiStep {
 /// One run on the timeline: from its `RUN_STARTED` to its `RUN_FINISHED` or `RUN_ERROR`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
-#[ts(export, rename = "AgUiRunSpan")]
+#[ts(export)]
 pub struct RunSpan {
     pub thread_id: Option<String>,
     pub run_id: Option<String>,
@@ -244,7 +244,7 @@ impl StateFold {
     }
 }
 
-pub fn step_view(events: &[StoredEvent], at: i64) -> AgUiStep {
+pub fn step_view(events: &[StoredEvent], at: i64) -> ThreadStep {
     let mut thread = Thread::default();
     for event in events.iter().filter(|e| offset_of(e) < at) {
         thread.apply(at_of(event), event.json().as_ref());
@@ -255,7 +255,7 @@ pub fn step_view(events: &[StoredEvent], at: i64) -> AgUiStep {
 
 /// `step_view`, read from the store: the nearest checkpoint before `at`, then the records
 /// after it.
-pub fn step_view_stored(store: &Store, journal_id: i64, at: i64) -> Result<AgUiStep, StoreError> {
+pub fn step_view_stored(store: &Store, journal_id: i64, at: i64) -> Result<ThreadStep, StoreError> {
     let before = store.records_through_offset(journal_id, at - 1)?;
     let (thread, _) = thread_after(store, journal_id, before, |_, _| {})?;
     let current = store
@@ -284,7 +284,7 @@ pub fn messages_stored(
 }
 
 /// The step that applying `current` (the record at `at`, if any) to `thread` makes.
-fn step(mut thread: Thread, current: Option<&StoredEvent>, at: i64) -> AgUiStep {
+fn step(mut thread: Thread, current: Option<&StoredEvent>, at: i64) -> ThreadStep {
     let before = thread.state.clone();
     let value = current.and_then(StoredEvent::json);
     let report = match current {
@@ -302,7 +302,7 @@ fn step(mut thread: Thread, current: Option<&StoredEvent>, at: i64) -> AgUiStep 
         current.map(|e| e.diagnostics.clone()).unwrap_or_default();
     diagnostics.extend(report.diagnostics);
     let messages = thread.messages.into_vec();
-    AgUiStep {
+    ThreadStep {
         at,
         event: value.unwrap_or(Value::Null),
         kind,

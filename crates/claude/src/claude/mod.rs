@@ -59,6 +59,10 @@ impl Interpreter for ClaudeCode {
         Dialect::ClaudeCode
     }
 
+    fn describes(&self) -> &'static str {
+        "Claude Code sessions"
+    }
+
     fn looks_like(&self, value: &Value) -> bool {
         looks_like(value)
     }
@@ -99,6 +103,10 @@ impl Interpreter for ClaudeCode {
         now: std::time::SystemTime,
     ) -> Vec<journalscope_transcript::transcript::Session> {
         sessions::list(now)
+    }
+
+    fn session_place(&self) -> Option<journalscope_transcript::transcript::SessionPlace> {
+        sessions::place()
     }
 
     fn checkpoint_format(&self) -> u32 {

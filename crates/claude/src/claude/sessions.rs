@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use journalscope_shapes::record_json::Field;
 use journalscope_store::derived::Dialect;
-use journalscope_transcript::transcript::{one_line, Session};
+use journalscope_transcript::transcript::{one_line, Session, SessionPlace};
 
 /// Where Claude Code keeps its projects' transcripts.
 pub fn root() -> Option<PathBuf> {
@@ -20,11 +20,20 @@ pub fn root() -> Option<PathBuf> {
     }
 }
 
+/// Where the sessions `list` finds are kept, and by which agent.
+pub fn place() -> Option<SessionPlace> {
+    root().map(|folder| SessionPlace {
+        agent: "Claude Code".to_string(),
+        folder: folder.to_string_lossy().into_owned(),
+    })
+}
+
 /// Every session under the root.
 pub fn list(now: SystemTime) -> Vec<Session> {
-    let Some(root) = root() else {
+    let Some(place) = place() else {
         return Vec::new();
     };
+    let root = PathBuf::from(&place.folder);
     let mut found = Vec::new();
     for project in entries(&root).into_iter().filter(|p| p.is_dir()) {
         for file in entries(&project) {
@@ -35,7 +44,8 @@ pub fn list(now: SystemTime) -> Vec<Session> {
             if id.starts_with("agent-") {
                 continue;
             }
-            if let Some(mut session) = Session::of_file(&file, Dialect::ClaudeCode, id.into(), now)
+            if let Some(mut session) =
+                Session::of_file(&file, &place, Dialect::ClaudeCode, id.into(), now)
             {
                 session.read_head(read_line);
                 found.push(session);

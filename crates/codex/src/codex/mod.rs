@@ -126,6 +126,10 @@ impl Interpreter for Codex {
         Dialect::Codex
     }
 
+    fn describes(&self) -> &'static str {
+        "Codex rollouts"
+    }
+
     fn looks_like(&self, value: &Value) -> bool {
         looks_like(value)
     }
@@ -179,6 +183,10 @@ impl Interpreter for Codex {
         now: std::time::SystemTime,
     ) -> Vec<journalscope_transcript::transcript::Session> {
         sessions::list(now)
+    }
+
+    fn session_place(&self) -> Option<journalscope_transcript::transcript::SessionPlace> {
+        sessions::place()
     }
 
     fn checkpoint_format(&self) -> u32 {

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use journalscope_shapes::record_json::Field;
 use journalscope_store::derived::Dialect;
-use journalscope_transcript::transcript::{one_line, Session};
+use journalscope_transcript::transcript::{one_line, Session, SessionPlace};
 
 /// Where Codex keeps its rollouts.
 pub fn root() -> Option<PathBuf> {
@@ -19,11 +19,20 @@ pub fn root() -> Option<PathBuf> {
     }
 }
 
+/// Where the sessions `list` finds are kept, and by which agent.
+pub fn place() -> Option<SessionPlace> {
+    root().map(|folder| SessionPlace {
+        agent: "Codex".to_string(),
+        folder: folder.to_string_lossy().into_owned(),
+    })
+}
+
 /// Every rollout under the root, in any folder below it.
 pub fn list(now: SystemTime) -> Vec<Session> {
-    let Some(root) = root() else {
+    let Some(place) = place() else {
         return Vec::new();
     };
+    let root = PathBuf::from(&place.folder);
     let mut found = Vec::new();
     let mut pending = vec![root];
     while let Some(dir) = pending.pop() {
@@ -47,7 +56,7 @@ pub fn list(now: SystemTime) -> Vec<Session> {
                 .filter(|uuid| uuid.len() == 36 && uuid.matches('-').count() == 4)
                 .unwrap_or(stem)
                 .to_string();
-            if let Some(mut session) = Session::of_file(&path, Dialect::Codex, id, now) {
+            if let Some(mut session) = Session::of_file(&path, &place, Dialect::Codex, id, now) {
                 session.read_head(read_line);
                 found.push(session);
             }

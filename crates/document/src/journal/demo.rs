@@ -7,41 +7,69 @@ use ts_rs::TS;
 
 use super::JournalError;
 use journalscope_ingest::import::cache_dir;
+use journalscope_registry::dialect::{demos, DemoJournal, Dialect};
 
-/// The journals bundled with Journalscope, embedded in the binary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, Serialize, TS)]
-#[serde(rename_all = "kebab-case")]
+/// A journal bundled with Journalscope, embedded in the binary: the demo of one dialect.
+#[derive(Debug, Clone, Copy)]
+pub struct Demo {
+    dialect: Dialect,
+    journal: &'static DemoJournal,
+}
+
+/// A bundled demo as a list of them shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[ts(export)]
-pub enum Demo {
-    Iterate,
-    AgUi,
-    AgentsKit,
+pub struct DemoListing {
+    /// The name of its dialect: what opening it takes.
+    pub name: String,
+    pub title: String,
+    /// What it shows, in a phrase.
+    pub about: String,
 }
 
 impl Demo {
-    pub fn file_name(self) -> &'static str {
-        match self {
-            Demo::Iterate => "iterate-demo.jsonl",
-            Demo::AgUi => "agui-demo.sse",
-            Demo::AgentsKit => "agentskit-demo.ndjson",
+    /// Every bundled demo, the default dialect's first.
+    pub fn all() -> Vec<Demo> {
+        demos()
+            .into_iter()
+            .map(|(dialect, journal)| Demo { dialect, journal })
+            .collect()
+    }
+
+    /// The demo of the dialect named `name` (`ag-ui`, or without its hyphen `agui`).
+    pub fn named(name: &str) -> Option<Demo> {
+        let bare = |text: &str| text.replace('-', "");
+        Demo::all()
+            .into_iter()
+            .find(|demo| demo.name() == name || bare(demo.name()) == bare(name))
+    }
+
+    /// `demo` (the default dialect's) or `demo:NAME` on the command line.
+    pub fn from_argument(text: &str) -> Option<Demo> {
+        match text.strip_prefix("demo") {
+            Some("") => Demo::all().into_iter().next(),
+            Some(rest) => Demo::named(rest.strip_prefix(':')?),
+            None => None,
         }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.dialect.as_str()
+    }
+
+    pub fn file_name(self) -> &'static str {
+        self.journal.file_name
     }
 
     pub fn bytes(self) -> &'static [u8] {
-        match self {
-            Demo::Iterate => include_bytes!("../../../../demo/iterate-demo.jsonl"),
-            Demo::AgUi => include_bytes!("../../../../demo/agui-demo.sse"),
-            Demo::AgentsKit => include_bytes!("../../../../demo/agentskit-demo.ndjson"),
-        }
+        self.journal.bytes
     }
 
-    /// `demo`, `demo:ag-ui`, `demo:agentskit` on the command line.
-    pub fn from_argument(text: &str) -> Option<Demo> {
-        match text {
-            "demo" | "demo:iterate" => Some(Demo::Iterate),
-            "demo:ag-ui" | "demo:agui" => Some(Demo::AgUi),
-            "demo:agentskit" => Some(Demo::AgentsKit),
-            _ => None,
+    pub fn listing(self) -> DemoListing {
+        DemoListing {
+            name: self.name().to_string(),
+            title: self.journal.title.to_string(),
+            about: self.journal.about.to_string(),
         }
     }
 }
@@ -69,4 +97,47 @@ pub fn demo_path(demo: Demo) -> Result<PathBuf, JournalError> {
         std::fs::write(&path, demo.bytes()).map_err(wrap)?;
     }
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_demo_argument_names_a_dialect_with_or_without_its_hyphen() {
+        // Given the bundled demos; when the command line names them; then `demo` alone is the
+        // default dialect's, a name finds its own, and anything else is a path, not a demo.
+        let name = |text: &str| Demo::from_argument(text).map(Demo::name);
+        assert_eq!(
+            name("demo"),
+            Some(Dialect::default().as_str()),
+            "bare `demo` is the default"
+        );
+        assert_eq!(name("demo:ag-ui"), Some("ag-ui"), "a dialect's own name");
+        assert_eq!(
+            name("demo:agui"),
+            Some("ag-ui"),
+            "the same name without its hyphen"
+        );
+        assert_eq!(name("demo:nothing"), None, "a dialect with no demo");
+        assert_eq!(
+            name("demonstration.jsonl"),
+            None,
+            "a file whose name starts with demo"
+        );
+    }
+
+    #[test]
+    fn every_demo_is_listed_once_under_its_dialect_s_name() {
+        let names: Vec<String> = Demo::all().into_iter().map(|d| d.listing().name).collect();
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(
+            unique.len(),
+            names.len(),
+            "no dialect has two demos: {names:?}"
+        );
+        assert!(names.len() >= 3, "the bundled demos are listed: {names:?}");
+    }
 }

@@ -34,6 +34,8 @@ pub enum JournalError {
         what: String,
         source: std::io::Error,
     },
+    #[error("no demo journal is named {0}")]
+    NoSuchDemo(String),
     #[error("cannot write the demo journal to {path}: {source}")]
     Demo {
         path: PathBuf,
@@ -62,6 +64,7 @@ impl JournalError {
             JournalError::NotOffered { .. } => "wrong-dialect",
             JournalError::Refused { code, .. } => code,
             JournalError::NoSuchEvent(_) => "no-such-event",
+            JournalError::NoSuchDemo(_) => "no-such-demo",
             JournalError::Demo { .. } => "demo",
             JournalError::Write { .. } => "unwritable",
         }

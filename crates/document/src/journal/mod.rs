@@ -10,7 +10,7 @@ mod event_list;
 mod stepping;
 mod views;
 
-pub use demo::{demo_path, is_database, Demo};
+pub use demo::{demo_path, is_database, Demo, DemoListing};
 pub use error::JournalError;
 pub use event_list::{EventDetail, EventPage, EventQuery, EventRow, TypeCount};
 pub use journalscope_ingest::import::{cache_dir, cached_db_path};

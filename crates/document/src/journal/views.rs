@@ -81,19 +81,8 @@ impl Journal {
     }
 }
 
-/// Views of a transcript's requests (Claude Code, Codex).
+/// Views of a transcript's requests.
 impl Journal {
-    /// Every request of a transcript, by its first line.
-    pub fn conversation_requests(
-        &self,
-    ) -> Result<Vec<journalscope_claude::claude::RequestRow>, JournalError> {
-        self.offer(View::Conversation)?;
-        Ok(journalscope_transcript::transcript::requests::rows(
-            &self.store,
-            self.row.id,
-        )?)
-    }
-
     /// Each request's cache reads against what the request before it left, breaks explained,
     /// for the requests whose first line is in `range`.
     pub fn transcript_cache(

@@ -44,8 +44,6 @@ pub use update::{GenerationReason, TailStatus, TailUpdate, TailedEvent};
 pub enum TailError {
     #[error("{0}")]
     InvalidTarget(String),
-    #[error("{0} is not supported yet")]
-    Unsupported(&'static str),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("cannot read {path}: {source}")]
@@ -275,13 +273,10 @@ pub fn start(
         Source::Stream(target) => {
             Box::new(move || remote::run(target, None, options, store, receiver, notify))
         }
-        Source::AgUiRun { target, input } => {
-            let body = serde_json::to_vec(&input)
-                .map_err(|err| TailError::InvalidTarget(format!("the run input: {err}")))?;
+        Source::Posted { target, body, .. } => {
+            let body = serde_json::to_vec(&body)
+                .map_err(|err| TailError::InvalidTarget(format!("the body to POST: {err}")))?;
             Box::new(move || remote::run(target, Some(body), options, store, receiver, notify))
-        }
-        Source::AgentsKitTurn { .. } => {
-            return Err(TailError::Unsupported("tailing an AgentsKit turn"))
         }
     };
     let thread = std::thread::Builder::new()
@@ -299,14 +294,13 @@ pub fn start(
 pub fn default_db(source: &Source) -> PathBuf {
     match source {
         Source::File(path) => import::cached_db_path(path),
-        Source::Stream(target) | Source::AgentsKitTurn { target, .. } => {
+        Source::Stream(target) => {
             let hash = blake3::hash(target.public_url().as_bytes()).to_hex();
             import::cache_dir().join(format!("stream-{}.sqlite", &hash.as_str()[..16]))
         }
-        // The runs of one thread make one journal; another thread at the same endpoint, another.
-        Source::AgUiRun { target, input } => {
-            let thread = input.get("threadId").and_then(serde_json::Value::as_str);
-            let key = format!("{}#thread={}", target.public_url(), thread.unwrap_or(""));
+        // The dialect's key says which answers make one journal (the runs of one thread).
+        Source::Posted { target, key, .. } => {
+            let key = format!("{}#{key}", target.public_url());
             let hash = blake3::hash(key.as_bytes()).to_hex();
             import::cache_dir().join(format!("run-{}.sqlite", &hash.as_str()[..16]))
         }
@@ -343,6 +337,35 @@ mod tests {
         assert!(
             server <= Duration::from_millis(10),
             "SSE retry sets the base: {server:?}"
+        );
+    }
+
+    #[test]
+    fn a_posted_run_is_kept_in_one_database_a_thread_under_the_key_it_always_had() {
+        // Given two runs of one thread and one of another, POSTed to the same endpoint;
+        // when their databases are chosen; then a thread's runs share one, named by the URL
+        // and the thread as databases written before were, and another thread gets its own.
+        let run = |thread: &str, run: &str| {
+            let body = serde_json::json!({"threadId": thread, "runId": run});
+            Source::posted("http://127.0.0.1:9/agent", Vec::new(), body).expect("a run input")
+        };
+        let first = default_db(&run("t1", "r1"));
+        assert_eq!(
+            first,
+            default_db(&run("t1", "r2")),
+            "one thread, one journal"
+        );
+        assert_ne!(
+            first,
+            default_db(&run("t2", "r1")),
+            "another thread, another"
+        );
+        let key = blake3::hash(b"http://127.0.0.1:9/agent#thread=t1").to_hex();
+        let name = format!("run-{}.sqlite", &key.as_str()[..16]);
+        assert_eq!(
+            first.file_name().and_then(|n| n.to_str()),
+            Some(name.as_str()),
+            "the name a thread's database had before keeps its runs together"
         );
     }
 

@@ -50,7 +50,7 @@ pub const TRANSPORT_RULES: &[TransportRule] = &[
     TransportRule {
         code: "dropped-during-run",
         severity: Severity::Warning,
-        seen_when: "the connection ended while an AG-UI run was still running",
+        seen_when: "the connection ended while a run the stream started had not finished",
     },
 ];
 

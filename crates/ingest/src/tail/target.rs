@@ -10,24 +10,21 @@ use reqwest::Url;
 use super::TailError;
 use journalscope_shapes::redact;
 
-/// Sources a tail can follow. Streams are read; AG-UI runs and AgentsKit turns are requests
-/// whose answer is a stream, so they will need a body to POST first.
+/// Sources a tail can follow. Streams are read; a posted stream (an AG-UI run) is the answer
+/// to a request, so its body is POSTed first.
 #[derive(Debug, Clone)]
 pub enum Source {
     /// A local journal file being appended to.
     File(PathBuf),
     /// An HTTP (SSE or NDJSON) or WebSocket stream that is only read.
     Stream(StreamTarget),
-    /// An AG-UI endpoint: POST the run input, read the SSE answer until the run's response
-    /// ends. Built by `Source::ag_ui_run`.
-    AgUiRun {
+    /// An endpoint that answers a POSTed body with a stream (an AG-UI run input): POST it,
+    /// read the answer until it ends. `key` names the journal it is kept in. Built by
+    /// `Source::posted`.
+    Posted {
         target: StreamTarget,
-        input: serde_json::Value,
-    },
-    /// An AgentsKit endpoint: POST a submit envelope, read the NDJSON answer. Not supported yet.
-    AgentsKitTurn {
-        target: StreamTarget,
-        envelope: serde_json::Value,
+        body: serde_json::Value,
+        key: String,
     },
 }
 
@@ -52,32 +49,24 @@ impl Source {
 }
 
 impl Source {
-    /// An AG-UI run: `input` (a `RunAgentInput`) is POSTed to the http(s) URL `text`.
-    pub fn ag_ui_run(
+    /// A posted stream: `body` (an AG-UI `RunAgentInput`, say) is POSTed to the http(s) URL
+    /// `text`, and the dialect whose streams answer such a body names its journal.
+    pub fn posted(
         text: &str,
         headers: Vec<Header>,
-        input: serde_json::Value,
+        body: serde_json::Value,
     ) -> Result<Source, TailError> {
         let target = match Source::parse(text, headers)? {
             Source::Stream(target) if !target.is_websocket() => target,
             _ => {
                 return Err(TailError::InvalidTarget(
-                    "an AG-UI run is POSTed to an http:// or https:// URL".to_string(),
+                    "a body is POSTed to an http:// or https:// URL".to_string(),
                 ))
             }
         };
-        let names = |field: &str| {
-            input
-                .get(field)
-                .and_then(serde_json::Value::as_str)
-                .is_some()
-        };
-        if !input.is_object() || !names("threadId") || !names("runId") {
-            return Err(TailError::InvalidTarget(
-                "the run input is a RunAgentInput object, with a threadId and a runId".to_string(),
-            ));
-        }
-        Ok(Source::AgUiRun { target, input })
+        let key =
+            journalscope_registry::dialect::posted(&body).map_err(TailError::InvalidTarget)?;
+        Ok(Source::Posted { target, body, key })
     }
 }
 

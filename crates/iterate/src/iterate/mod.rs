@@ -45,6 +45,19 @@ impl Interpreter for Iterate {
         Dialect::Iterate
     }
 
+    fn describes(&self) -> &'static str {
+        "iterate agent streams"
+    }
+
+    fn demo(&self) -> Option<&'static journalscope_seam::interpreter::DemoJournal> {
+        Some(&journalscope_seam::interpreter::DemoJournal {
+            file_name: "iterate-demo.jsonl",
+            bytes: include_bytes!("../../../../demo/iterate-demo.jsonl"),
+            title: "iterate",
+            about: "agent stream: projection, publication, compaction, provider roles",
+        })
+    }
+
     fn looks_like(&self, value: &Value) -> bool {
         looks_like(value)
     }

@@ -175,6 +175,15 @@ pub struct TranscriptCompaction {
     pub after: Option<ConversationView>,
 }
 
+/// Where an agent keeps its sessions: the folder a session list looks in for them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub struct SessionPlace {
+    /// The agent, as people call it.
+    pub agent: String,
+    pub folder: String,
+}
+
 /// One session on disk.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -183,6 +192,8 @@ pub struct Session {
     /// The session's id: what `sessions` lists and any command takes instead of a path.
     pub id: String,
     pub dialect: Dialect,
+    /// The agent that wrote it, as people call it.
+    pub agent: String,
     pub path: String,
     /// The directory the agent worked in, as the session records it.
     pub project: Option<String>,
@@ -203,12 +214,19 @@ const LIVE_WITHIN: Duration = Duration::from_secs(120);
 impl Session {
     /// A session of `dialect` in the file at `path`, described by its size and age; the
     /// dialect reads what it records from its first lines.
-    pub fn of_file(path: &Path, dialect: Dialect, id: String, now: SystemTime) -> Option<Session> {
+    pub fn of_file(
+        path: &Path,
+        place: &SessionPlace,
+        dialect: Dialect,
+        id: String,
+        now: SystemTime,
+    ) -> Option<Session> {
         let meta = std::fs::metadata(path).ok()?;
         let modified = meta.modified().ok()?;
         Some(Session {
             id,
             dialect,
+            agent: place.agent.to_string(),
             path: path.to_string_lossy().into_owned(),
             project: None,
             first_prompt: None,

@@ -3,4 +3,4 @@
 /**
  * What the cursor made of one line.
  */
-export type AgentsKitVerdict = "accepted" | "duplicate" | "stale" | "foreign-session" | "malformed" | "not-a-snapshot";
+export type Verdict = "accepted" | "duplicate" | "stale" | "foreign-session" | "malformed" | "not-a-snapshot";

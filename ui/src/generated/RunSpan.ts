@@ -4,7 +4,7 @@ import type { AgUiRunStatus } from "./AgUiRunStatus";
 /**
  * One run on the timeline: from its `RUN_STARTED` to its `RUN_FINISHED` or `RUN_ERROR`.
  */
-export type AgUiRunSpan = { threadId: string | null, runId: string | null, start: number, 
+export type RunSpan = { threadId: string | null, runId: string | null, start: number, 
 /**
  * Offset of the event that ended the run; `None` while it is still open.
  */

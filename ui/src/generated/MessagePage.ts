@@ -4,7 +4,7 @@ import type { JsonValue } from "./serde_json/JsonValue";
 /**
  * A page of the thread's messages after a step: what the desktop's message list scrolls to.
  */
-export type AgUiMessagePage = { at: number, start: number, 
+export type MessagePage = { at: number, start: number, 
 /**
  * Messages in the thread after the step.
  */

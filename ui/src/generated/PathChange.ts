@@ -4,4 +4,4 @@ import type { AgUiChangeKind } from "./AgUiChangeKind";
 /**
  * One JSON Pointer in the state that a step changed.
  */
-export type AgUiPathChange = { path: string, change: AgUiChangeKind, };
+export type PathChange = { path: string, change: AgUiChangeKind, };

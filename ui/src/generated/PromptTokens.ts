@@ -5,7 +5,7 @@ import type { RequestTokens } from "./RequestTokens";
 /**
  * A turn's prompt counted, and its reported size when the snapshot has one.
  */
-export type AgentsKitPromptTokens = { 
+export type PromptTokens = { 
 /**
  * The snapshot's messages that make the prompt: the first this many.
  */

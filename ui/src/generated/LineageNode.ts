@@ -4,7 +4,7 @@ import type { AgentsKitOperation } from "./AgentsKitOperation";
 /**
  * One turn in the lineage tree.
  */
-export type AgentsKitLineageNode = { turnId: string, operation: AgentsKitOperation, parentTurnId?: string, sourceMessageId?: string, children: Array<AgentsKitLineageNode>, 
+export type LineageNode = { turnId: string, operation: AgentsKitOperation, parentTurnId?: string, sourceMessageId?: string, children: Array<LineageNode>, 
 /**
  * Offsets of this turn's snapshot lines in the session, whatever the cursor made of them,
  * so a view can jump from a turn to its snapshots.
