@@ -93,10 +93,10 @@ pub fn answer<T: Transcript>(
             text::requests(out, rows)
         }),
         // The window steps by row; the conversation there is the one at the row's offset.
-        Ask::Step { seq, .. } => {
-            let at = store.offset_at_or_before_seq(id, *seq)?.unwrap_or(0);
-            Answer::of(&dialect.conversation(store, id, at)?, text::conversation)
-        }
+        Ask::Step { seq, .. } => Answer::of(
+            &conversation_at_row(dialect, store, id, *seq)?,
+            text::conversation,
+        ),
         // A request recorded as sent has nothing more to show in full than itself.
         Ask::Request { at, transports } | Ask::Detail { at, transports } => {
             no_transport(transports.is_empty())?;
@@ -195,6 +195,19 @@ pub fn answer<T: Transcript>(
     Ok(Reply::View(answer))
 }
 
+/// The conversation at the stored row `seq`: the one at the offset of that row, or of the row
+/// with an offset before it (a row without one, a line the agent wrote no offset for, shows
+/// what the line before it did).
+fn conversation_at_row<T: Transcript>(
+    dialect: &T,
+    store: &Store,
+    id: i64,
+    seq: u64,
+) -> Result<ConversationView, StoreError> {
+    let at = store.offset_at_or_before_seq(id, seq)?.unwrap_or(0);
+    dialect.conversation(store, id, at)
+}
+
 /// The compaction at offset `at`, before | after: the conversation at the row just before the
 /// compaction's line (a Codex compaction line already holds its replacement), and at the row
 /// the transcript goes on with after it.
@@ -217,12 +230,8 @@ fn compaction<T: Transcript>(
         .find(|mark| mark.kind == "compaction")
         .ok_or_else(not_one)?
         .note;
-    let conversation_at_row = |seq: u64| -> Result<ConversationView, StoreError> {
-        let at = store.offset_at_or_before_seq(id, seq)?.unwrap_or(0);
-        dialect.conversation(store, id, at)
-    };
     let before = match seq.checked_sub(1) {
-        Some(previous) => conversation_at_row(previous)?,
+        Some(previous) => conversation_at_row(dialect, store, id, previous)?,
         None => ConversationView {
             at,
             system_known: false,
@@ -231,7 +240,7 @@ fn compaction<T: Transcript>(
         },
     };
     let after = match dialect.compaction_continues(store, id, seq)? {
-        Some(next) => Some(conversation_at_row(next)?),
+        Some(next) => Some(conversation_at_row(dialect, store, id, next)?),
         None => None,
     };
     Ok(TranscriptCompaction {

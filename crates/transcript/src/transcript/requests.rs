@@ -36,7 +36,7 @@ pub const CACHE_BY_RANGE: &str =
 
 /// Why the line at `at` has no compaction to show.
 pub fn not_a_compaction(at: i64) -> String {
-    format!("offset {at} is not a compaction")
+    format!("offset {at} is not a compaction (a line where the agent compacted its context)")
 }
 
 /// The code of a refused transport, of a refused curl command, of a diff with no requests, of
