@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use journalscope_ingest::import::ImportError;
-use journalscope_iterate::iterate::view::IterateError;
 use journalscope_store::derived::Dialect;
 use journalscope_store::store::StoreError;
 
@@ -16,8 +15,6 @@ pub enum JournalError {
     Import(#[from] ImportError),
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error(transparent)]
-    Iterate(#[from] IterateError),
     #[error("{}", not_offered(.view, *.found, .offered_by))]
     NotOffered {
         view: &'static str,
@@ -60,7 +57,6 @@ impl JournalError {
                 StoreError::DamagedBlock { .. } | StoreError::DamagedCheckpoint { .. },
             ) => "database-damaged",
             JournalError::Import(ImportError::Store(_)) | JournalError::Store(_) => "database",
-            JournalError::Iterate(err) => err.code(),
             JournalError::NotOffered { .. } => "wrong-dialect",
             JournalError::Refused { code, .. } => code,
             JournalError::NoSuchEvent(_) => "no-such-event",

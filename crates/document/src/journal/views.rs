@@ -3,12 +3,25 @@
 //! requests and cache report. The command line and the window ask for views by family
 //! (`ask.rs`).
 
-use journalscope_iterate::iterate::view::{CompactionView, ProjectionView, RequestSummary};
+use journalscope_iterate::iterate::view::{
+    CompactionView, IterateError, ProjectionView, RequestSummary,
+};
 use journalscope_iterate::iterate::Transport;
 use journalscope_registry::dialect::Registered as _;
 use journalscope_registry::dialect::View;
 
 use super::{Journal, JournalError};
+
+/// A request or compaction these views cannot show is a refusal with its stable code, as a
+/// dialect's refusal of a question is.
+impl From<IterateError> for JournalError {
+    fn from(err: IterateError) -> JournalError {
+        JournalError::Refused {
+            code: err.code(),
+            message: err.to_string(),
+        }
+    }
+}
 
 impl Journal {
     pub fn projection(&self, at: i64) -> Result<ProjectionView, JournalError> {
