@@ -3,6 +3,7 @@
 //! worked in and the first thing the user asked. Subagents' transcripts beside them belong to
 //! their sessions and are not listed.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -14,9 +15,19 @@ use journalscope_transcript::transcript::{one_line, Session, SessionPlace};
 
 /// Where Claude Code keeps its projects' transcripts.
 pub fn root() -> Option<PathBuf> {
-    match std::env::var_os("CLAUDE_CONFIG_DIR") {
-        Some(dir) => Some(PathBuf::from(dir).join("projects")),
-        None => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".claude/projects")),
+    root_in(
+        std::env::var_os("CLAUDE_CONFIG_DIR"),
+        std::env::var_os("HOME"),
+    )
+}
+
+/// The projects' folder under `CLAUDE_CONFIG_DIR`, else under the home folder; a variable set
+/// to nothing is not set, as a shell's `CLAUDE_CONFIG_DIR= claude` means.
+fn root_in(config_dir: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
+    let set = |value: Option<OsString>| value.filter(|v| !v.is_empty()).map(PathBuf::from);
+    match set(config_dir) {
+        Some(dir) => Some(dir.join("projects")),
+        None => set(home).map(|home| home.join(".claude/projects")),
     }
 }
 
@@ -88,4 +99,31 @@ fn read_line(session: &mut Session, value: &Value) -> bool {
         session.first_prompt = text.map(|text| one_line(text, 100));
     }
     session.project.is_some() && session.first_prompt.is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_claude_config_dir_is_not_set() {
+        // Given `CLAUDE_CONFIG_DIR=` (set to nothing) and a home folder; when the sessions' folder is
+        // found; then it is under the home folder, not a relative `projects`.
+        let found = root_in(Some(OsString::new()), Some(OsString::from("/home/me")));
+        assert_eq!(
+            found,
+            Some(PathBuf::from("/home/me/.claude/projects")),
+            "an empty variable falls back to the home folder"
+        );
+        assert_eq!(
+            root_in(Some(OsString::from("/cfg")), None),
+            Some(PathBuf::from("/cfg/projects")),
+            "a set variable is where the agent keeps them"
+        );
+        assert_eq!(
+            root_in(None, Some(OsString::new())),
+            None,
+            "no folder at all when neither is set"
+        );
+    }
 }

@@ -2,6 +2,7 @@
 //! `$CODEX_HOME/sessions`), each described from its first lines: the directory it worked in
 //! and the first thing the user asked. The uuid in the name is the session's id.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
@@ -13,9 +14,16 @@ use journalscope_transcript::transcript::{one_line, Session, SessionPlace};
 
 /// Where Codex keeps its rollouts.
 pub fn root() -> Option<PathBuf> {
-    match std::env::var_os("CODEX_HOME") {
-        Some(dir) => Some(PathBuf::from(dir).join("sessions")),
-        None => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".codex/sessions")),
+    root_in(std::env::var_os("CODEX_HOME"), std::env::var_os("HOME"))
+}
+
+/// The rollouts' folder under `CODEX_HOME`, else under the home folder; a variable set to
+/// nothing is not set, as a shell's `CODEX_HOME= codex` means.
+fn root_in(codex_home: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
+    let set = |value: Option<OsString>| value.filter(|v| !v.is_empty()).map(PathBuf::from);
+    match set(codex_home) {
+        Some(dir) => Some(dir.join("sessions")),
+        None => set(home).map(|home| home.join(".codex/sessions")),
     }
 }
 
@@ -89,4 +97,31 @@ fn read_line(session: &mut Session, value: &Value) -> bool {
         _ => {}
     }
     session.project.is_some() && session.first_prompt.is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_codex_home_is_not_set() {
+        // Given `CODEX_HOME=` (set to nothing) and a home folder; when the sessions' folder is
+        // found; then it is under the home folder, not a relative `sessions`.
+        let found = root_in(Some(OsString::new()), Some(OsString::from("/home/me")));
+        assert_eq!(
+            found,
+            Some(PathBuf::from("/home/me/.codex/sessions")),
+            "an empty variable falls back to the home folder"
+        );
+        assert_eq!(
+            root_in(Some(OsString::from("/cfg")), None),
+            Some(PathBuf::from("/cfg/sessions")),
+            "a set variable is where the agent keeps them"
+        );
+        assert_eq!(
+            root_in(None, Some(OsString::new())),
+            None,
+            "no folder at all when neither is set"
+        );
+    }
 }
