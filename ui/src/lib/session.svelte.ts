@@ -238,8 +238,13 @@ export async function backToParent() {
 
 /** Lists the agents' sessions on this machine again. */
 export async function listSessions() {
-  ui.sessions = await backend.agentSessions().catch(() => ui.sessions ?? []);
-  ui.sessionPlaces = await backend.sessionPlaces().catch(() => ui.sessionPlaces);
+  // Both at once, the folders first: an empty list says where it looked as soon as it shows.
+  const [sessions, places] = await Promise.all([
+    backend.agentSessions().catch(() => ui.sessions ?? []),
+    backend.sessionPlaces().catch(() => ui.sessionPlaces),
+  ]);
+  ui.sessionPlaces = places;
+  ui.sessions = sessions;
 }
 
 /** Lists the bundled demo journals, once: they are built in. */

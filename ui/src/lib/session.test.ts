@@ -49,6 +49,9 @@ vi.mock("./backend", () => {
       return later(next >= 0 && next < 15 ? next : null);
     },
     recentFiles: () => Promise.resolve([]),
+    // No sessions, found at once; the folders looked in, late.
+    agentSessions: () => Promise.resolve([]),
+    sessionPlaces: () => later([{ agent: "Some Agent", folder: "/home/me/.agent/sessions" }]),
   };
   // Whatever else the session asks for (turns, state) answers nothing.
   const backend = new Proxy(known, {
@@ -57,7 +60,7 @@ vi.mock("./backend", () => {
   return { backend };
 });
 
-import { openDemo, runAction, ui } from "./session.svelte";
+import { listSessions, openDemo, runAction, ui } from "./session.svelte";
 
 describe("keys pressed while a journal opens", () => {
   it("g_pressed_as_the_journal_opens_lands_on_the_last_event", async () => {
@@ -114,5 +117,21 @@ describe("a held j", () => {
     await Promise.all(presses);
     expect(ui.selectedSeq, "still the last event").toBe(14);
     expect(ui.notice, "the end is named").toBe("no next event");
+  });
+});
+
+describe("the list of agents' sessions", () => {
+  it("regression_an_empty_session_list_showed_before_the_folders_it_looked_in", async () => {
+    // Given no sessions on the machine; when the list is read; then the empty list and the
+    // folders it looked in arrive together, never an empty list that cannot say where.
+    ui.sessions = null;
+    ui.sessionPlaces = [];
+    const listing = listSessions();
+    await vi.waitFor(() => expect(ui.sessions, "the list shows").not.toBeNull(), { timeout: 2000 });
+    expect(ui.sessions, "no sessions were found").toEqual([]);
+    expect(ui.sessionPlaces.map((p) => p.folder), "the folder looked in is known with it").toEqual([
+      "/home/me/.agent/sessions",
+    ]);
+    await listing;
   });
 });
