@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use journalscope_shapes::record_json::Field;
 use journalscope_store::derived::Dialect;
-use journalscope_transcript::transcript::{one_line, Session, SessionPlace};
+use journalscope_transcript::transcript::{agent_folder, one_line, Session, SessionPlace};
 
 /// Where Claude Code keeps its projects' transcripts.
 pub fn root() -> Option<PathBuf> {
@@ -21,14 +21,9 @@ pub fn root() -> Option<PathBuf> {
     )
 }
 
-/// The projects' folder under `CLAUDE_CONFIG_DIR`, else under the home folder; a variable set
-/// to nothing is not set, as a shell's `CLAUDE_CONFIG_DIR= claude` means.
+/// The projects' folder under `CLAUDE_CONFIG_DIR`, else under the home folder.
 fn root_in(config_dir: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
-    let set = |value: Option<OsString>| value.filter(|v| !v.is_empty()).map(PathBuf::from);
-    match set(config_dir) {
-        Some(dir) => Some(dir.join("projects")),
-        None => set(home).map(|home| home.join(".claude/projects")),
-    }
+    agent_folder(config_dir, home, "projects", ".claude/projects")
 }
 
 /// Where the sessions `list` finds are kept, and by which agent.

@@ -10,21 +10,16 @@ use serde_json::Value;
 
 use journalscope_shapes::record_json::Field;
 use journalscope_store::derived::Dialect;
-use journalscope_transcript::transcript::{one_line, Session, SessionPlace};
+use journalscope_transcript::transcript::{agent_folder, one_line, Session, SessionPlace};
 
 /// Where Codex keeps its rollouts.
 pub fn root() -> Option<PathBuf> {
     root_in(std::env::var_os("CODEX_HOME"), std::env::var_os("HOME"))
 }
 
-/// The rollouts' folder under `CODEX_HOME`, else under the home folder; a variable set to
-/// nothing is not set, as a shell's `CODEX_HOME= codex` means.
+/// The rollouts' folder under `CODEX_HOME`, else under the home folder.
 fn root_in(codex_home: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
-    let set = |value: Option<OsString>| value.filter(|v| !v.is_empty()).map(PathBuf::from);
-    match set(codex_home) {
-        Some(dir) => Some(dir.join("sessions")),
-        None => set(home).map(|home| home.join(".codex/sessions")),
-    }
+    agent_folder(codex_home, home, "sessions", ".codex/sessions")
 }
 
 /// Where the sessions `list` finds are kept, and by which agent.

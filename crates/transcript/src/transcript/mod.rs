@@ -7,7 +7,8 @@ pub mod diff;
 pub mod requests;
 pub mod text;
 
-use std::path::Path;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
@@ -182,6 +183,22 @@ pub struct SessionPlace {
     /// The agent, as people call it.
     pub agent: String,
     pub folder: String,
+}
+
+/// Where an agent keeps its sessions: `inside` the folder its own variable names (`set`), else
+/// `under_home` in the home folder. A variable set to nothing is not set, as a shell's
+/// `CODEX_HOME= codex` means.
+pub fn agent_folder(
+    set: Option<OsString>,
+    home: Option<OsString>,
+    inside: &str,
+    under_home: &str,
+) -> Option<PathBuf> {
+    let given = |value: Option<OsString>| value.filter(|v| !v.is_empty()).map(PathBuf::from);
+    match given(set) {
+        Some(dir) => Some(dir.join(inside)),
+        None => given(home).map(|home| home.join(under_home)),
+    }
 }
 
 /// One session on disk.
